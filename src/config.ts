@@ -1,0 +1,54 @@
+// Configuration comes from environment variables, validated once at boot. A bad value stops the
+// process with a message naming the variable, instead of failing later on a request.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const csvList = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  /** Where builds live; `${DATA_DIR}/current` is the live build. */
+  DATA_DIR: z.string().default('data'),
+  /** Source tree for the ETL (layout of ../shared/census). */
+  CENSUS_SOURCE_DIR: z.string().default('../shared/census'),
+  /** SQLite file for accounts, keys and usage. */
+  DATABASE_PATH: z.string().default('data/accounts.sqlite'),
+  /** Public base address, used in links when set (otherwise derived from the request). */
+  BASE_URL: z.string().url().optional(),
+  ERRORS_URL: z.string().url().default('https://census-data-service.dev/errors'),
+  DASHBOARD_URL: z.string().url().default('https://census-data-service.dev/dashboard'),
+  /** Comma-separated allow-list of browser origins for CORS. Empty: no cross-origin access. */
+  CORS_ORIGINS: csvList.default([]),
+  /** Comma-separated feature flags that are switched off (503 feature-unavailable). */
+  DISABLED_FEATURES: csvList.default([]),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Trust X-Forwarded-* headers (behind a reverse proxy). */
+  TRUST_PROXY: bool.default(true),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  /** Build `data/` from CENSUS_SOURCE_DIR at start-up when it is missing. */
+  AUTO_BUILD_DATA: bool.default(true),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parse and validate configuration; throws ConfigError listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const cfg = { ...parsed.data, ...overrides };
+  return { ...cfg, DATA_DIR: path.resolve(cfg.DATA_DIR), CENSUS_SOURCE_DIR: path.resolve(cfg.CENSUS_SOURCE_DIR) };
+}

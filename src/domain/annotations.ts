@@ -1,0 +1,126 @@
+// How the Census Bureau's special values become null plus a structured annotation.
+// The Bureau encodes "no number here" as jam values in the estimate (E) / margin of error (M)
+// columns and as symbols in the annotation (EA / MA) columns. We never serve a jam value as a
+// number: the cell becomes null and carries one of these codes. Top- and bottom-coded medians are
+// real published figures (the code is the interval bound), so they keep their number and are
+// annotated. See docs/annotations.md for the user-facing table.
+
+export interface AnnotationInfo {
+  code: string;
+  /** The symbol data.census.gov shows for it. */
+  symbol: string;
+  meaning: string;
+}
+
+export const ANNOTATIONS = {
+  not_computable: {
+    symbol: '-',
+    meaning: 'Estimate could not be computed: too few sample observations, or the ratio/median could not be calculated (jam value -666666666).',
+  },
+  insufficient_sample: {
+    symbol: 'N',
+    meaning: 'Not displayed: insufficient number of sample cases in this geography (jam value -999999999).',
+  },
+  not_applicable: {
+    symbol: '(X)',
+    meaning: 'Not applicable or not available for this geography (jam value -888888888).',
+  },
+  moe_not_computable: {
+    symbol: '**',
+    meaning: 'Margin of error could not be computed: too few sample observations (jam value -222222222).',
+  },
+  moe_open_ended: {
+    symbol: '***',
+    meaning: 'Median falls in the lowest or highest open-ended interval; a margin of error is not appropriate (jam value -333333333).',
+  },
+  controlled: {
+    symbol: '*****',
+    meaning: 'Estimate is controlled to official population estimates: no sampling error, so no margin of error (jam value -555555555).',
+  },
+  top_coded: {
+    symbol: '+',
+    meaning: 'Median is in the open-ended top interval; the number is the interval bound as published (e.g. 250,000+), not a point estimate.',
+  },
+  bottom_coded: {
+    symbol: '-',
+    meaning: 'Median is in the open-ended bottom interval; the number is the interval bound as published (e.g. 2,500-), not a point estimate.',
+  },
+  source_annotated: {
+    symbol: '*',
+    meaning: 'The Census Bureau attached an annotation to this published value; the value is served as published.',
+  },
+  missing_in_source: {
+    symbol: '',
+    meaning: 'The value is absent from the source file (the redistributed file replaced the Census special value by NA; the original code is not recoverable).',
+  },
+  not_in_vintage: {
+    symbol: '',
+    meaning: 'This variable is not published in this vintage of the dataset.',
+  },
+  no_data_loaded: {
+    symbol: '',
+    meaning: 'The Census Bureau publishes this figure, but this deployment has not loaded values for this dataset, vintage and geography level.',
+  },
+  not_comparable: {
+    symbol: '',
+    meaning: 'The census code changed meaning (label or universe) in this vintage; the value is withheld rather than joined to a different concept.',
+  },
+  derived_from_annotated: {
+    symbol: '',
+    meaning: 'Derived value: at least one component was null or annotated, so the derived figure or its MOE is not available.',
+  },
+} as const satisfies Record<string, Omit<AnnotationInfo, 'code'>>;
+
+export type AnnotationCode = keyof typeof ANNOTATIONS;
+
+export function describeAnnotation(code: string | null): AnnotationInfo | null {
+  if (code === null) return null;
+  const entry = (ANNOTATIONS as Record<string, Omit<AnnotationInfo, 'code'>>)[code];
+  if (!entry) return { code, symbol: '', meaning: 'Annotated by the source.' };
+  return { code, ...entry };
+}
+
+const ESTIMATE_JAMS: Record<string, AnnotationCode> = {
+  '-666666666': 'not_computable',
+  '-999999999': 'insufficient_sample',
+  '-888888888': 'not_applicable',
+  '-222222222': 'moe_not_computable',
+  '-333333333': 'moe_open_ended',
+  '-555555555': 'controlled',
+};
+
+const MOE_JAMS: Record<string, AnnotationCode> = {
+  '-555555555': 'controlled',
+  '-222222222': 'moe_not_computable',
+  '-333333333': 'moe_open_ended',
+  '-999999999': 'insufficient_sample',
+  '-888888888': 'not_applicable',
+  '-666666666': 'not_computable',
+};
+
+export interface CleanValue {
+  value: number | null;
+  annotation: AnnotationCode | null;
+}
+
+/**
+ * Turn one published E or M string (plus its EA/MA annotation, when the file has one) into a
+ * number or null with an annotation. `raw` is the JSON value from the API body (string or null).
+ * Returns `undefined` when `raw` is not a number-like string, so the caller can report the file.
+ */
+export function cleanCell(raw: string | null, annotation: string | null | undefined, kind: 'E' | 'M'): CleanValue | undefined {
+  if (raw === null || raw === '') {
+    return { value: null, annotation: 'missing_in_source' };
+  }
+  const jam = (kind === 'E' ? ESTIMATE_JAMS : MOE_JAMS)[raw.trim()];
+  if (jam) return { value: null, annotation: jam };
+  const n = Number(raw);
+  if (!Number.isFinite(n) || raw.trim() === '') return undefined;
+  // Any other large negative sentinel is treated as a jam value rather than leaked as a number.
+  if (n <= -100_000_000) return { value: null, annotation: kind === 'E' ? 'not_computable' : 'moe_not_computable' };
+  const ann = annotation?.trim();
+  if (!ann) return { value: n, annotation: null };
+  if (ann.endsWith('+')) return { value: n, annotation: 'top_coded' };
+  if (ann.endsWith('-') && ann.length > 1) return { value: n, annotation: 'bottom_coded' };
+  return { value: n, annotation: 'source_annotated' };
+}

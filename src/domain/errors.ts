@@ -1,0 +1,88 @@
+// The closed catalogue of problem types the service can return (RFC 9457 problem details).
+// Every error a verb raises is an AppError with one of these codes; transports (HTTP, MCP, CLI)
+// render it. Nothing else may reach a client: unknown exceptions become `internal-error`.
+
+export const ERROR_CATALOGUE = {
+  'validation-error': { status: 400, title: 'Invalid request parameter' },
+  // The spec uses the one slug `validation-error` for both 400 (bad value) and 422 (semantically
+  // invalid: missing parameter, wrong type); the 422 flavour carries the `errors` array.
+  'unprocessable-request': { status: 422, title: 'Invalid request parameter', slug: 'validation-error' },
+  'invalid-vintage': { status: 400, title: 'Vintage not supported' },
+  'invalid-dataset': { status: 400, title: 'Dataset not recognized' },
+  'invalid-geo-format': { status: 400, title: 'Geography specifier is malformed' },
+  'unsupported-child-type': { status: 400, title: 'Child type not supported for this parent' },
+  'ambiguous-geography-name': { status: 400, title: 'Geography name is ambiguous' },
+  'missing-api-key': { status: 401, title: 'API key required' },
+  'invalid-api-key': { status: 401, title: 'API key is invalid or revoked' },
+  'invalid-token': { status: 401, title: 'Sign-in token is invalid' },
+  'tos-acceptance-required': { status: 403, title: 'Terms of service acceptance required' },
+  'feature-requires-upgrade': { status: 403, title: 'Feature requires a higher plan' },
+  'forbidden': { status: 403, title: 'Forbidden' },
+  'not-found': { status: 404, title: 'Resource not found' },
+  'variable-not-found': { status: 404, title: 'Variable not found' },
+  'geography-not-found': { status: 404, title: 'Geography not found' },
+  'conflict': { status: 409, title: 'Conflict' },
+  'payload-too-large': { status: 413, title: 'Result too large' },
+  'rate-limit-exceeded': { status: 429, title: 'Rate limit exceeded' },
+  'internal-error': { status: 500, title: 'Internal server error' },
+  'dependency-unavailable': { status: 503, title: 'A dependency is unavailable' },
+  'feature-unavailable': { status: 503, title: 'Feature temporarily unavailable' },
+} as const satisfies Record<string, { status: number; title: string; slug?: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The slug used in the problem `type` URI: `{errors_url}/<slug>`. */
+export function slugOf(code: ErrorCode): string {
+  const entry: { slug?: string } = ERROR_CATALOGUE[code];
+  return entry.slug ?? code;
+}
+
+/** One field-level problem, as in the spec's `errors` array. */
+export interface FieldError {
+  /** Parameter path such as `query → geo`. */
+  field: string;
+  message: string;
+  /** Validation type such as `missing`, `int_parsing`, `enum`. */
+  type: string;
+}
+
+export interface AppErrorOptions {
+  errors?: FieldError[];
+  /** Extra members merged into the problem body (e.g. upgrade_url, limit_type). */
+  extensions?: Record<string, unknown>;
+  /** Response headers the transport should add (e.g. Retry-After, WWW-Authenticate). */
+  headers?: Record<string, string>;
+  /** Overrides `instance` (defaults to the request URL path). */
+  instance?: string;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly errors: FieldError[] | undefined;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  readonly instance: string | undefined;
+
+  constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.title = ERROR_CATALOGUE[code].title;
+    this.errors = options.errors;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+    this.instance = options.instance;
+  }
+
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
