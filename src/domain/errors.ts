@@ -33,8 +33,8 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /** The slug used in the problem `type` URI: `{errors_url}/<slug>`. */
 export function slugOf(code: ErrorCode): string {
-  const entry: { slug?: string } = ERROR_CATALOGUE[code];
-  return entry.slug ?? code;
+  const entry = ERROR_CATALOGUE[code];
+  return 'slug' in entry ? entry.slug : code;
 }
 
 /** One field-level problem, as in the spec's `errors` array. */
