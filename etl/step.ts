@@ -24,8 +24,13 @@ export interface StepContext {
    * inputs did not change, e.g. unchanged Parquet partitions.
    */
   previousDir: string | undefined;
-  /** Input checksums recorded for this step in the previous manifest (relative path → sha256). */
+  /**
+   * Input checksums recorded for this step in the previous manifest (relative path → sha256).
+   * Empty when the step's version changed since, so nothing is reused across code changes.
+   */
   previousInputs: Record<string, string>;
+  /** Row counts the previous build recorded for this step (same keys as StepResult.rows). */
+  previousRows: Record<string, number>;
   /** Checksums of this run's inputs (relative path → sha256), computed by the orchestrator. */
   inputs: Record<string, string>;
   log: StepLogger;

@@ -19,6 +19,7 @@ export async function runStepIsolated(
     outDir,
     previousDir: undefined,
     previousInputs: {},
+    previousRows: {},
     inputs: {},
     log: createStepLogger({ quiet: true }),
     synthetic: false,

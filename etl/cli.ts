@@ -1,0 +1,45 @@
+// `npm run etl -- <command>`: compile the Census source tree into a data build.
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { build, type BuildSummary } from './build.js';
+import { InputError } from './step.js';
+
+const DEFAULT_SOURCE = process.env.CENSUS_SOURCE_DIR ?? '../shared/census';
+const DEFAULT_DATA = process.env.DATA_DIR ?? 'data';
+
+function printSummary(s: BuildSummary): void {
+  const lines = [
+    s.changed ? `build ${s.buildId} is live: ${s.buildDir}` : `nothing to do: build ${s.buildId} is up to date`,
+    `  inputs   ${s.inputs.toLocaleString('en-US')} files, ${(s.inputBytes / 1e6).toFixed(1)} MB`,
+    ...s.steps.map(
+      (st) => `  ${st.name.padEnd(14)} ${st.reused ? 'reused' : `${st.rows.toLocaleString('en-US')} rows in ${st.seconds.toFixed(1)} s`}`,
+    ),
+    `  total    ${s.rows.toLocaleString('en-US')} rows, ${s.seconds.toFixed(1)} s`,
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+const program = new Command()
+  .name('etl')
+  .description('Compile US Census ACS files into the data build the service reads (Parquet, FlatGeobuf, JSON).');
+
+program
+  .command('build', { isDefault: true })
+  .description('Build data/ from a source tree laid out like ../shared/census (incremental and atomic).')
+  .addOption(new Option('-s, --source <dir>', 'source tree').env('CENSUS_SOURCE_DIR').default(DEFAULT_SOURCE))
+  .addOption(new Option('-d, --data-dir <dir>', 'data directory').env('DATA_DIR').default(DEFAULT_DATA))
+  .option('-f, --force', 'rebuild every step even when inputs are unchanged', false)
+  .option('-q, --quiet', 'no progress output', false)
+  .action(async (o: { source: string; dataDir: string; force: boolean; quiet: boolean }) => {
+    const summary = await build({ sourceDir: path.resolve(o.source), dataDir: path.resolve(o.dataDir), force: o.force, quiet: o.quiet });
+    printSummary(summary);
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  if (e instanceof InputError) {
+    process.stderr.write(`etl: malformed input: ${e.message}\nNothing was written; the previous data build is unchanged.\n`);
+  } else {
+    process.stderr.write(`etl: ${(e as Error).message}\nThe previous data build is unchanged.\n`);
+  }
+  process.exitCode = 1;
+});

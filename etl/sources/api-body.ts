@@ -1,0 +1,142 @@
+// Parsing one Census Data API response body (the files under api/): a JSON array of arrays whose
+// first row names the columns and whose geography columns come last. Every value is a string or
+// null. Anything else is a malformed input and is reported with the file and row.
+import { cleanCell, type AnnotationCode } from '../../src/domain/annotations.js';
+import { InputError } from '../step.js';
+
+export type Level = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
+
+/** Geography columns as the API names them, and how they form our key. */
+const GEO_COLUMN_SETS: Array<{ level: Level; columns: string[]; key: (v: string[]) => string }> = [
+  { level: 'nation', columns: ['us'], key: () => 'nation:1' },
+  { level: 'block_group', columns: ['state', 'county', 'tract', 'block group'], key: (v) => `block_group:${v.join('')}` },
+  { level: 'tract', columns: ['state', 'county', 'tract'], key: (v) => `tract:${v.join('')}` },
+  { level: 'county', columns: ['state', 'county'], key: (v) => `county:${v.join('')}` },
+  { level: 'cd', columns: ['state', 'congressional district'], key: (v) => `cd:${v.join('')}` },
+  { level: 'state', columns: ['state'], key: (v) => `state:${v[0]}` },
+  {
+    level: 'metro',
+    columns: ['metropolitan statistical area/micropolitan statistical area'],
+    key: (v) => `metro:${v[0]}`,
+  },
+];
+
+const FIPS_WIDTH: Record<string, number> = {
+  us: 1,
+  state: 2,
+  county: 3,
+  tract: 6,
+  'block group': 1,
+  'congressional district': 2,
+  'metropolitan statistical area/micropolitan statistical area': 5,
+};
+
+const ESTIMATE_COLUMN = /^([A-Z]\d{5}[A-Z]{0,2})_(\d{3})E$/;
+
+export interface ObservationRow {
+  geo_key: string;
+  table_id: string;
+  variable: string;
+  estimate: number | null;
+  moe: number | null;
+  estimate_annotation: AnnotationCode | null;
+  moe_annotation: AnnotationCode | null;
+}
+
+export interface ParsedBody {
+  level: Level;
+  geographies: number;
+  variables: number;
+  rows: ObservationRow[];
+}
+
+/** Parse and clean one API body. `file` is only used in error messages. */
+export function parseApiBody(text: string, file: string): ParsedBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new InputError(file, `not valid JSON (${(e as Error).message})`);
+  }
+  if (!Array.isArray(json) || json.length === 0 || !Array.isArray(json[0])) {
+    throw new InputError(file, 'expected a JSON array of arrays whose first row holds the column names');
+  }
+  const header = json[0] as unknown[];
+  if (!header.every((h) => typeof h === 'string')) {
+    throw new InputError(file, 'the header row must contain only strings', 0);
+  }
+  const names = header as string[];
+  const geoSet = GEO_COLUMN_SETS.find((s) => {
+    const tail = names.slice(names.length - s.columns.length);
+    return tail.length === s.columns.length && tail.every((c, i) => c === s.columns[i]);
+  });
+  if (!geoSet) {
+    throw new InputError(file, `no recognised geography columns at the end of the header (got ${names.slice(-2).join(', ')})`, 0);
+  }
+  const geoStart = names.length - geoSet.columns.length;
+  const index = new Map(names.map((n, i) => [n, i]));
+  const geoIdIdx = index.get('GEO_ID');
+
+  const variables: Array<{ table: string; variable: string; e: number; m?: number; ea?: number; ma?: number }> = [];
+  for (const [i, name] of names.entries()) {
+    const match = ESTIMATE_COLUMN.exec(name);
+    if (!match || i >= geoStart) continue;
+    const base = name.slice(0, -1);
+    variables.push({
+      table: match[1]!,
+      variable: name,
+      e: i,
+      m: index.get(`${base}M`),
+      ea: index.get(`${base}EA`),
+      ma: index.get(`${base}MA`),
+    });
+  }
+
+  const rows: ObservationRow[] = [];
+  for (let r = 1; r < json.length; r++) {
+    const row = json[r];
+    if (!Array.isArray(row) || row.length !== names.length) {
+      throw new InputError(file, `expected ${names.length} cells, got ${Array.isArray(row) ? row.length : typeof row}`, r);
+    }
+    for (const cell of row) {
+      if (cell !== null && typeof cell !== 'string') {
+        throw new InputError(file, `cells must be strings or null (found ${typeof cell})`, r);
+      }
+    }
+    const cells = row as (string | null)[];
+    const fips = cells.slice(geoStart).map((v, k) => {
+      const col = geoSet.columns[k]!;
+      if (v === null || !/^\d+$/.test(v) || v.length !== FIPS_WIDTH[col]) {
+        throw new InputError(file, `bad ${col} code ${JSON.stringify(v)}`, r);
+      }
+      return v;
+    });
+    const geoKey = geoSet.key(fips);
+    if (geoIdIdx !== undefined) {
+      // GEO_ID ends with the concatenated FIPS code; a mismatch means columns were misaligned.
+      const geoId = cells[geoIdIdx];
+      if (geoId && geoSet.level !== 'nation' && !geoId.endsWith(fips.join(''))) {
+        throw new InputError(file, `GEO_ID ${geoId} does not match the geography columns ${fips.join('')}`, r);
+      }
+    }
+    for (const v of variables) {
+      const est = cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
+      if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
+      let moe: ReturnType<typeof cleanCell> = { value: null, annotation: 'missing_in_source' };
+      if (v.m !== undefined) {
+        moe = cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
+        if (!moe) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
+      }
+      rows.push({
+        geo_key: geoKey,
+        table_id: v.table,
+        variable: v.variable,
+        estimate: est.value,
+        moe: moe.value,
+        estimate_annotation: est.annotation,
+        moe_annotation: moe.annotation,
+      });
+    }
+  }
+  return { level: geoSet.level, geographies: json.length - 1, variables: variables.length, rows };
+}

@@ -1,0 +1,41 @@
+// Locating the live build. `${DATA_DIR}/current` is a symlink to `builds/<id>`, replaced
+// atomically by the ETL, so a reader resolves it once and keeps a consistent build.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface Manifest {
+  build_id: string;
+  created_at: string;
+  synthetic: boolean;
+  source: { dir: string; mode: 'local' | 'online' | 'synthetic' };
+  steps: Record<
+    string,
+    {
+      version: number;
+      inputs: Record<string, { sha256: string; bytes: number; provenance: string }>;
+      outputs: string[];
+      rows: Record<string, number>;
+      notes: string[];
+      seconds: number;
+      reused: boolean;
+    }
+  >;
+}
+
+export function currentLink(dataDir: string): string {
+  return path.join(dataDir, 'current');
+}
+
+/** The directory of the live build, or undefined when none has been built. */
+export function resolveCurrentBuild(dataDir: string): string | undefined {
+  try {
+    const real = fs.realpathSync(currentLink(dataDir));
+    return fs.existsSync(path.join(real, 'manifest.json')) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function readManifest(buildDir: string): Manifest {
+  return JSON.parse(fs.readFileSync(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
+}
