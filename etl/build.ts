@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { currentLink, readManifest, resolveCurrentBuild, type Manifest } from '../src/store/data-dir.js';
+import { withBuildLock } from './lock.js';
 import { createStepLogger } from './log.js';
 import { provenanceOf } from './provenance.js';
 import type { EtlStep, StepLogger } from './step.js';
@@ -115,6 +116,10 @@ async function pruneOldBuilds(buildsDir: string, keepDirs: string[], keep: numbe
 }
 
 export async function build(opts: BuildOptions): Promise<BuildSummary> {
+  return withBuildLock(path.resolve(opts.dataDir), () => buildUnlocked(opts));
+}
+
+async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
   const started = Date.now();
   const log = opts.log ?? createStepLogger({ quiet: opts.quiet });
   const steps = opts.steps ?? STEPS;

@@ -1,0 +1,56 @@
+// The server's long-lived in-process DuckDB. Queries go to a small pool of connections so
+// concurrent requests do not serialize on one connection.
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+
+export class DuckPool {
+  private idle: DuckDBConnection[] = [];
+  private waiters: Array<(c: DuckDBConnection) => void> = [];
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly all: DuckDBConnection[],
+  ) {
+    this.idle = [...all];
+  }
+
+  static async open(opts: { connections?: number; threads?: number; memoryLimit?: string } = {}): Promise<DuckPool> {
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: String(opts.threads ?? 2),
+      memory_limit: opts.memoryLimit ?? '1GB',
+    });
+    const conns = await Promise.all(Array.from({ length: opts.connections ?? 4 }, () => instance.connect()));
+    // Parquet footers would be re-read on every query; they never change within a build. The
+    // option belongs to the parquet extension, so it can only be set once a connection exists.
+    await conns[0]!.run('SET GLOBAL parquet_metadata_cache = true');
+    return new DuckPool(instance, conns);
+  }
+
+  async with<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('DuckDB pool is closed');
+    const conn = this.idle.pop() ?? (await new Promise<DuckDBConnection>((r) => this.waiters.push(r)));
+    try {
+      return await fn(conn);
+    } finally {
+      const next = this.waiters.shift();
+      if (next) next(conn);
+      else this.idle.push(conn);
+    }
+  }
+
+  /** Run a query and return plain row objects (JS numbers for DOUBLE columns). */
+  async rows<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    return this.with(async (c) => (await c.runAndReadAll(sql)).getRowObjectsJS() as T[]);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.all) c.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+export function sqlString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}

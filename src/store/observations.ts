@@ -1,0 +1,101 @@
+// Read side of the observations: DuckDB over the build's hive-partitioned Parquet. Returns one
+// cell (estimate, MOE, annotations) per vintage × geography × census code; the catalog and
+// derived-variable logic live above this, in the verbs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { DuckPool, sqlString } from './duckdb.js';
+
+export interface StoredCell {
+  estimate: number | null;
+  moe: number | null;
+  estimate_annotation: string | null;
+  moe_annotation: string | null;
+}
+
+export interface CellQuery {
+  dataset: string;
+  vintages: number[];
+  level: string;
+  /** Geography keys, or 'all' for every geography of the level. */
+  geoKeys: string[] | 'all';
+  /** Estimate codes such as `B19013_001E`. */
+  codes: string[];
+}
+
+export const cellKey = (vintage: number, geoKey: string, code: string) => `${vintage}|${geoKey}|${code}`;
+
+export class ObservationStore {
+  /** `dataset/vintage/level` of every partition present in the build. */
+  readonly partitions: ReadonlySet<string>;
+
+  private constructor(
+    private readonly root: string,
+    private readonly pool: DuckPool,
+    partitions: Set<string>,
+  ) {
+    this.partitions = partitions;
+  }
+
+  static async open(buildDir: string, pool?: DuckPool): Promise<ObservationStore> {
+    const root = path.join(buildDir, 'observations');
+    const partitions = new Set<string>();
+    for (const d of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+      const dataset = d.replace(/^dataset=/, '');
+      for (const v of fs.readdirSync(path.join(root, d))) {
+        const vintage = v.replace(/^vintage=/, '');
+        for (const l of fs.readdirSync(path.join(root, d, v))) {
+          if (fs.existsSync(path.join(root, d, v, l, 'data_0.parquet'))) partitions.add(`${dataset}/${vintage}/${l.replace(/^level=/, '')}`);
+        }
+      }
+    }
+    return new ObservationStore(root, pool ?? (await DuckPool.open()), partitions);
+  }
+
+  has(dataset: string, vintage: number, level: string): boolean {
+    return this.partitions.has(`${dataset}/${vintage}/${level}`);
+  }
+
+  /** Vintages with any values loaded for a dataset and level, ascending. */
+  loadedVintages(dataset: string, level: string): number[] {
+    const out: number[] = [];
+    for (const p of this.partitions) {
+      const [d, v, l] = p.split('/');
+      if (d === dataset && l === level) out.push(Number(v));
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  private file(dataset: string, vintage: number, level: string): string {
+    return path.join(this.root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
+  }
+
+  /** Fetch cells; absent combinations are simply missing from the map (the caller annotates them). */
+  async fetch(q: CellQuery): Promise<Map<string, StoredCell>> {
+    const out = new Map<string, StoredCell>();
+    const vintages = q.vintages.filter((v) => this.has(q.dataset, v, q.level));
+    if (vintages.length === 0 || q.codes.length === 0 || (q.geoKeys !== 'all' && q.geoKeys.length === 0)) return out;
+    const files = vintages.map((v) => `SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
+    const codes = q.codes.map(sqlString).join(',');
+    const geoFilter = q.geoKeys === 'all' ? '' : ` AND geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
+    const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation
+      FROM (${files.join(' UNION ALL ')}) WHERE variable IN (${codes})${geoFilter}`;
+    const rows = await this.pool.rows<{
+      vintage: number;
+      geo_key: string;
+      variable: string;
+    } & StoredCell>(sql);
+    for (const r of rows) {
+      out.set(cellKey(r.vintage, r.geo_key, r.variable), {
+        estimate: r.estimate,
+        moe: r.moe,
+        estimate_annotation: r.estimate_annotation,
+        moe_annotation: r.moe_annotation,
+      });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}
