@@ -1,0 +1,108 @@
+// The Census Data API's JSON body: an array of arrays, a header row of names, then one row per
+// geography of strings or nulls, geography columns last. Everything written to the cache passes
+// through `parseApiBody`, so a cache file is always a body the offline build can read.
+
+export type Cell = string | null;
+export interface ApiTable {
+  header: string[];
+  rows: Cell[][];
+}
+
+export class BodyError extends Error {
+  override name = 'BodyError';
+}
+
+/**
+ * Parse and check one body. `geoColumns` are the columns the `for=` clause must produce, last;
+ * `expected`, when given, are the other columns that must be there (an explicit `get=`).
+ */
+export function parseApiBody(body: Buffer, geoColumns: string[], expected?: string[]): ApiTable {
+  const text = body.toString('utf8');
+  const head = text.trimStart().slice(0, 1);
+  if (head === '<') {
+    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+    throw new BodyError(`an HTML page instead of JSON${title ? ` ("${title}")` : ''}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new BodyError(`not valid JSON (${(err as Error).message}; ${body.length} bytes)`);
+  }
+  if (!Array.isArray(data) || data.length === 0) throw new BodyError('not a non-empty JSON array');
+  const [header, ...rows] = data as unknown[];
+  if (!Array.isArray(header) || header.length === 0 || !header.every((h) => typeof h === 'string'))
+    throw new BodyError('the first row is not a header of column names');
+  const names = header as string[];
+  if (new Set(names).size !== names.length) throw new BodyError('duplicate column names in the header');
+  const tail = names.slice(names.length - geoColumns.length);
+  if (names.length <= geoColumns.length || tail.join('\u0000') !== geoColumns.join('\u0000'))
+    throw new BodyError(`the header does not end with the geography column(s) ${geoColumns.join(', ')}`);
+  if (expected) {
+    const got = names.slice(0, names.length - geoColumns.length);
+    const missing = expected.filter((v) => !got.includes(v));
+    if (missing.length > 0 || got.length !== expected.length)
+      throw new BodyError(`columns ${got.join(',')} do not match the requested ${expected.join(',')}`);
+  }
+  rows.forEach((row, i) => {
+    if (!Array.isArray(row)) throw new BodyError(`row ${i + 1} is not an array`);
+    if (row.length !== names.length)
+      throw new BodyError(`row ${i + 1} has ${row.length} cells, the header ${names.length}`);
+    const bad = row.findIndex((c) => c !== null && typeof c !== 'string');
+    if (bad >= 0) throw new BodyError(`row ${i + 1}, column ${names[bad]}: ${JSON.stringify(row[bad])} is not a string or null`);
+  });
+  return { header: names, rows: rows as Cell[][] };
+}
+
+/** The API's own layout: one array per line, rows separated by `,\n`. */
+export function serializeApiBody(table: ApiTable): string {
+  return `[${[table.header, ...table.rows].map((r) => JSON.stringify(r)).join(',\n')}]`;
+}
+
+/**
+ * Join chunk responses (same `for=`, disjoint variables) on their geography columns into the
+ * body one request would have returned: chunk columns in request order, geography last, rows in
+ * the order of the first chunk. Every chunk must cover exactly the same geographies.
+ */
+export function mergeByGeography(chunks: ApiTable[], geoColumns: string[]): ApiTable {
+  const [first, ...rest] = chunks;
+  if (!first) throw new BodyError('nothing to merge');
+  const g = geoColumns.length;
+  const key = (row: Cell[]) => row.slice(row.length - g).join('\u0000');
+  const header = chunks.flatMap((c) => c.header.slice(0, c.header.length - g));
+  if (new Set(header).size !== header.length) throw new BodyError('the same column came back from two chunks');
+  header.push(...geoColumns);
+  const index = rest.map((chunk, i) => {
+    const m = new Map<string, Cell[]>();
+    for (const row of chunk.rows) {
+      const k = key(row);
+      if (m.has(k)) throw new BodyError(`chunk ${i + 2} repeats geography ${k.replace(/\u0000/g, '/')}`);
+      m.set(k, row);
+    }
+    if (chunk.rows.length !== first.rows.length)
+      throw new BodyError(`chunk ${i + 2} has ${chunk.rows.length} geographies, chunk 1 ${first.rows.length}`);
+    return m;
+  });
+  const seen = new Set<string>();
+  const rows = first.rows.map((row) => {
+    const k = key(row);
+    if (seen.has(k)) throw new BodyError(`chunk 1 repeats geography ${k.replace(/\u0000/g, '/')}`);
+    seen.add(k);
+    const parts = [row.slice(0, row.length - g)];
+    index.forEach((m, i) => {
+      const other = m.get(k);
+      if (!other) throw new BodyError(`chunk ${i + 2} lacks geography ${k.replace(/\u0000/g, '/')}`);
+      parts.push(other.slice(0, other.length - g));
+    });
+    return [...parts.flat(), ...row.slice(row.length - g)];
+  });
+  return { header, rows };
+}
+
+/** Split `get=` items into requests of at most `limit`. */
+export function chunk<T>(items: T[], limit: number): T[][] {
+  if (limit < 1) throw new Error('chunk limit must be positive');
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += limit) out.push(items.slice(i, i + limit));
+  return out;
+}

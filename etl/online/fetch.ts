@@ -1,0 +1,186 @@
+// fetchSourceTree: download a plan into a cache directory laid out like ../shared/census, so the
+// normal build can then run on the cache directory with no online-specific code path.
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { StepLogger } from '../step.js';
+import { fetchApiBody, FatalFetchError, getJson, metaUrl, type ApiEndpoint } from './api.js';
+import { isComplete, removeStalePartials, writeAtomic } from './cache.js';
+import { redact, type RetryOptions } from './http.js';
+import {
+  apiCachePath, checkReference, MIRROR_ACS1_VINTAGES, mirrorPlan, parseGroupsJson, planFromGroups,
+  type Dataset, type FetchPlan, type Level,
+} from './plan.js';
+import { REFERENCE_FILES } from './reference.js';
+import { fetchReference } from './reffile.js';
+
+export const DEFAULT_API_BASE = 'https://api.census.gov';
+export const DEFAULT_FILES_BASE = 'https://www2.census.gov';
+
+export interface FetchOptions {
+  cacheDir: string;
+  plan: FetchPlan;
+  apiBase?: string;
+  filesBase?: string;
+  /** Sent as `key=`; never logged or put in an error message. */
+  apiKey?: string;
+  /** Requests in flight at once (default 4). */
+  concurrency?: number;
+  /** Retries per request after the first try (default 5). */
+  retries?: number;
+  /** Backoff base and cap in ms (defaults 1,000 and 60,000); tests make them small. */
+  retryBaseMs?: number;
+  maxRetryDelayMs?: number;
+  /** Most variables per `get=` (the API's limit, 50). */
+  variableLimit?: number;
+  log: StepLogger;
+  fetchImpl?: typeof fetch;
+}
+
+export interface FetchFailure {
+  /** Cache path relative to cacheDir. */
+  path: string;
+  /** Error naming the URL, key redacted. */
+  error: string;
+}
+
+export interface FetchResult {
+  downloaded: number;
+  reused: number;
+  /** Items the API answered with 204 No Content (valid query, no data): nothing written. */
+  noData: string[];
+  failed: FetchFailure[];
+}
+
+interface Job {
+  path: string;
+  run: () => Promise<Buffer | null>;
+}
+
+function retryOptions(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>, signal?: AbortSignal): RetryOptions {
+  return {
+    retries: opts.retries ?? 5,
+    baseDelayMs: opts.retryBaseMs ?? 1000,
+    maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
+    fetchImpl: opts.fetchImpl ?? fetch,
+    log: opts.log,
+    secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
+    signal,
+  };
+}
+
+/**
+ * Download every file of `plan` that the cache does not already hold complete. Failures of
+ * single files are collected in `failed` (the caller must not build from an incomplete cache);
+ * a rejected API key stops the run with a FatalFetchError.
+ */
+export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> {
+  const abort = new AbortController();
+  const retry = retryOptions(opts, abort.signal);
+  const ep: ApiEndpoint = { apiBase: opts.apiBase ?? DEFAULT_API_BASE, apiKey: opts.apiKey };
+  const filesBase = opts.filesBase ?? DEFAULT_FILES_BASE;
+  const jobs: Job[] = [
+    ...opts.plan.api.map((item) => ({
+      path: apiCachePath(item),
+      run: async () => {
+        const body = await fetchApiBody(ep, item, retry, opts.variableLimit);
+        return body && gzipSync(body, { level: 9 });
+      },
+    })),
+    ...opts.plan.reference.map((p) => {
+      const ref = REFERENCE_FILES.find((r) => r.path === p);
+      if (!ref?.url) throw new Error(`${p} is not a downloadable reference file`);
+      return { path: p, run: () => fetchReference(filesBase, ref, retry) };
+    }),
+  ];
+  const dupes = jobs.map((j) => j.path).filter((p, i, all) => all.indexOf(p) !== i);
+  if (dupes.length > 0) throw new Error(`the plan lists ${dupes[0]} twice`);
+
+  const result: FetchResult = { downloaded: 0, reused: 0, noData: [], failed: [] };
+  const dirs = new Set(jobs.map((j) => path.dirname(path.join(opts.cacheDir, j.path))));
+  let stale = 0;
+  for (const d of dirs) stale += await removeStalePartials(d);
+  opts.log.info(
+    `online: ${opts.plan.api.length} API files and ${opts.plan.reference.length} reference files into ${opts.cacheDir}` +
+      (stale ? ` (removed ${stale} partial files of an interrupted run)` : ''),
+  );
+
+  const bar = opts.log.progress('download', jobs.length);
+  let next = 0;
+  let fatal: Error | undefined;
+  const worker = async () => {
+    while (next < jobs.length && !fatal) {
+      const job = jobs[next++]!;
+      const file = path.join(opts.cacheDir, job.path);
+      try {
+        if (await isComplete(file)) {
+          result.reused++;
+        } else {
+          const data = await job.run();
+          if (data === null) result.noData.push(job.path);
+          else {
+            await writeAtomic(file, data);
+            result.downloaded++;
+          }
+        }
+      } catch (err) {
+        if (err instanceof FatalFetchError) {
+          fatal ??= err;
+          abort.abort();
+        } else {
+          const error = redact((err as Error).message, retry.secrets);
+          result.failed.push({ path: job.path, error });
+          opts.log.warn(`${job.path}: ${error}`);
+        }
+      }
+      bar.increment();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+  bar.stop();
+  if (fatal) throw fatal;
+  opts.log.info(
+    `online: ${result.downloaded} downloaded, ${result.reused} already in the cache, ` +
+      `${result.noData.length} without data, ${result.failed.length} failed`,
+  );
+  return result;
+}
+
+/** The groups a dataset vintage publishes, from the API's `groups.json`. */
+export async function fetchGroupList(
+  opts: Omit<FetchOptions, 'cacheDir' | 'plan'> & { vintage: number; dataset: Dataset },
+): Promise<string[]> {
+  const ep: ApiEndpoint = { apiBase: opts.apiBase ?? DEFAULT_API_BASE, apiKey: opts.apiKey };
+  const retry = retryOptions(opts);
+  const url = metaUrl(ep, opts.vintage, opts.dataset, 'groups.json');
+  return parseGroupsJson(await getJson(url, retry), redact(url, retry.secrets));
+}
+
+/**
+ * A plan of every group each (vintage, dataset) lists in its groups.json, at the given levels;
+ * `filter` narrows the groups (e.g. detailed tables only).
+ */
+export async function planFromGroupsJson(
+  opts: Omit<FetchOptions, 'cacheDir' | 'plan'> & {
+    vintages: number[];
+    datasets: Dataset[];
+    levels: Level[];
+    filter?: (group: string) => boolean;
+    reference?: string[];
+  },
+): Promise<FetchPlan> {
+  const plans: FetchPlan[] = [];
+  for (const vintage of opts.vintages)
+    for (const dataset of opts.datasets) {
+      const groups = (await fetchGroupList({ ...opts, vintage, dataset })).filter(opts.filter ?? (() => true));
+      plans.push(planFromGroups({ vintages: [vintage], datasets: [dataset], levels: opts.levels, groups }));
+    }
+  return { api: plans.flatMap((p) => p.api), reference: checkReference(opts.reference ?? []) };
+}
+
+/** `mirrorPlan` with each acs1 vintage's groups taken from its groups.json. */
+export async function buildMirrorPlan(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>): Promise<FetchPlan> {
+  const groups = new Map<number, string[]>();
+  for (const vintage of MIRROR_ACS1_VINTAGES)
+    groups.set(vintage, await fetchGroupList({ ...opts, vintage, dataset: 'acs1' }));
+  return mirrorPlan(groups);
+}

@@ -1,0 +1,12 @@
+// Public API of the ETL's online mode (wired into `etl build --online` by etl/cli.ts).
+export { fetchSourceTree, fetchGroupList, planFromGroupsJson, buildMirrorPlan, DEFAULT_API_BASE, DEFAULT_FILES_BASE } from './fetch.js';
+export type { FetchOptions, FetchResult, FetchFailure } from './fetch.js';
+export { FatalFetchError } from './api.js';
+export { FetchError } from './http.js';
+export { fillFromFallback } from './fallback.js';
+export {
+  planFromGroups, mirrorPlan, fetchableReferencePaths, apiCachePath, MIRROR_ACS1_VINTAGES, METRO_2017_VARIABLES,
+} from './plan.js';
+export type { FetchPlan, ApiItem, Dataset, Level } from './plan.js';
+export { REFERENCE_FILES } from './reference.js';
+export type { ReferenceFile } from './reference.js';
