@@ -36,6 +36,21 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
   /** Build `data/` from CENSUS_SOURCE_DIR at start-up when it is missing. */
   AUTO_BUILD_DATA: bool.default(true),
+  // Accounts and billing (src/store/accounts, src/billing; docs/accounts.md, docs/billing.md).
+  /** Identity provider of the dashboard: tokens must carry this `iss`. Unset: account endpoints answer 503. */
+  OIDC_ISSUER: z.string().url().optional(),
+  /** Expected `aud` of dashboard tokens (the dashboard's client id / API identifier). */
+  OIDC_AUDIENCE: z.string().optional(),
+  /** JWKS address; discovered from `${OIDC_ISSUER}/.well-known/openid-configuration` when unset. */
+  OIDC_JWKS_URL: z.string().url().optional(),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Override of Stripe's API address (a local stub in tests), e.g. `http://127.0.0.1:12111`. */
+  STRIPE_API_URL: z.string().url().optional(),
+  /** Pin the current terms-of-service version; default: newest published document in effect. */
+  TOS_CURRENT_VERSION: z.string().optional(),
+  /** Private beta: key creation requires an activated invite code. */
+  INVITE_REQUIRED: bool.default(false),
 });
 
 export type Config = z.infer<typeof configSchema>;

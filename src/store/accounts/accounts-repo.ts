@@ -1,0 +1,103 @@
+// Account rows. Every read filters `deleted_at IS NULL`: a soft-deleted account is invisible to
+// the service (its keys stop working) until the retention job purges it.
+import { stmt, type Db } from './db.js';
+import { newId } from './ids.js';
+
+export interface AccountRow {
+  id: string;
+  email: string | null;
+  name: string | null;
+  organization: string | null;
+  plan: string;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+  stripe_customer_id: string | null;
+  activated_at: number | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export function createAccount(
+  db: Db,
+  a: { email: string | null; plan: string; issuer?: string | null; subject?: string | null; now: number },
+): AccountRow {
+  const id = newId('acc');
+  stmt(
+    db,
+    `INSERT INTO accounts (id, email, plan, oidc_issuer, oidc_subject, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, a.email, a.plan, a.issuer ?? null, a.subject ?? null, a.now, a.now);
+  return getAccount(db, id)!;
+}
+
+export function getAccount(db: Db, id: string): AccountRow | undefined {
+  return stmt(db, 'SELECT * FROM accounts WHERE id = ? AND deleted_at IS NULL').get(id) as AccountRow | undefined;
+}
+
+export function findAccountBySubject(db: Db, issuer: string, subject: string): AccountRow | undefined {
+  return stmt(db, 'SELECT * FROM accounts WHERE oidc_issuer = ? AND oidc_subject = ? AND deleted_at IS NULL').get(
+    issuer,
+    subject,
+  ) as AccountRow | undefined;
+}
+
+/** Case-insensitive: identity providers do not agree on e-mail case. Oldest first. */
+export function findAccountByEmail(db: Db, email: string): AccountRow | undefined {
+  return stmt(db, 'SELECT * FROM accounts WHERE lower(email) = lower(?) AND deleted_at IS NULL ORDER BY created_at LIMIT 1').get(
+    email,
+  ) as AccountRow | undefined;
+}
+
+export function findAccountByStripeCustomer(db: Db, customerId: string): AccountRow | undefined {
+  return stmt(db, 'SELECT * FROM accounts WHERE stripe_customer_id = ? AND deleted_at IS NULL').get(customerId) as
+    | AccountRow
+    | undefined;
+}
+
+export function linkSubject(db: Db, id: string, issuer: string, subject: string, now: number): void {
+  stmt(db, 'UPDATE accounts SET oidc_issuer = ?, oidc_subject = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(
+    issuer,
+    subject,
+    now,
+    id,
+  );
+}
+
+export function updateProfile(
+  db: Db,
+  id: string,
+  p: { name?: string | null; organization?: string | null },
+  now: number,
+): AccountRow | undefined {
+  const cur = getAccount(db, id);
+  if (!cur) return undefined;
+  stmt(db, 'UPDATE accounts SET name = ?, organization = ?, updated_at = ? WHERE id = ?').run(
+    p.name === undefined ? cur.name : p.name,
+    p.organization === undefined ? cur.organization : p.organization,
+    now,
+    id,
+  );
+  return getAccount(db, id);
+}
+
+export function setPlan(db: Db, id: string, plan: string, now: number): boolean {
+  return stmt(db, 'UPDATE accounts SET plan = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(plan, now, id).changes === 1;
+}
+
+export function setStripeCustomer(db: Db, id: string, customerId: string, now: number): void {
+  stmt(db, 'UPDATE accounts SET stripe_customer_id = ?, updated_at = ? WHERE id = ?').run(customerId, now, id);
+}
+
+export function markActivated(db: Db, id: string, now: number): void {
+  stmt(db, 'UPDATE accounts SET activated_at = COALESCE(activated_at, ?), updated_at = ? WHERE id = ?').run(now, now, id);
+}
+
+/** Soft delete: keys stop working at once; rows are hard-purged 30 days later. */
+export function softDeleteAccount(db: Db, id: string, now: number): boolean {
+  return db.transaction(() => {
+    const changed = stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(now, now, id).changes;
+    stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, id);
+    return changed === 1;
+  }).immediate();
+}

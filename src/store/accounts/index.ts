@@ -1,0 +1,56 @@
+// The accounts store bundle registered on ctx.stores at boot:
+//   stores.accounts  AccountStore (SQLite + in-process concurrency counter)
+//   stores.identity  IdentityVerifier (dashboard sign-in tokens), absent when OIDC is not configured
+//   stores.stripe    Stripe SDK client, absent when billing is not configured
+import type Stripe from 'stripe';
+import type { Config } from '../../config.js';
+import { AppError } from '../../domain/errors.js';
+import { ConcurrencyLimiter } from '../../domain/limits/concurrency.js';
+import type { Stores } from '../../verbs/context.js';
+import { createStripe } from '../../billing/stripe-client.js';
+import { openAccountsDb, type Db } from './db.js';
+import { IdentityVerifier } from './identity.js';
+
+export class AccountStore {
+  readonly concurrency = new ConcurrencyLimiter();
+  constructor(readonly db: Db) {}
+  close(): void {
+    this.db.close();
+  }
+}
+
+export interface AccountStores {
+  accounts: AccountStore;
+  identity?: IdentityVerifier;
+  stripe?: Stripe;
+}
+
+export function openAccountStores(config: Config): AccountStores {
+  const stores: AccountStores = { accounts: new AccountStore(openAccountsDb(config.DATABASE_PATH)) };
+  if (config.OIDC_ISSUER && config.OIDC_AUDIENCE) {
+    stores.identity = new IdentityVerifier({ issuer: config.OIDC_ISSUER, audience: config.OIDC_AUDIENCE, jwksUrl: config.OIDC_JWKS_URL });
+  }
+  const stripe = createStripe(config);
+  if (stripe) stores.stripe = stripe;
+  return stores;
+}
+
+export function accountStoreOf(stores: Stores): AccountStore {
+  const s = stores.accounts;
+  if (!(s instanceof AccountStore)) throw new AppError('dependency-unavailable', 'The accounts database is not available.');
+  return s;
+}
+
+export function identityOf(stores: Stores): IdentityVerifier {
+  const s = stores.identity;
+  if (!(s instanceof IdentityVerifier)) throw new AppError('dependency-unavailable', 'Sign-in is not configured on this server.');
+  return s;
+}
+
+export function stripeOf(stores: Stores): Stripe {
+  const s = stores.stripe as Stripe | undefined;
+  if (!s || typeof (s as { checkout?: unknown }).checkout !== 'object') {
+    throw new AppError('dependency-unavailable', 'Billing is not configured on this server.');
+  }
+  return s;
+}

@@ -1,0 +1,120 @@
+// Usage counters. Admission is one IMMEDIATE transaction of conditional UPDATEs: the WHERE clause
+// does the limit check and the increment together, so two writers (threads, processes) can never
+// both pass a check that only one of them fits under.
+import { stmt, type Db } from './db.js';
+
+export type ChargeOutcome =
+  | { ok: true; monthlyUsed: number; burstUsed: number }
+  | { ok: false; limit: 'monthly' | 'burst'; monthlyUsed: number; burstUsed: number };
+
+export interface ChargeInput {
+  accountId: string;
+  keyId: string | null;
+  period: string;
+  minute: number;
+  cost: number;
+  monthlyQuota: number;
+  burstQuota: number;
+  route: string;
+  ip: string | null;
+  now: number;
+}
+
+export function charge(db: Db, c: ChargeInput): ChargeOutcome {
+  return db.transaction((): ChargeOutcome => {
+    stmt(db, 'INSERT OR IGNORE INTO usage_periods (account_id, period) VALUES (?, ?)').run(c.accountId, c.period);
+    const m = stmt(
+      db,
+      `UPDATE usage_periods SET units = units + ?, requests = requests + 1
+        WHERE account_id = ? AND period = ? AND units + ? <= ? RETURNING units`,
+    ).get(c.cost, c.accountId, c.period, c.cost, c.monthlyQuota) as { units: number } | undefined;
+    stmt(db, 'INSERT OR IGNORE INTO usage_minutes (account_id, window_start) VALUES (?, ?)').run(c.accountId, c.minute);
+    if (!m) {
+      return { ok: false, limit: 'monthly', monthlyUsed: monthlyUnits(db, c.accountId, c.period), burstUsed: burstRequests(db, c.accountId, c.minute) };
+    }
+    const b = stmt(
+      db,
+      `UPDATE usage_minutes SET requests = requests + 1
+        WHERE account_id = ? AND window_start = ? AND requests + 1 <= ? RETURNING requests`,
+    ).get(c.accountId, c.minute, c.burstQuota) as { requests: number } | undefined;
+    if (!b) {
+      // Throwing rolls the monthly increment back with the rest of the transaction.
+      throw new BurstExceeded(burstRequests(db, c.accountId, c.minute), m.units - c.cost);
+    }
+    stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
+      c.accountId,
+      c.keyId,
+      c.now,
+      c.route,
+      c.cost,
+      c.ip,
+    );
+    return { ok: true, monthlyUsed: m.units, burstUsed: b.requests };
+  })
+    .immediate();
+}
+
+class BurstExceeded extends Error {
+  constructor(readonly burstUsed: number, readonly monthlyUsed: number) {
+    super('burst');
+  }
+}
+
+/** charge() with the burst rollback turned back into a value. */
+export function tryCharge(db: Db, c: ChargeInput): ChargeOutcome {
+  try {
+    return charge(db, c);
+  } catch (e) {
+    if (e instanceof BurstExceeded) return { ok: false, limit: 'burst', monthlyUsed: e.monthlyUsed, burstUsed: e.burstUsed };
+    throw e;
+  }
+}
+
+export function monthlyUnits(db: Db, accountId: string, period: string): number {
+  const r = stmt(db, 'SELECT units FROM usage_periods WHERE account_id = ? AND period = ?').get(accountId, period) as { units: number } | undefined;
+  return r?.units ?? 0;
+}
+
+export function monthlyRequests(db: Db, accountId: string, period: string): number {
+  const r = stmt(db, 'SELECT requests FROM usage_periods WHERE account_id = ? AND period = ?').get(accountId, period) as
+    | { requests: number }
+    | undefined;
+  return r?.requests ?? 0;
+}
+
+export function burstRequests(db: Db, accountId: string, minute: number): number {
+  const r = stmt(db, 'SELECT requests FROM usage_minutes WHERE account_id = ? AND window_start = ?').get(accountId, minute) as
+    | { requests: number }
+    | undefined;
+  return r?.requests ?? 0;
+}
+
+export interface UsageBreakdownRow {
+  key: string;
+  units: number;
+  requests: number;
+}
+
+export function usageByDay(db: Db, accountId: string, from: number, to: number): UsageBreakdownRow[] {
+  return stmt(
+    db,
+    `SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS key, sum(units) AS units, count(*) AS requests
+       FROM request_log WHERE account_id = ? AND at >= ? AND at < ? GROUP BY key ORDER BY key`,
+  ).all(accountId, from, to) as UsageBreakdownRow[];
+}
+
+export function usageByRoute(db: Db, accountId: string, from: number, to: number): UsageBreakdownRow[] {
+  return stmt(
+    db,
+    `SELECT route AS key, sum(units) AS units, count(*) AS requests
+       FROM request_log WHERE account_id = ? AND at >= ? AND at < ? GROUP BY route ORDER BY units DESC, route`,
+  ).all(accountId, from, to) as UsageBreakdownRow[];
+}
+
+export function usageByKey(db: Db, accountId: string, from: number, to: number): UsageBreakdownRow[] {
+  return stmt(
+    db,
+    `SELECT coalesce(key_id, '') AS key, sum(units) AS units, count(*) AS requests
+       FROM request_log WHERE account_id = ? AND at >= ? AND at < ? GROUP BY key_id ORDER BY units DESC`,
+  ).all(accountId, from, to) as UsageBreakdownRow[];
+}

@@ -1,0 +1,78 @@
+// Helpers shared by the account operations (not an operation itself): the signed-in account,
+// input parsing into the 422 shape, and the public payloads of accounts and keys.
+import type { z } from 'zod';
+import { AppError, type FieldError } from '../domain/errors.js';
+import { planOf } from '../domain/plans.js';
+import { getAccount, type AccountRow } from '../store/accounts/accounts-repo.js';
+import type { KeyRow } from '../store/accounts/keys-repo.js';
+import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
+import type { VerbContext } from './context.js';
+
+export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** WWW-Authenticate for dashboard (billing/account) 401s, RFC 6750 §3. */
+export function bearerChallenge(error?: 'invalid_token', description?: string): string {
+  const parts = ['Bearer realm="census-data-service"'];
+  if (error) parts.push(`error="${error}"`);
+  if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
+  return parts.join(', ');
+}
+
+export function invalidToken(detail: string, withError = true): AppError {
+  return new AppError('invalid-token', detail, {
+    headers: { 'WWW-Authenticate': withError ? bearerChallenge('invalid_token', detail) : bearerChallenge() },
+  });
+}
+
+/** The signed-in account of an account operation; a deleted account reads as signed out. */
+export function signedInAccount(ctx: VerbContext): { store: AccountStore; account: AccountRow } {
+  const store = accountStoreOf(ctx.stores);
+  if (!ctx.caller) throw invalidToken('Sign in to the dashboard first.', false);
+  const account = getAccount(store.db, ctx.caller.accountId);
+  if (!account) throw invalidToken('The account for this sign-in no longer exists.');
+  return { store, account };
+}
+
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = 'body'): z.infer<S> {
+  const r = schema.safeParse(input ?? {});
+  if (r.success) return r.data;
+  const errors: FieldError[] = r.error.issues.map((i) => ({
+    field: [where, ...i.path.map(String)].join(' → '),
+    message: i.message,
+    type: i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'missing' : i.code,
+  }));
+  throw new AppError('unprocessable-request', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+export interface KeyPayload {
+  id: string;
+  name: string;
+  prefix: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  replaced_by: string | null;
+}
+
+export function keyPayload(k: KeyRow): KeyPayload {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.display_prefix,
+    status: k.revoked_at === null ? 'active' : 'revoked',
+    created_at: iso(k.created_at)!,
+    revoked_at: iso(k.revoked_at),
+    last_used_at: iso(k.last_used_at),
+    replaced_by: k.replaced_by,
+  };
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not-found', `${what} not found.`);
+}
+
+export function planPayload(planId: string) {
+  const p = planOf(planId);
+  return { id: p.id, name: p.name, features: p.features, limits: p.limits };
+}

@@ -1,0 +1,115 @@
+// Admission: the three enforced layers, in order concurrency → monthly units → per-minute burst.
+// Verbs call it after validation and plan gates (so a gated feature answers 403, never 429) and
+// before expensive work, with the cost from src/domain/cost.ts. The transport must call
+// releaseAdmission(ctx) when the response ends (any outcome; it is idempotent).
+import { AppError } from '../domain/errors.js';
+import { rateLimitHeaders, type LimitState } from '../domain/limits/headers.js';
+import { minuteStart, MINUTE_MS, periodBounds, periodOf, secondsUntil } from '../domain/limits/windows.js';
+import { PLAN_IDS, PLANS, planOf, upgradeUrl, type Plan } from '../domain/plans.js';
+import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
+import { burstRequests, monthlyUnits, tryCharge } from '../store/accounts/usage-repo.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export interface AdmitInput {
+  /** Units from costOf(); 0 for boundary requests on plans with access. */
+  cost: number;
+  /** The request path (`/v1/data`) or tool (`mcp:get_census_data`); becomes the 429 `instance`. */
+  instance: string;
+  ip?: string | null;
+}
+
+export interface Admission {
+  units: number;
+  /** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers). */
+  headers: Record<string, string>;
+  release(): void;
+}
+
+function nextPlan(p: Plan): Plan | undefined {
+  return PLAN_IDS.map((id) => PLANS[id]).find((q) => q.rank === p.rank + 1);
+}
+
+function limitState(store: AccountStore, plan: Plan, accountId: string, now: Date, used?: { monthly: number; burst: number }): LimitState {
+  const { start, end } = periodBounds(now);
+  const minute = minuteStart(now);
+  return {
+    monthly: {
+      quota: plan.limits.monthlyUnits,
+      used: used?.monthly ?? monthlyUnits(store.db, accountId, periodOf(now)),
+      windowSeconds: Math.round((end.getTime() - start.getTime()) / 1000),
+      resetSeconds: secondsUntil(now, end.getTime()),
+    },
+    burst: { quota: plan.limits.burstPerMinute, used: used?.burst ?? burstRequests(store.db, accountId, minute), resetSeconds: secondsUntil(now, minute + MINUTE_MS) },
+    concurrency: { quota: plan.limits.concurrentConnections, inFlight: store.concurrency.inFlight(accountId) },
+  };
+}
+
+export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: AdmitInput }): Promise<VerbResult<Admission>> {
+  const store = accountStoreOf(ctx.stores);
+  if (!ctx.caller) throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header.');
+  const { accountId, keyId } = ctx.caller;
+  const plan = planOf(ctx.caller.plan);
+  const now = ctx.now();
+  const cost = Math.max(0, Math.ceil(input.cost));
+
+  const reject = (limitType: 'monthly' | 'burst' | 'concurrency', quota: number, retryAfter: number, state: LimitState, detail: string) => {
+    const up = nextPlan(plan);
+    return new AppError('rate-limit-exceeded', detail, {
+      instance: input.instance,
+      extensions: { limit_type: limitType, plan: plan.id, quota, upgrade_url: upgradeUrl(ctx.config.DASHBOARD_URL, up?.id) },
+      headers: { 'Retry-After': String(retryAfter), ...rateLimitHeaders(state) },
+    });
+  };
+
+  const lease = store.concurrency.tryAcquire(accountId, plan.limits.concurrentConnections, ctx.requestId);
+  if (!lease) {
+    const q = plan.limits.concurrentConnections;
+    throw reject('concurrency', q, 1, limitState(store, plan, accountId, now), `The ${plan.name} plan allows ${q} concurrent requests; wait for one to finish.`);
+  }
+  try {
+    const { end } = periodBounds(now);
+    const minute = minuteStart(now);
+    const out = tryCharge(store.db, {
+      accountId,
+      keyId,
+      period: periodOf(now),
+      minute,
+      cost,
+      monthlyQuota: plan.limits.monthlyUnits,
+      burstQuota: plan.limits.burstPerMinute,
+      route: input.instance,
+      ip: input.ip ?? null,
+      now: now.getTime(),
+    });
+    const state = limitState(store, plan, accountId, now, { monthly: out.monthlyUsed, burst: out.burstUsed });
+    if (!out.ok && out.limit === 'monthly') {
+      const q = plan.limits.monthlyUnits;
+      throw reject('monthly', q, secondsUntil(now, end.getTime()), state,
+        `This request costs ${cost} units and ${Math.max(0, q - out.monthlyUsed)} of the ${plan.name} plan's ${q} monthly units are left; the quota resets at ${end.toISOString()}.`);
+    }
+    if (!out.ok) {
+      const q = plan.limits.burstPerMinute;
+      throw reject('burst', q, secondsUntil(now, minute + MINUTE_MS), state, `The ${plan.name} plan allows ${q} requests per minute.`);
+    }
+    return { data: { units: cost, headers: rateLimitHeaders(state), release: lease.release } };
+  } catch (e) {
+    lease.release();
+    throw e;
+  }
+}
+
+/** End of response: give the concurrency slot back (no-op when the request held none). */
+export function releaseAdmission(ctx: Pick<VerbContext, 'stores' | 'requestId'>): void {
+  const s = ctx.stores.accounts;
+  if (s && typeof (s as AccountStore).concurrency?.releaseRequest === 'function') (s as AccountStore).concurrency.releaseRequest(ctx.requestId);
+}
+
+/**
+ * Rate-limit headers without charging, for authenticated responses that never reached admission
+ * (403 gates, 400s): the spec puts the headers on all authenticated responses.
+ */
+export function currentRateLimitHeaders(ctx: VerbContext): Record<string, string> {
+  if (!ctx.caller) return {};
+  const store = accountStoreOf(ctx.stores);
+  return rateLimitHeaders(limitState(store, planOf(ctx.caller.plan), ctx.caller.accountId, ctx.now()));
+}

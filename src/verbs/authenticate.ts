@@ -1,0 +1,35 @@
+// API-key authentication for data operations (HTTP X-API-Key / api_key, MCP Bearer). Returns the
+// Caller; unknown, malformed, revoked and deleted-account keys all get the same 401 so a probe
+// learns nothing about which keys exist. Also enforces the terms-of-service grace period.
+import { AppError } from '../domain/errors.js';
+import { extractApiKey, hashApiKey, isWellFormedKey } from '../domain/keys.js';
+import { accountStoreOf } from '../store/accounts/index.js';
+import { lookupKeyHash, touchKey } from '../store/accounts/keys-repo.js';
+import { tosState } from '../store/accounts/tos-policy.js';
+import type { Caller, VerbContext, VerbResult } from './context.js';
+
+/** Transports call this to get the raw key (throws 401 missing-api-key). */
+export { extractApiKey };
+
+export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { apiKey: string } }): Promise<VerbResult<Caller>> {
+  const store = accountStoreOf(ctx.stores);
+  const raw = input.apiKey.trim();
+  const invalid = () => new AppError('invalid-api-key', 'The API key is not valid or has been revoked. Create or rotate a key in the dashboard.');
+  if (!isWellFormedKey(raw)) throw invalid();
+  const row = lookupKeyHash(store.db, hashApiKey(raw));
+  if (!row || row.revoked_at !== null || row.deleted_at !== null) throw invalid();
+  const now = ctx.now().getTime();
+  touchKey(store.db, row.key_id, now);
+  const tos = tosState(store.db, ctx.config, { id: row.account_id, created_at: row.account_created_at }, now);
+  if (tos.status === 'required') {
+    throw new AppError(
+      'tos-acceptance-required',
+      `The terms of service changed (version ${tos.document.version}) and the 30-day grace period has ended. Accept them in the dashboard to continue.`,
+      { extensions: { tos_version: tos.document.version, accept_url: `${ctx.config.DASHBOARD_URL.replace(/\/$/, '')}/terms` } },
+    );
+  }
+  return {
+    data: { accountId: row.account_id, keyId: row.key_id, plan: row.plan },
+    meta: tos.status === 'grace' ? { tos_grace_ends_at: new Date(tos.graceEndsAt).toISOString(), tos_version: tos.document.version } : {},
+  };
+}
