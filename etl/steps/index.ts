@@ -1,8 +1,10 @@
 // Every ETL step, in the order they run (a step's dependsOn must come earlier).
 // Each step module registers itself here with one import and one array entry.
 import type { EtlStep } from '../step.js';
+import { boundariesStep } from './boundaries.js';
 import { observationsStep } from './observations.js';
 
 export const STEPS: EtlStep[] = [
+  boundariesStep,
   observationsStep,
 ];
