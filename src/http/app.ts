@@ -1,0 +1,96 @@
+// The HTTP application as a pure function of its dependencies: no listen(), no process handlers,
+// no environment reads. src/server.ts wires it to a port; tests call app.inject().
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import type { Logger } from 'pino';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from '../config.js';
+import type { Stores } from '../verbs/context.js';
+import type { Seams } from './plugins/context.js';
+import { createLogger, hardenLogger } from './plugins/logging.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { registerRoutes } from './routes/index.js';
+
+export interface BuildAppOptions {
+  config: Config;
+  stores: Stores;
+  /** Defaults to a pino logger at config.LOG_LEVEL on stdout; always gets key redaction. */
+  logger?: Logger;
+  now?: () => Date;
+  /** Authentication and admission; see plugins/context.ts. Absent → protected routes answer 503. */
+  seams?: Seams;
+  /** Extra routes (tests, embedding), registered after the built-in ones. */
+  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A client's X-Request-ID is kept only when it is a UUID: the id is written into logs and bodies,
+ * and accepting arbitrary text would let a client forge or garble log lines.
+ */
+export function requestIdFrom(header: string | string[] | undefined): string {
+  const v = Array.isArray(header) ? header[0] : header;
+  return v && UUID.test(v.trim()) ? v.trim().toLowerCase() : randomUUID();
+}
+
+/** Response headers browsers may read cross-origin. */
+export const EXPOSED_HEADERS = [
+  'X-Request-ID',
+  'X-Boundary-Vintage',
+  'ETag',
+  'Retry-After',
+  'Content-Disposition',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const logger = opts.logger ? hardenLogger(opts.logger) : createLogger(config);
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: (raw) => requestIdFrom(raw.headers['x-request-id']),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    trustProxy: config.TRUST_PROXY,
+    // Application-level deadline (works with keep-alive); socket-level limits are set in server.ts.
+    handlerTimeout: config.REQUEST_TIMEOUT_MS,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? {} });
+  app.decorateRequest('caller', null);
+  app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
+  app.addHook('onRequest', async (req, reply) => {
+    req.caller = null;
+    req.responseHeaders = {};
+    reply.header('X-Request-ID', req.id);
+  });
+  // Applied on errors too: a 429 or 404 to an authenticated caller still shows the quota state.
+  app.addHook('onSend', async (req, reply, payload) => {
+    for (const [k, v] of Object.entries(req.responseHeaders ?? {})) reply.header(k, v);
+    return payload;
+  });
+
+  await app.register(cors, {
+    origin: config.CORS_ORIGINS.length > 0 ? config.CORS_ORIGINS : false,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-ID', 'If-None-Match'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+
+  registerErrorHandling(app);
+  await registerOpenApi(app, config);
+  await registerRoutes(app);
+  if (opts.extraRoutes) await opts.extraRoutes(app);
+  return app;
+}

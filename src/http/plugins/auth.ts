@@ -1,0 +1,69 @@
+// Authentication seam. The transport only finds the credential and hands it to the accounts
+// verb (injected through buildApp's `seams`); what makes a key valid is decided there.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.js';
+import { contextOf } from './context.js';
+
+export type AuthMode = 'api-key' | 'user-token' | 'none';
+
+const REALM = 'census-data-service';
+export const API_KEY_CHALLENGE = `ApiKey realm="${REALM}", header="X-API-Key"`;
+export const BEARER_CHALLENGE = `Bearer realm="${REALM}"`;
+
+function firstValue(v: unknown): string | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  return typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined;
+}
+
+/** X-API-Key (Node lower-cases header names, so any spelling works) wins over `api_key`. */
+export function extractApiKey(req: FastifyRequest): string | undefined {
+  const header = firstValue(req.headers['x-api-key']);
+  if (header) return header;
+  const query = req.query as Record<string, unknown> | undefined;
+  return firstValue(query?.api_key);
+}
+
+export function extractBearer(req: FastifyRequest): string | undefined {
+  const h = firstValue(req.headers.authorization);
+  const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
+  return m?.[1];
+}
+
+function withChallenge(err: unknown, challenge: string): unknown {
+  if (err instanceof AppError && err.status === 401 && !err.headers['WWW-Authenticate']) {
+    (err.headers as Record<string, string>)['WWW-Authenticate'] = challenge;
+  }
+  return err;
+}
+
+export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise<void> {
+  if (mode === 'none') return;
+  const { seams } = req.server.services;
+  if (mode === 'api-key') {
+    const key = extractApiKey(req);
+    if (!key) {
+      throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).', {
+        headers: { 'WWW-Authenticate': API_KEY_CHALLENGE },
+      });
+    }
+    if (!seams.authenticateKey) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
+    try {
+      req.caller = await seams.authenticateKey(key, contextOf(req));
+    } catch (e) {
+      throw withChallenge(e, `${API_KEY_CHALLENGE}, error="invalid_key"`);
+    }
+    return;
+  }
+  const token = extractBearer(req);
+  if (!token) {
+    throw new AppError('invalid-token', 'Sign in and send the token as Authorization: Bearer <token>.', {
+      headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
+    });
+  }
+  if (!seams.authenticateToken) throw new AppError('dependency-unavailable', 'Sign-in verification is unavailable; retry with backoff.');
+  try {
+    req.caller = await seams.authenticateToken(token, contextOf(req));
+  } catch (e) {
+    throw withChallenge(e, `${BEARER_CHALLENGE}, error="invalid_token"`);
+  }
+}

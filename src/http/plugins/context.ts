@@ -1,0 +1,57 @@
+// What the app knows about itself (config, stores, clock, injected seams) and what each request
+// accumulates (caller, rate-limit headers). Routes reach both through `contextOf(req)`, which is
+// the only way a handler gets a VerbContext.
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Caller, Stores, VerbContext } from '../../verbs/context.js';
+
+/** Verifies a raw API key; throws AppError('invalid-api-key') for unknown, malformed or revoked keys. */
+export type KeyAuthenticator = (rawKey: string, ctx: VerbContext) => Promise<Caller>;
+/** Verifies a dashboard sign-in token (Authorization: Bearer); throws AppError('invalid-token'). */
+export type TokenAuthenticator = (token: string, ctx: VerbContext) => Promise<Caller>;
+/**
+ * Admission control (quota, burst, concurrency, ToS): throws 429/403 AppErrors, returns the
+ * rate-limit headers to put on the response. `release` (optional) is called when the response is
+ * finished, so concurrency slots are returned.
+ */
+export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number }) => Promise<{
+  headers?: Record<string, string>;
+  release?: () => void;
+}>;
+
+export interface Seams {
+  authenticateKey?: KeyAuthenticator;
+  authenticateToken?: TokenAuthenticator;
+  admit?: Admission;
+}
+
+export interface Services {
+  config: Config;
+  stores: Stores;
+  now: () => Date;
+  seams: Seams;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+    /** Headers (rate limits) every response to an authenticated request carries, errors included. */
+    responseHeaders: Record<string, string>;
+  }
+}
+
+export function contextOf(req: FastifyRequest): VerbContext {
+  const s = req.server.services;
+  return {
+    requestId: req.id,
+    caller: req.caller,
+    stores: s.stores,
+    config: s.config,
+    now: s.now,
+    log: req.log as VerbContext['log'],
+    via: req.routeOptions.url ?? req.url.split('?')[0] ?? '',
+  };
+}

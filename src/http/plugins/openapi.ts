@@ -1,0 +1,104 @@
+// OpenAPI 3.1 generated from the routes' zod schemas. The error responses each operation can
+// produce are added here from the route metadata (auth, query schema, stores, flags), so route
+// authors never hand-write them and the document cannot drift from the error handler.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import type { Config } from '../../config.js';
+import { PROBLEM_CONTENT_TYPE } from '../problem.js';
+import type { RouteMeta } from '../route-helpers.js';
+
+export const API_VERSION = '1.2.0';
+
+export const API_DESCRIPTION = `Census Data Service: American Community Survey estimates with margins of error.
+
+Conventions (details in docs/api.md):
+- Authentication: \`X-API-Key\` header (any capitalisation) or \`api_key\` query parameter (testing only; it ends up in proxies' logs). Only /health is public.
+- Every successful JSON body is the envelope \`{data, meta, links}\`; \`meta.request_id\` equals the \`X-Request-ID\` response header.
+- Multiple values in one parameter (\`variables\`, \`geo\`) are comma-separated; repeating the parameter also works.
+- \`dataset\` defaults to \`acs5\`; \`vintage\` defaults to the latest vintage loaded for that dataset.
+- Pagination: \`limit\` (default 50, reduced to the plan maximum) and \`offset\` (default 0); \`meta.total_count\`, \`links.next\`, \`links.prev\`.
+- \`format=csv\` (Pro and above) returns text/csv as an attachment; more than 10,000 rows is refused with 413 payload-too-large (never silently truncated).
+- Errors are RFC 9457 problem details (\`application/problem+json\`): 422 when a parameter is missing or cannot be read as its type, 400 when it is readable but not acceptable.`;
+
+const problemSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'request_id'],
+  properties: {
+    type: { type: 'string', format: 'uri', description: 'Stable error type: {errors_url}/<slug>.' },
+    title: { type: 'string', description: 'Constant per type.' },
+    status: { type: 'integer' },
+    detail: { type: 'string', description: 'What went wrong in this occurrence and how to fix it.' },
+    request_id: { type: 'string', format: 'uuid' },
+    instance: { type: ['string', 'null'], description: 'The request path.' },
+    errors: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        required: ['field', 'message', 'type'],
+        properties: {
+          field: { type: 'string', examples: ['query → geo'] },
+          message: { type: 'string' },
+          type: { type: 'string', examples: ['missing', 'int_parsing', 'enum', 'less_than_equal'] },
+        },
+      },
+    },
+  },
+  additionalProperties: true,
+};
+
+function problemResponse(description: string) {
+  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } } };
+}
+
+function errorResponses(meta: RouteMeta | undefined, hasInput: boolean): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  if (hasInput) {
+    r['400'] = problemResponse('A parameter is readable but not acceptable (validation-error, invalid-vintage, invalid-dataset, …).');
+    r['422'] = problemResponse('A parameter is missing or cannot be read as its type; `errors` lists each field.');
+  }
+  if (meta?.auth === 'api-key') {
+    r['401'] = problemResponse('missing-api-key or invalid-api-key. Carries WWW-Authenticate.');
+    r['403'] = problemResponse('tos-acceptance-required or feature-requires-upgrade.');
+    r['429'] = problemResponse('rate-limit-exceeded (monthly quota, per-minute burst or concurrency).');
+  } else if (meta?.auth === 'user-token') {
+    r['401'] = problemResponse('invalid-token. Carries WWW-Authenticate.');
+  }
+  if (meta?.formats.includes('csv')) r['413'] = problemResponse('payload-too-large: the CSV would exceed 10,000 rows.');
+  r['500'] = problemResponse('internal-error; quote request_id when contacting support.');
+  r['503'] = problemResponse('dependency-unavailable or feature-unavailable; retry with backoff.');
+  return r;
+}
+
+export async function registerOpenApi(app: FastifyInstance, config: Config) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Census Data Service', version: API_VERSION, description: API_DESCRIPTION },
+      servers: config.BASE_URL ? [{ url: config.BASE_URL }] : [],
+      components: {
+        securitySchemes: {
+          ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'For testing only: URLs are logged by proxies.' },
+          UserToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard sign-in token.' },
+        },
+        schemas: { Problem: problemSchema as never },
+      },
+      security: [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }],
+    },
+    transform: (input) => {
+      const out = jsonSchemaTransform(input);
+      const schema = out.schema as Record<string, unknown> | undefined;
+      if (!schema || schema.hide) return out;
+      const meta = (input.route.config as { meta?: RouteMeta } | undefined)?.meta;
+      const hasInput = Boolean(schema.querystring || schema.params || schema.body);
+      const response = { ...errorResponses(meta, hasInput), ...((schema.response as Record<string, unknown>) ?? {}) };
+      return { ...out, schema: { ...schema, response } };
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
+  if (config.NODE_ENV !== 'production') {
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+  }
+}

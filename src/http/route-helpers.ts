@@ -1,0 +1,282 @@
+// How to write a route.
+//
+// One zod schema per part of the request (querystring, params, body) and one for `data`: the same
+// objects drive validation (422/400 problem+json), the OpenAPI document at /openapi.json and the
+// TypeScript types of the handler's arguments. The handler is thin: it receives a VerbContext
+// built from the request, calls one verb, and returns its VerbResult; the helper wraps it in the
+// envelope (or renders CSV). No business rule belongs in a route file.
+//
+//   defineRoute(app, {
+//     method: 'GET', url: '/v1/topics', tags: ['catalog'], summary: 'List topics',
+//     auth: 'api-key',            // 'api-key' | 'user-token' | 'none'
+//     needs: ['catalog'],         // stores; absent → 503 dependency-unavailable, rest of the app works
+//     feature: 'topics',          // listed in DISABLED_FEATURES → 503 feature-unavailable
+//     querystring: z.object({ ... }),
+//     data: z.array(topicSchema),
+//     costOf: () => 1,            // units charged by the admission seam before the handler runs
+//     handler: ({ ctx, query }) => listTopics({ ctx, input: query }),
+//   });
+//
+// Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → CSV plan gate
+// → admission (quota; rate-limit headers) → handler → envelope/CSV. Anything thrown becomes a
+// problem body in plugins/errors.ts. `formats: ['json', 'csv']` adds a `format` query parameter;
+// CSV needs a `csv` function mapping the VerbResult to a table.
+//
+// Query helpers below treat an empty value (`?vintage=`) as absent and give the spec's error
+// types (`int_parsing`, `bool_parsing`).
+import { z } from 'zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
+import { AppError } from '../domain/errors.js';
+import { planOf, requireFeature } from '../domain/plans.js';
+import type { Caller, VerbContext, VerbResult } from '../verbs/context.js';
+import { authenticate, type AuthMode } from './plugins/auth.js';
+import { contextOf } from './plugins/context.js';
+import { envelopeSchema, renderEnvelope } from './envelope.js';
+import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
+
+export type Format = 'json' | 'csv';
+
+/** Route metadata kept in fastify's route config; the OpenAPI transform reads it too. */
+export interface RouteMeta {
+  auth: AuthMode;
+  feature?: string;
+  formats: Format[];
+  needs: string[];
+  paginated?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    meta?: RouteMeta;
+  }
+}
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface HandlerArgs<Q, P, B> {
+  ctx: VerbContext;
+  query: Q;
+  params: P;
+  body: B;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> {
+  method?: HTTPMethods;
+  url: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  auth: AuthMode;
+  needs?: string[];
+  feature?: string;
+  querystring?: Q;
+  params?: P;
+  body?: B;
+  /** Units this request costs; called after validation with the caller. Default 1 for authenticated routes. */
+  costOf?: (input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => number;
+  /** Hide from the OpenAPI document (internal or test routes). */
+  hide?: boolean;
+  /** fastify per-route options passthrough (e.g. logLevel). */
+  logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
+}
+
+export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType, D extends z.ZodType> extends CommonSpec<Q, P, B> {
+  data: D;
+  formats?: Format[];
+  paginated?: boolean;
+  handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<z.output<D>>>;
+  csv?: (result: VerbResult<z.output<D>>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
+}
+
+export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> extends CommonSpec<Q, P, B> {
+  /** Response schemas by status, for the OpenAPI document. Non-JSON responses: use `produces`. */
+  response?: Record<number, z.ZodType>;
+  produces?: string[];
+  /** Sends the reply itself (files, GeoJSON, health). */
+  handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<unknown>;
+}
+
+const emptyObject = z.object({});
+
+function guards(meta: RouteMeta, costOf: CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf']) {
+  return {
+    onRequest: async (req: FastifyRequest) => {
+      await authenticate(req, meta.auth);
+      const disabled = req.server.services.config.DISABLED_FEATURES;
+      if (meta.feature && disabled.includes(meta.feature)) {
+        throw new AppError('feature-unavailable', `The ${meta.feature} feature is temporarily disabled; retry with backoff.`, {
+          extensions: { feature: meta.feature },
+        });
+      }
+    },
+    preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
+      const { stores, config, seams } = req.server.services;
+      const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
+      if (missing.length > 0) {
+        // Which store is down is an operator concern: logged, not told to the client.
+        req.log.warn({ missing }, 'store unavailable');
+        throw new AppError('dependency-unavailable', 'A data source this endpoint needs is temporarily unavailable; retry with backoff.');
+      }
+      const query = (req.query ?? {}) as Record<string, unknown>;
+      if (query.format === 'csv') {
+        if (config.DISABLED_FEATURES.includes('csv')) {
+          throw new AppError('feature-unavailable', 'CSV export is temporarily disabled; retry with backoff or request JSON.', { extensions: { feature: 'csv' } });
+        }
+        if (req.caller) requireFeature(req.caller.plan, { kind: 'csv' }, config.DASHBOARD_URL);
+      }
+      if (req.caller && seams.admit) {
+        const input = { query: req.query, params: req.params, body: req.body } as never;
+        const cost = costOf ? costOf(input, req.caller) : 1;
+        const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost });
+        Object.assign(req.responseHeaders, admitted.headers ?? {});
+        if (admitted.release) {
+          // 'close' fires on completion and on client abort alike, so a slot is never leaked.
+          reply.raw.once('close', admitted.release);
+        }
+      }
+    },
+  };
+}
+
+interface DocSpec {
+  summary: string;
+  description?: string;
+  tags?: string[];
+  hide?: boolean;
+  auth: AuthMode;
+  params?: z.ZodType;
+  body?: z.ZodType;
+}
+
+function openapiSchema(spec: DocSpec, querystring: z.ZodType | undefined) {
+  const parts = Object.entries({ querystring, params: spec.params, body: spec.body }).filter(([, v]) => v !== undefined);
+  return {
+    ...Object.fromEntries(parts),
+    summary: spec.summary,
+    description: spec.description,
+    tags: spec.tags,
+    hide: spec.hide,
+    security: spec.auth === 'api-key' ? [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }] : spec.auth === 'user-token' ? [{ UserToken: [] }] : [],
+  };
+}
+
+/** A route whose JSON success body is the APIResponse envelope around `data`. */
+export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends AnyObject = typeof emptyObject, B extends z.ZodType = z.ZodUndefined, D extends z.ZodType = z.ZodType>(
+  app: FastifyInstance,
+  spec: RouteSpec<Q, P, B, D>,
+) {
+  const formats = spec.formats ?? ['json'];
+  const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated: spec.paginated };
+  if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
+  const base = spec.querystring ?? emptyObject;
+  const querystring = formats.length > 1
+    ? base.extend({ format: z.enum(formats as [Format, ...Format[]]).optional().describe('Response format; csv is a Pro feature capped at 10,000 rows.') })
+    : spec.querystring;
+  app.route({
+    method: spec.method ?? 'GET',
+    url: spec.url,
+    logLevel: spec.logLevel,
+    config: { meta },
+    schema: { ...openapiSchema(spec, querystring), response: { 200: envelopeSchema(spec.data) } } as FastifySchema,
+    ...guards(meta, spec.costOf as CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf']),
+    handler: async (req, reply) => {
+      const query = req.query as z.output<Q> & { format?: Format };
+      const params = req.params as z.output<P>;
+      const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
+      if (query.format === 'csv' && spec.csv) {
+        const table = spec.csv(result, { query, params });
+        const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;
+        const body = renderCsv(table, cap);
+        return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
+      }
+      return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
+    },
+  });
+}
+
+/** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */
+export function defineRawRoute<Q extends AnyObject = typeof emptyObject, P extends AnyObject = typeof emptyObject, B extends z.ZodType = z.ZodUndefined>(
+  app: FastifyInstance,
+  spec: RawRouteSpec<Q, P, B>,
+) {
+  const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats: ['json'], needs: spec.needs ?? [] };
+  app.route({
+    method: spec.method ?? 'GET',
+    url: spec.url,
+    logLevel: spec.logLevel,
+    config: { meta },
+    schema: { ...openapiSchema(spec, spec.querystring), ...(spec.response ? { response: spec.response } : {}), ...(spec.produces ? { produces: spec.produces } : {}) } as FastifySchema,
+    ...guards(meta, spec.costOf as CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf']),
+    handler: async (req, reply) =>
+      spec.handler({ ctx: contextOf(req), query: req.query as z.output<Q>, params: req.params as z.output<P>, body: req.body as z.output<B>, req, reply }),
+  });
+}
+
+// ---- query-parameter building blocks ----------------------------------------------------------
+
+function emptyToUndefined(v: unknown): unknown {
+  return v === '' ? undefined : v;
+}
+
+/** An integer query parameter; `abc` and `1.5` give `int_parsing` (422). */
+export function queryInt(opts: { min?: number; max?: number; description?: string } = {}) {
+  let inner = z.int();
+  if (opts.min !== undefined) inner = inner.min(opts.min);
+  if (opts.max !== undefined) inner = inner.max(opts.max);
+  const schema = z.preprocess((v, ctx) => {
+    const s = emptyToUndefined(v);
+    if (typeof s !== 'string') return s;
+    if (!/^[+-]?\d+$/.test(s.trim())) {
+      ctx.issues.push({ code: 'custom', message: 'Input should be a valid integer', input: v, params: { type: 'int_parsing' } });
+      return z.NEVER;
+    }
+    return Number(s);
+  }, inner);
+  return opts.description ? schema.describe(opts.description) : schema;
+}
+
+/** `true`/`false` (also 1/0, yes/no); anything else gives `bool_parsing` (422). */
+export function queryBool(description?: string) {
+  const schema = z.preprocess((v, ctx) => {
+    const s = emptyToUndefined(v);
+    if (typeof s !== 'string') return s;
+    const t = s.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(t)) return true;
+    if (['false', '0', 'no'].includes(t)) return false;
+    ctx.issues.push({ code: 'custom', message: 'Input should be a valid boolean (true or false)', input: v, params: { type: 'bool_parsing' } });
+    return z.NEVER;
+  }, z.boolean());
+  return description ? schema.describe(description) : schema;
+}
+
+/**
+ * A comma-separated list (`a,b,c`); a repeated parameter (`?v=a&v=b`) is accepted too and the
+ * two forms combine. Blank items are dropped.
+ */
+export function queryList(item: z.ZodType<string> = z.string(), opts: { min?: number; max?: number; description?: string } = {}) {
+  let arr = z.array(item);
+  if (opts.min !== undefined) arr = arr.min(opts.min);
+  if (opts.max !== undefined) arr = arr.max(opts.max);
+  const schema = z.preprocess((v) => {
+    const s = emptyToUndefined(v);
+    if (s === undefined) return undefined;
+    const parts = ([] as unknown[]).concat(s).flatMap((x) => (typeof x === 'string' ? x.split(',') : [x]));
+    const items = parts.map((x) => (typeof x === 'string' ? x.trim() : x)).filter((x) => x !== '');
+    return items.length === 0 ? undefined : items;
+  }, arr);
+  return opts.description ? schema.describe(opts.description) : schema;
+}
+
+/** A plain string parameter where an empty value means absent. */
+export function queryString(description?: string) {
+  const schema = z.preprocess(emptyToUndefined, z.string());
+  return description ? schema.describe(description) : schema;
+}
+
+/** `limit`/`offset` as documented in docs/api.md; the plan's maximum is applied by the verb. */
+export const paginationQuery = {
+  limit: queryInt({ min: 1, description: 'Page size. Default 50; values above your plan maximum are reduced to it.' }).optional(),
+  offset: queryInt({ min: 0, description: 'Zero-based index of the first record. Default 0.' }).optional(),
+};

@@ -1,0 +1,72 @@
+// GET /v1/codebook.json and /v1/codebook.csv: the ETL's static exports of the whole catalog,
+// served from the live build with a strong ETag and a 24-hour cache lifetime. The bytes are kept
+// in memory keyed by file identity, so a new build (symlink swap) is picked up on the next request.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import { resolveCurrentBuild } from '../../../store/data-dir.js';
+import { defineRawRoute } from '../../route-helpers.js';
+
+export const CODEBOOK_CACHE_CONTROL = 'private, max-age=86400';
+
+interface StaticFile {
+  key: string;
+  body: Buffer;
+  etag: string;
+}
+
+const cache = new Map<string, StaticFile>();
+
+async function loadStatic(file: string): Promise<StaticFile | undefined> {
+  const st = await fs.stat(file).catch(() => undefined);
+  if (!st?.isFile()) return undefined;
+  const key = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  const hit = cache.get(file);
+  if (hit?.key === key) return hit;
+  const body = await fs.readFile(file);
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  const entry = { key, body, etag };
+  cache.set(file, entry);
+  return entry;
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}
+
+export async function sendStatic(req: FastifyRequest, reply: FastifyReply, file: StaticFile, type: string, downloadName: string) {
+  reply.header('ETag', file.etag).header('Cache-Control', CODEBOOK_CACHE_CONTROL);
+  if (etagMatches(req.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  return reply.type(type).header('Content-Disposition', `attachment; filename="${downloadName}"`).send(file.body);
+}
+
+function codebookRoute(app: FastifyInstance, ext: 'json' | 'csv', type: string) {
+  defineRawRoute(app, {
+    url: `/v1/codebook.${ext}`,
+    summary: `Download the variable codebook (${ext.toUpperCase()})`,
+    description: 'Static export of the full catalog from the live data build. Cached 24 hours; strong ETag, If-None-Match → 304.',
+    tags: ['catalog'],
+    auth: 'api-key',
+    produces: [type],
+    handler: async ({ ctx, req, reply }) => {
+      const build = resolveCurrentBuild(ctx.config.DATA_DIR);
+      const file = build ? await loadStatic(path.join(build, 'catalog', `codebook.${ext}`)) : undefined;
+      if (!file) {
+        ctx.log.warn({ build, ext }, 'codebook file missing');
+        throw new AppError('dependency-unavailable', 'The codebook is not available yet; retry with backoff.');
+      }
+      return sendStatic(req, reply, file, type, `codebook.${ext}`);
+    },
+  });
+}
+
+export function codebookRoutes(app: FastifyInstance) {
+  codebookRoute(app, 'json', 'application/json; charset=utf-8');
+  codebookRoute(app, 'csv', 'text/csv; charset=utf-8');
+}

@@ -1,0 +1,10 @@
+// Every route module of the service. Adding an endpoint = one import and one call here; the
+// module itself uses defineRoute/defineRawRoute from ../route-helpers.js.
+import type { FastifyInstance } from 'fastify';
+import { healthRoutes } from './health.js';
+import { catalogRoutes } from './catalog/index.js';
+
+export async function registerRoutes(app: FastifyInstance): Promise<void> {
+  healthRoutes(app);
+  catalogRoutes(app);
+}
