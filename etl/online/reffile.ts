@@ -17,13 +17,15 @@ export function convertReference(ref: ReferenceFile, body: Buffer): Buffer {
     throw new BodyError('an HTML page instead of the data file');
   }
   if ((ref.transform ?? 'verbatim') === 'verbatim') return body;
+  // The BOM goes first, as bytes: a Latin-1 reading would turn it into three letters.
+  const bytes = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    text = body.toString('latin1');
+    text = bytes.toString('latin1');
   }
-  text = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  text = text.replace(/\r\n/g, '\n');
   const out = Buffer.from(text, 'utf8');
   return ref.path.endsWith('.gz') ? gzipSync(out, { level: 9 }) : out;
 }
