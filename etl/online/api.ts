@@ -1,7 +1,7 @@
 // Requests to the Census Data API for one cache file, and the fallback for groups the server
 // will not return whole: the group's variable list from groups/{GROUP}.json, requested in
 // chunks of at most 50 (the API's `get` limit) and joined on the geography columns.
-import { BodyError, chunk, mergeByGeography, parseApiBody, serializeApiBody, type ApiTable } from './apibody.js';
+import { BodyError, chunk, mergeByGeography, validateApiBody, serializeApiBody, type ApiTable } from './apibody.js';
 import { getWithRetry, snippet, type Attempt, type Response200, type RetryOptions } from './http.js';
 import { GEOGRAPHY, type ApiItem, type Dataset } from './plan.js';
 
@@ -49,7 +49,7 @@ function acceptData(geo: string[], expected: string[] | undefined, canBeTooWide:
     if (/<title>[^<]*invalid key/i.test(res.body.subarray(0, 4096).toString('utf8')))
       throw new FatalFetchError('the Census Data API rejected the API key ("Invalid Key" page)');
     try {
-      return { ok: true, value: { kind: 'table', table: parseApiBody(res.body, geo, expected), raw: res.body } };
+      return { ok: true, value: { kind: 'table', table: validateApiBody(res.body, geo, expected), raw: res.body } };
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       // A gateway's error page or a cut-off body is usually transient: worth the bounded retries.

@@ -1,6 +1,6 @@
 // The Census Data API's JSON body: an array of arrays, a header row of names, then one row per
 // geography of strings or nulls, geography columns last. Everything written to the cache passes
-// through `parseApiBody`, so a cache file is always a body the offline build can read.
+// through `validateApiBody`, so a cache file is always a body the offline build can read.
 
 export type Cell = string | null;
 export interface ApiTable {
@@ -16,7 +16,7 @@ export class BodyError extends Error {
  * Parse and check one body. `geoColumns` are the columns the `for=` clause must produce, last;
  * `expected`, when given, are the other columns that must be there (an explicit `get=`).
  */
-export function parseApiBody(body: Buffer, geoColumns: string[], expected?: string[]): ApiTable {
+export function validateApiBody(body: Buffer, geoColumns: string[], expected?: string[]): ApiTable {
   const text = body.toString('utf8');
   const head = text.trimStart().slice(0, 1);
   if (head === '<') {

@@ -38,11 +38,14 @@ export async function writeAtomic(file: string, data: Buffer): Promise<void> {
 export async function isComplete(file: string): Promise<boolean> {
   let data: Buffer;
   try {
+    // A symlink is a file linked from the fallback tree by an earlier run: download it this time.
+    if ((await fs.lstat(file)).isSymbolicLink()) return false;
     data = await fs.readFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw err;
   }
+  if (/\.(zip|xlsx)$/.test(file)) return hasZipDirectory(data);
   if (!file.endsWith('.gz')) return data.length > 0;
   try {
     await gunzipAsync(data);
@@ -82,4 +85,11 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A zip archive ends with its central directory record (PK\x05\x06, 22 bytes + a comment). */
+function hasZipDirectory(data: Buffer): boolean {
+  if (data.length < 22) return false;
+  const at = data.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]), data.length - 22);
+  return at >= 0 && at >= data.length - 22 - 0xffff;
 }

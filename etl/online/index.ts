@@ -10,3 +10,4 @@ export {
 export type { FetchPlan, ApiItem, Dataset, Level } from './plan.js';
 export { REFERENCE_FILES } from './reference.js';
 export type { ReferenceFile } from './reference.js';
+export { prepareOnlineSource, IncompleteDownloadError, DEFAULT_FALLBACK_SOURCE } from './prepare.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BodyError, chunk, mergeByGeography, parseApiBody, serializeApiBody, type ApiTable } from '../../etl/online/apibody.js';
+import { BodyError, chunk, mergeByGeography, validateApiBody, serializeApiBody, type ApiTable } from '../../etl/online/apibody.js';
 import { backoffMs, parseRetryAfter, redact } from '../../etl/online/http.js';
 import { mirrorPlan, MIRROR_ACS1_VINTAGES, planFromGroups } from '../../etl/online/plan.js';
 import { REFERENCE_FILES } from '../../etl/online/reference.js';
@@ -33,7 +33,7 @@ describe('mergeByGeography', () => {
         });
         const merged = mergeByGeography(parts, ['state']);
         expect(merged).toEqual(t);
-        expect(parseApiBody(Buffer.from(serializeApiBody(merged)), ['state'])).toEqual(t);
+        expect(validateApiBody(Buffer.from(serializeApiBody(merged)), ['state'])).toEqual(t);
       }),
     );
   });
@@ -47,16 +47,16 @@ describe('mergeByGeography', () => {
   });
 });
 
-describe('parseApiBody', () => {
+describe('validateApiBody (online)', () => {
   it('accepts the API layout and county geography pairs', () => {
     const body = '[["NAME","B01003_001E","state","county"],\n["Autauga County, Alabama","59285","01","001"]]';
-    expect(parseApiBody(Buffer.from(body), ['state', 'county'], ['NAME', 'B01003_001E']).rows).toEqual([
+    expect(validateApiBody(Buffer.from(body), ['state', 'county'], ['NAME', 'B01003_001E']).rows).toEqual([
       ['Autauga County, Alabama', '59285', '01', '001'],
     ]);
   });
   it('rejects columns other than the requested ones', () => {
     const body = '[["NAME","B01003_001E","state"],\n["x","1","01"]]';
-    expect(() => parseApiBody(Buffer.from(body), ['state'], ['NAME', 'B01003_001M'])).toThrow(BodyError);
+    expect(() => validateApiBody(Buffer.from(body), ['state'], ['NAME', 'B01003_001M'])).toThrow(BodyError);
   });
 });
 

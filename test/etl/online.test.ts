@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  apiCachePath, fetchGroupList, fetchSourceTree, fillFromFallback, METRO_2017_VARIABLES, planFromGroups,
+  apiCachePath, buildMirrorPlan, fetchGroupList, IncompleteDownloadError, prepareOnlineSource, fetchSourceTree, fillFromFallback, METRO_2017_VARIABLES, planFromGroups,
   planFromGroupsJson, type FetchPlan,
 } from '../../etl/online/index.js';
 import { captureLog, startCensusEmulator, type CensusEmulator } from '../support/census-emulator.js';
@@ -139,5 +139,45 @@ describe('fetchSourceTree against the emulator', () => {
     const crosswalk = await fs.readFile(path.join(cacheDir, 'geo/ct_tract2020_to_planning_region.csv'), 'utf8');
     expect(crosswalk.startsWith('tract2020_geoid,')).toBe(true);
     await expect(fs.access(path.join(cacheDir, 'api'))).rejects.toThrow();
+  });
+
+  it('the mirror plan reproduces the non-acs1 API files and the reference files of the shared tree', async () => {
+    const cacheDir = await tmp();
+    const log = captureLog().log;
+    const mirror = await buildMirrorPlan({ apiBase: emu.apiBase, log });
+    expect(mirror.api.filter((i) => i.dataset === 'acs1' && i.vintage === 2018)).toHaveLength(2 * 916);
+    // The acs1 part is the same code path as the tests above; the large files are left out to save CPU.
+    const heavy = /cenpop\/\d+\/(tract|block_group)|tl_2022_(?!0[1-6])\d\d_cd118/;
+    const plan: FetchPlan = { api: mirror.api.filter((i) => i.dataset === 'acs5'), reference: mirror.reference.filter((r) => !heavy.test(r)) };
+    const res = await fetchSourceTree({ cacheDir, plan, apiBase: emu.apiBase, filesBase: emu.filesBase, log, retryBaseMs: 5 });
+    // California's TIGER district file is on census.gov but not in the shared tree: a 404, not retried.
+    expect(res.failed.map((f) => f.path)).toEqual(['boundaries/cd118/tl_2022_06_cd118.zip']);
+    expect(res.failed[0]!.error).toMatch(/tl_2022_06_cd118\.zip: HTTP 404/);
+    expect(res.downloaded).toBe(plan.api.length + plan.reference.length - 1);
+    for (const item of plan.api) {
+      const rel = apiCachePath(item);
+      expect((await unzipped(cacheDir, rel)).equals(await unzipped(SHARED_CENSUS, rel)), rel).toBe(true);
+    }
+    for (const rel of plan.reference.filter((r) => !r.endsWith('.gz') && !r.includes('_06_')))
+      expect((await fs.readFile(path.join(cacheDir, rel))).equals(await fs.readFile(path.join(SHARED_CENSUS, rel))), rel).toBe(true);
+  });
+
+  it('prepareOnlineSource refuses to fill failed downloads from the fallback tree', async () => {
+    const cacheDir = await tmp();
+    const plan: FetchPlan = { api: [], reference: ['geo/state.txt', 'boundaries/cd118/tl_2022_48_cd118.zip'] };
+    const base = { cacheDir, plan, filesBase: emu.filesBase, fallbackDir: SHARED_CENSUS, log: captureLog().log, retryBaseMs: 5 };
+    const err = await prepareOnlineSource(base).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompleteDownloadError);
+    expect(String(err)).toMatch(/tl_2022_48_cd118\.zip: .*HTTP 404/);
+    await expect(fs.lstat(path.join(cacheDir, 'geo/cd118/cd118_list.csv'))).rejects.toThrow();
+
+    const ok = await prepareOnlineSource({ ...base, plan: { api: [], reference: ['geo/state.txt'] } });
+    expect(ok.sourceDir).toBe(cacheDir);
+    expect(ok.result.reused).toBe(1);
+    expect(ok.linked).toContain('boundaries/cd118/tl_2022_48_cd118.zip'.replace('48', '01'));
+    // A later run that does plan a linked file downloads it instead of trusting the link.
+    const again = await fetchSourceTree({ ...base, plan: { api: [], reference: ['boundaries/cd118/tl_2022_01_cd118.zip'] } });
+    expect(again).toMatchObject({ downloaded: 1, reused: 0 });
+    expect((await fs.lstat(path.join(cacheDir, 'boundaries/cd118/tl_2022_01_cd118.zip'))).isSymbolicLink()).toBe(false);
   });
 });

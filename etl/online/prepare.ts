@@ -1,0 +1,35 @@
+// The whole of `etl build --online` before the build proper: plan, download, fill what cannot be
+// downloaded from the fallback tree, and hand back the directory to use as the source root.
+import path from 'node:path';
+import { buildMirrorPlan, fetchSourceTree, type FetchOptions, type FetchResult } from './fetch.js';
+import { fillFromFallback } from './fallback.js';
+import type { FetchPlan } from './plan.js';
+
+/** Where files that census.gov does not publish come from unless --fallback-source says otherwise. */
+export const DEFAULT_FALLBACK_SOURCE = '../shared/census';
+
+export class IncompleteDownloadError extends Error {
+  constructor(readonly result: FetchResult) {
+    const shown = result.failed.slice(0, 5).map((f) => `  ${f.path}: ${f.error}`).join('\n');
+    super(
+      `${result.failed.length} file(s) could not be downloaded; the build did not start. ` +
+        `Run again to resume (complete files are kept):\n${shown}${result.failed.length > 5 ? '\n  …' : ''}`,
+    );
+    this.name = 'IncompleteDownloadError';
+  }
+}
+
+export async function prepareOnlineSource(
+  opts: Omit<FetchOptions, 'plan'> & { plan?: FetchPlan; fallbackDir?: string },
+): Promise<{ sourceDir: string; result: FetchResult; linked: string[] }> {
+  const plan = opts.plan ?? (await buildMirrorPlan(opts));
+  const result = await fetchSourceTree({ ...opts, plan });
+  // A file missing from the download must stop the build, not be filled from the fallback tree.
+  if (result.failed.length > 0) throw new IncompleteDownloadError(result);
+  const { linked } = await fillFromFallback({
+    cacheDir: opts.cacheDir,
+    fallbackDir: path.resolve(opts.fallbackDir ?? DEFAULT_FALLBACK_SOURCE),
+    log: opts.log,
+  });
+  return { sourceDir: opts.cacheDir, result, linked };
+}
