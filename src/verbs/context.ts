@@ -4,6 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { GeographyStore } from '../store/geographies.js';
 
 /** The authenticated caller of a data operation (null for public operations such as health). */
 export interface Caller {
@@ -20,6 +21,7 @@ export interface Caller {
  */
 export interface Stores {
   [name: string]: unknown;
+  geographies?: GeographyStore;
 }
 
 export interface VerbContext {

@@ -1,0 +1,174 @@
+// What a place name in a specifier designates: a state, a county (with or without its state), a
+// metro (CBSA title, "Metro Area" name or OMB short name) or a congressional district
+// ("TX-35", "Texas-35", "Texas 35th congressional district"). Exact forms are tried before
+// forgiving ones (type word dropped, principal city of a metro); more than one match at the first
+// tier that matches is ambiguous, and no match lists the closest names.
+import type { GeographyStore } from '../../store/geographies.js';
+import type { CountyEntry, MetroEntry, StateEntry } from '../../store/geographies/name-index.js';
+import { AppError } from '../errors.js';
+import { closest, compactName, foldName, stripCountyType } from './names.js';
+
+export interface NameTarget {
+  type: 'state' | 'county' | 'metro' | 'cd';
+  fips: string;
+  label: string;
+}
+
+export interface NameResolution {
+  target: NameTarget;
+  /** Other readings of the name at a lower tier, for a note ("also matches …"). */
+  alternatives: NameTarget[];
+}
+
+const ORDINAL = /(\d+)(?:st|nd|rd|th)?/;
+
+/** District forms → state token and district number (0 = at large), or null. */
+export function parseDistrictName(name: string): { state: string; district: number } | null {
+  const s = name.trim().replace(/\(?\b1\d\dth congress\)?/gi, ' ').replace(/\s+/g, ' ').trim();
+  // TX-35, Texas-35, WY-AL, New York-10
+  let m = /^([A-Za-z .']+?)\s*-\s*(\d{1,2}|al|at[- ]large)$/i.exec(s);
+  if (m) return { state: m[1]!, district: /^\d+$/.test(m[2]!) ? Number(m[2]) : 0 };
+  const lower = s.toLowerCase();
+  if (!/\b(congressional|district|cd)\b/.test(lower)) {
+    m = /^([A-Za-z .']+?)\s+(\d{1,2})$/.exec(s); // "TX 35"
+    return m ? { state: m[1]!, district: Number(m[2]) } : null;
+  }
+  const atLarge = /\bat[- ]large\b/.test(lower);
+  const num = ORDINAL.exec(lower.replace(/\bcd\b/, ' '));
+  if (!atLarge && !num) return null;
+  const state = lower
+    .replace(/'s\b/g, ' ')
+    .replace(/\bat[- ]large\b/g, ' ')
+    .replace(/\b(congressional|district|delegate|resident commissioner|the|of|cd)\b/g, ' ')
+    .replace(ORDINAL, ' ')
+    .replace(/[,()]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return state ? { state, district: atLarge ? 0 : Number(num![1]) } : null;
+}
+
+function countyLabel(c: CountyEntry, states: Map<string, StateEntry>): string {
+  return `${c.name}, ${states.get(c.stateFips)?.abbr ?? c.stateFips}`;
+}
+
+/**
+ * `specType` is the type being asked for: `county:Anchorage, AK` prefers the county
+ * (Anchorage Municipality) over the metro of the same short name.
+ */
+export function resolvePlaceName(store: GeographyStore, name: string, vintage: number, specType?: string): NameResolution {
+  const idx = store.names();
+  const stateByFips = new Map(idx.states.map((s) => [s.fips, s]));
+  const stateOf = (token: string): StateEntry | undefined => idx.stateByToken.get(compactName(token));
+  const countyT = (c: CountyEntry): NameTarget => ({ type: 'county', fips: c.fips, label: countyLabel(c, stateByFips) });
+  const metroT = (m: MetroEntry): NameTarget => ({ type: 'metro', fips: m.cbsa, label: m.title });
+  const tiers: NameTarget[][] = [[], []];
+  const retired: CountyEntry[] = [];
+  const validCounty = (c: CountyEntry): boolean => {
+    if (c.validFrom <= vintage && vintage <= c.validTo) return true;
+    retired.push(c);
+    return false;
+  };
+
+  const cd = parseDistrictName(name);
+  if (cd) {
+    const st = stateOf(cd.state);
+    if (st) {
+      const candidates = cd.district === 0 || cd.district === 1 ? [0, 98, cd.district] : [cd.district];
+      for (const n of candidates) {
+        const fips = `${st.fips}${String(n).padStart(2, '0')}`;
+        if (store.tables.cd.find(fips) >= 0) {
+          tiers[0]!.push({ type: 'cd', fips, label: `${st.abbr}-${n === 0 || n === 98 ? 'AL' : n}` });
+          break;
+        }
+      }
+      if (tiers[0]!.length === 0) {
+        const count = store.tables.cd.prefixRange(st.fips);
+        throw new AppError('geography-not-found', `${st.name} has no congressional district ${cd.district} in the 118th Congress (it has ${count[1] - count[0]}).`, { extensions: { geo_name: name } });
+      }
+    }
+  }
+
+  const whole = compactName(name);
+  const st = idx.stateByToken.get(whole);
+  if (st) tiers[0]!.push({ type: 'state', fips: st.fips, label: st.name });
+  for (const m of idx.metroExact.get(whole) ?? []) tiers[0]!.push(metroT(m));
+
+  const comma = name.lastIndexOf(',');
+  const left = comma >= 0 ? name.slice(0, comma) : name;
+  const stateTok = comma >= 0 ? stateOf(name.slice(comma + 1)) : undefined;
+  const inState = (c: CountyEntry): boolean => stateTok === undefined || c.stateFips === stateTok.fips;
+  if (comma < 0 || stateTok) {
+    const folded = foldName(left);
+    const exact = (idx.countyExact.get(folded.replace(/ /g, '')) ?? []).filter(inState);
+    const bare = (idx.countyBare.get(stripCountyType(folded).replace(/ /g, '')) ?? []).filter(inState);
+    // Without a state a county name must be unique nationwide, so it is never better than tier 2.
+    const exactTier = stateTok ? 0 : 1;
+    for (const c of exact.filter(validCounty)) tiers[exactTier]!.push(countyT(c));
+    for (const c of bare.filter((c) => !exact.includes(c)).filter(validCounty)) tiers[1]!.push(countyT(c));
+  }
+  // Metro by short name, by title without its states, or by a principal city with a state.
+  for (const m of idx.metroShort.get(whole) ?? []) tiers[1]!.push(metroT(m));
+  for (const m of idx.metroNoState.get(compactName(left)) ?? []) {
+    if (!stateTok || m.states.includes(stateTok.fips)) tiers[1]!.push(metroT(m));
+  }
+  if (stateTok) {
+    const city = compactName(left);
+    for (const m of idx.metros) {
+      if (!m.states.includes(stateTok.fips)) continue;
+      const cities = m.title.slice(0, m.title.lastIndexOf(', ')).split('-').map(compactName);
+      if (cities.includes(city)) tiers[1]!.push(metroT(m));
+    }
+  }
+
+  const dedupe = (ts: NameTarget[]): NameTarget[] => [...new Map(ts.map((t) => [`${t.type}:${t.fips}`, t])).values()];
+  const t0 = dedupe(tiers[0]!);
+  const t1 = dedupe(tiers[1]!).filter((t) => !t0.some((u) => u.type === t.type && u.fips === t.fips));
+  let best = t0.length ? t0 : t1;
+  let others = t0.length ? t1 : [];
+  // Metro titles often equal a county's bare name ("Anchorage, AK"): for a county specifier the
+  // county is the reading that names the requested type itself.
+  const t1Counties = t1.filter((t) => t.type === 'county');
+  if (specType === 'county' && t0.length && t0.every((t) => t.type === 'metro') && t1Counties.length === 1) {
+    best = t1Counties;
+    others = [...t0, ...t1.filter((t) => t !== t1Counties[0])];
+  }
+  const sameType = best.filter((t) => t.type === specType);
+  if (best.length > 1 && sameType.length === 1) {
+    others = [...best.filter((t) => t !== sameType[0]), ...others];
+    best = sameType;
+  }
+  // A county named with its type word ("St. Louis city") is unmistakable: no "could also mean".
+  if (best.length === 1 && best[0]!.type === 'county' && t0.includes(best[0]!)) others = others.filter((t) => t.type !== 'county');
+  if (best.length === 1) return { target: best[0]!, alternatives: others };
+  if (best.length > 1) {
+    throw new AppError('ambiguous-geography-name', `"${name}" matches ${best.length} places: ${best.map(describe).join('; ')}. Use one of these specifiers, or add the state ("Baltimore County, MD") or the type word ("St. Louis city, MO").`, {
+      extensions: { geo_name: name, candidates: best.map(candidate) },
+    });
+  }
+  if (retired.length) {
+    const r = retired[0]!;
+    const last = r.validTo;
+    const when = r.validFrom > vintage ? `from vintage ${r.validFrom}` : `up to vintage ${last}`;
+    const ct = r.stateFips === '09' && vintage >= 2022 ? ' From 2022 Connecticut is divided into 9 planning regions (county:09110…county:09190) instead of its 8 counties.' : '';
+    throw new AppError('geography-not-found', `"${name}" is ${countyLabel(r, stateByFips)} (county:${r.fips}), which exists in ACS ${when}, not in vintage ${vintage}.${ct}`, {
+      extensions: { geo_name: name, candidates: [candidate({ type: 'county', fips: r.fips, label: countyLabel(r, stateByFips) })] },
+    });
+  }
+  const pool: NameTarget[] = [
+    ...idx.states.map((s): NameTarget => ({ type: 'state', fips: s.fips, label: s.name })),
+    ...idx.counties.filter((c) => c.validFrom <= vintage && vintage <= c.validTo && inState(c)).map(countyT),
+    ...idx.metros.map(metroT),
+  ];
+  const near = closest(stateTok ? left : name, pool, (t) => (t.type === 'county' && stateTok ? t.label.slice(0, t.label.lastIndexOf(',')) : t.label), 5);
+  throw new AppError('geography-not-found', `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map(describe).join('; ')}.`, {
+    extensions: { geo_name: name, candidates: near.map(candidate) },
+  });
+}
+
+function describe(t: NameTarget): string {
+  return `${t.label} (${t.type}:${t.fips})`;
+}
+
+function candidate(t: NameTarget): { key: string; name: string; type: string } {
+  return { key: `${t.type}:${t.fips}`, name: t.label, type: t.type };
+}

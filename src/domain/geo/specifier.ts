@@ -1,0 +1,48 @@
+// The geography specifier grammar: `{type}:{fips}`, `{type}:{fips prefix}*` (wildcard) or, for
+// county, tract and block_group, `{type}:{place name}`. Several specifiers are separated by `;`
+// (names contain commas: "Austin-Round Rock-San Marcos, TX").
+import { AppError } from '../errors.js';
+import { FIPS_SHAPE, GEO_TYPES, NAME_RESOLVABLE_TYPES, isGeoType, type GeoType } from './keys.js';
+
+export type GeoSpecifier =
+  | { kind: 'key'; raw: string; type: GeoType; fips: string }
+  | { kind: 'wildcard'; raw: string; type: GeoType; prefix: string }
+  | { kind: 'name'; raw: string; type: GeoType; name: string };
+
+export const GEO_LIST_SEPARATOR = ';';
+
+const FORMAT_HELP = `Use {type}:{fips} with type one of ${GEO_TYPES.join(', ')} and FIPS digits with their leading zeros (state:48, county:48453); add a trailing * for a wildcard (county:48*); county, tract and block_group also take a place name (tract:Travis County, TX). Separate several geographies with ${GEO_LIST_SEPARATOR}.`;
+
+/** Split `geo` parameter values (repeated parameters and/or `;`-separated lists) into specifiers. */
+export function splitGeoParam(values: string | readonly string[] | undefined): string[] {
+  const list = values === undefined ? [] : typeof values === 'string' ? [values] : values;
+  return list.flatMap((v) => v.split(GEO_LIST_SEPARATOR)).map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function formatError(raw: string, why: string): AppError {
+  return new AppError('invalid-geo-format', `"${raw}" is not a valid geography specifier: ${why}. ${FORMAT_HELP}`, {
+    extensions: { geo: raw },
+  });
+}
+
+/** Parse one specifier. Throws AppError `invalid-geo-format` when it is not of the grammar. */
+export function parseSpecifier(input: string): GeoSpecifier {
+  const raw = input.trim();
+  if (!raw) throw formatError(input, 'it is empty');
+  const colon = raw.indexOf(':');
+  if (colon < 0) {
+    throw formatError(raw, /^[a-z]{2}$/i.test(raw) ? 'a state abbreviation alone is not a geography key (Texas is state:48)' : 'it has no {type}: part');
+  }
+  const typePart = raw.slice(0, colon).trim().toLowerCase().replace(/[- ]/g, '_');
+  const rest = raw.slice(colon + 1).trim();
+  const type = typePart === 'us' ? 'nation' : typePart;
+  if (!isGeoType(type)) throw formatError(raw, `"${raw.slice(0, colon)}" is not a geography type`);
+  if (!rest) throw formatError(raw, `the part after "${type}:" is empty`);
+  if (rest.includes('*')) {
+    if (!/^\d*\*$/.test(rest)) throw formatError(raw, 'a wildcard is FIPS digits followed by a single trailing *');
+    return { kind: 'wildcard', raw, type, prefix: rest.slice(0, -1) };
+  }
+  if (/^\d+$/.test(rest)) return { kind: 'key', raw, type, fips: rest };
+  if (NAME_RESOLVABLE_TYPES.includes(type)) return { kind: 'name', raw, type, name: rest };
+  throw formatError(raw, `${type} takes FIPS digits (${FIPS_SHAPE[type]}); place names are resolved only for ${NAME_RESOLVABLE_TYPES.join(', ')}`);
+}

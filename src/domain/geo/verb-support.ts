@@ -1,0 +1,36 @@
+// Pieces shared by the geography operations: the store lookup, the vintage default and the
+// public shape of a geography in responses.
+import { AppError } from '../errors.js';
+import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
+import type { VerbContext } from '../../verbs/context.js';
+
+/** Latest ACS vintage the service publishes; the default when a request names none. */
+export const LATEST_VINTAGE = 2024;
+
+export function geographyStore(ctx: VerbContext): GeographyStore {
+  const store = ctx.stores.geographies;
+  if (!store) throw new AppError('dependency-unavailable', 'The geography reference is not loaded; retry shortly.');
+  return store;
+}
+
+/** A geography as operations return it (the record plus a compact hierarchy when asked for). */
+export interface GeographyView {
+  geo_key: string;
+  type: string;
+  fips: string;
+  name: string;
+  parent_key: string | null;
+  state_keys: string[];
+  population: number | null;
+  population_source: string;
+  point: GeographyRecord['point'];
+  definition: string;
+  valid_from: number;
+  valid_to: number | null;
+  metro?: GeographyRecord['metro'];
+}
+
+export function viewOf(r: GeographyRecord): GeographyView {
+  const { key, ...rest } = r;
+  return { geo_key: key, ...rest };
+}

@@ -1,0 +1,196 @@
+// GeographyStore: the geography reference of one build, loaded once at boot from
+// `geo/geographies.json` (written by the ETL step `geographies`) and queried in memory.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  GEO_TYPES,
+  OPEN_VINTAGE,
+  blockGroupDisplayName,
+  parentKeyOf,
+  splitKey,
+  tractDisplayName,
+  type GeoType,
+} from '../domain/geo/keys.js';
+import { GEO_FORMAT_VERSION, type GeoFile, type GeoProvenance } from './geographies/format.js';
+import { LevelTable } from './geographies/level-table.js';
+import { Crosswalks } from './geographies/crosswalks.js';
+import { membersOf, type Members } from './geographies/members.js';
+import { searchNames, type NameIndex, buildNameIndex } from './geographies/name-index.js';
+
+export interface GeographyPoint {
+  lat: number;
+  lon: number;
+  kind: GeoProvenance['point_kind'];
+  source: string;
+}
+
+export interface GeographyRecord {
+  key: string;
+  type: GeoType;
+  fips: string;
+  name: string;
+  /** Immediate parent; for metros the first principal state. */
+  parent_key: string | null;
+  /** States the geography belongs to (metros: every state in the CBSA title). */
+  state_keys: string[];
+  population: number | null;
+  population_source: string;
+  point: GeographyPoint | null;
+  /** Boundary set: `tract-2010`, `tract-2020`, `county`, `cbsa-2023-07`, `cd118`, … */
+  definition: string;
+  /** First and last ACS vintage (inclusive) using this definition; null last = still current. */
+  valid_from: number;
+  valid_to: number | null;
+  /** Metro rows only. */
+  metro?: { kind: 'metro' | 'micro'; short_name: string };
+}
+
+export class GeographyStore {
+  readonly tables: Record<GeoType, LevelTable>;
+  readonly crosswalks: Crosswalks;
+  readonly provenance: GeoProvenance[];
+  readonly notes: string[];
+  readonly loadMs: number;
+  private countyName = new Map<string, string>();
+  private nameIndex: NameIndex | undefined;
+
+  private constructor(file: GeoFile, loadMs: number) {
+    this.tables = Object.fromEntries(GEO_TYPES.map((t) => [t, new LevelTable(t, file.levels[t])])) as Record<GeoType, LevelTable>;
+    this.crosswalks = new Crosswalks(file.crosswalks);
+    this.provenance = file.provenance;
+    this.notes = file.notes;
+    this.loadMs = loadMs;
+    const c = this.tables.county;
+    // Later rows of a key are later definitions: the newest name wins.
+    for (let i = 0; i < c.size; i++) this.countyName.set(c.fips[i]!, c.name![i]!);
+  }
+
+  /** Load `geo/geographies.json` from a build directory (e.g. `data/current`). */
+  static async load(buildDir: string): Promise<GeographyStore> {
+    const t0 = performance.now();
+    const text = await fs.readFile(path.join(buildDir, 'geo', 'geographies.json'), 'utf8');
+    const file = JSON.parse(text) as GeoFile;
+    if (file.format !== GEO_FORMAT_VERSION) {
+      throw new Error(`geo/geographies.json has format ${file.format}; this server reads format ${GEO_FORMAT_VERSION}: rebuild the data`);
+    }
+    const store = new GeographyStore(file, 0);
+    (store as { loadMs: number }).loadMs = performance.now() - t0;
+    return store;
+  }
+
+  /** The record of table row `i`. */
+  record(type: GeoType, i: number): GeographyRecord {
+    const L = this.tables[type];
+    const fips = L.fips[i]!;
+    const prov = this.provenance[L.prov[i]!]!;
+    const states = L.states?.[i];
+    const pop = L.population[i]!;
+    const lat = L.lat[i]!;
+    const to = L.to[i]!;
+    const rec: GeographyRecord = {
+      key: `${type}:${fips}`,
+      type,
+      fips,
+      name: this.nameOf(type, i),
+      parent_key: parentKeyOf(type, fips, states),
+      state_keys: type === 'nation' ? [] : type === 'metro' ? (states ?? []).map((s) => `state:${s}`) : type === 'state' ? [`state:${fips}`] : [`state:${fips.slice(0, 2)}`],
+      population: Number.isNaN(pop) ? null : pop,
+      population_source: prov.population_source,
+      point: Number.isNaN(lat) ? null : { lat, lon: L.lon[i]!, kind: prov.point_kind, source: prov.point_source },
+      definition: prov.definition,
+      valid_from: L.from[i]!,
+      valid_to: to === OPEN_VINTAGE ? null : to,
+    };
+    if (type === 'metro') rec.metro = { kind: L.kind![i] === 'micro' ? 'micro' : 'metro', short_name: L.shortName![i]! };
+    return rec;
+  }
+
+  nameOf(type: GeoType, i: number): string {
+    const L = this.tables[type];
+    if (L.name) return L.name[i]!;
+    const fips = L.fips[i]!;
+    const county = this.countyName.get(fips.slice(0, 5)) ?? `County ${fips.slice(0, 5)}`;
+    return type === 'tract' ? tractDisplayName(fips, county) : blockGroupDisplayName(fips, county);
+  }
+
+  /**
+   * The geography of a canonical key in an ACS vintage; without a vintage, its latest definition.
+   * Null when the key does not exist in that vintage.
+   */
+  get(key: string, vintage?: number): GeographyRecord | null {
+    const k = splitKey(key);
+    if (!k) return null;
+    const i = this.tables[k.type].find(k.fips, vintage);
+    return i < 0 ? null : this.record(k.type, i);
+  }
+
+  /** Every definition of a key across vintages (empty when the key never existed). */
+  versions(key: string): GeographyRecord[] {
+    const k = splitKey(key);
+    if (!k) return [];
+    return this.tables[k.type].rowsOf(k.fips).map((i) => this.record(k.type, i));
+  }
+
+  /** Geographies of `type` whose FIPS starts with `fipsPrefix` in `vintage` (wildcards). */
+  byPrefix(type: GeoType, fipsPrefix: string, vintage: number): GeographyRecord[] {
+    return this.tables[type].rowsWithPrefix(fipsPrefix, vintage).map((i) => this.record(type, i));
+  }
+
+  countByPrefix(type: GeoType, fipsPrefix: string, vintage: number): number {
+    return this.tables[type].countWithPrefix(fipsPrefix, vintage);
+  }
+
+  /** Keys (not records) matching a prefix: cheap enough to count and gate before building records. */
+  keysByPrefix(type: GeoType, fipsPrefix: string, vintage: number): string[] {
+    const L = this.tables[type];
+    return L.rowsWithPrefix(fipsPrefix, vintage).map((i) => `${type}:${L.fips[i]}`);
+  }
+
+  /** Every geography of a type valid in a vintage. */
+  all(type: GeoType, vintage: number): GeographyRecord[] {
+    return this.byPrefix(type, '', vintage);
+  }
+
+  /**
+   * Child keys of a parent for a child type in a vintage, through containment (FIPS prefixes) or
+   * the crosswalks (metro→county, district→tract). Unsupported pairs are the caller's to reject.
+   */
+  members(parentKey: string, childType: GeoType, vintage: number): Members {
+    const k = splitKey(parentKey);
+    if (!k) return { keys: [], notes: [], unsupported: `not a geography key: ${parentKey}` };
+    return membersOf(this, k.type, k.fips, childType, vintage);
+  }
+
+  children(parentKey: string, childType: GeoType, vintage: number): GeographyRecord[] {
+    return this.members(parentKey, childType, vintage).keys.map((key) => this.get(key, vintage)).filter((r): r is GeographyRecord => r !== null);
+  }
+
+  /** The containment chain above a geography, nearest first, ending with the nation. */
+  hierarchy(key: string, vintage?: number): GeographyRecord[] {
+    const out: GeographyRecord[] = [];
+    let rec = this.get(key, vintage);
+    const seen = new Set<string>();
+    while (rec?.parent_key && !seen.has(rec.parent_key)) {
+      seen.add(rec.parent_key);
+      const parent = this.get(rec.parent_key, vintage) ?? this.get(rec.parent_key);
+      if (!parent) break;
+      out.push(parent);
+      rec = parent;
+    }
+    return out;
+  }
+
+  /** The name index (states, counties, metros, districts), built on first use. */
+  names(): NameIndex {
+    this.nameIndex ??= buildNameIndex(this);
+    return this.nameIndex;
+  }
+
+  /**
+   * Search names of states, counties, metros and districts (tracts and block groups have
+   * generated names: reach them by their parent). Best matches first.
+   */
+  search(name: string, opts: { type?: GeoType; limit: number; vintage?: number }): GeographyRecord[] {
+    return searchNames(this, name, opts);
+  }
+}

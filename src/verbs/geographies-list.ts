@@ -1,0 +1,87 @@
+// GET /v1/geographies — browse geographies by type, by parent, or by name search; paginated.
+// The page-size ceiling depends on the plan, so the caller passes it in (`maxLimit`).
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { CHILD_TYPES, GEO_TYPES } from '../domain/geo/keys.js';
+import { LATEST_VINTAGE, geographyStore, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
+import type { GeographyRecord } from '../store/geographies.js';
+import type { VerbContext, VerbResult } from './context.js';
+import { resolveParent } from './geography-children.js';
+
+export const geographiesListInput = z.object({
+  type: z.enum(GEO_TYPES).optional(),
+  /** A parent geography key (or, for county/tract/block_group children, a place name specifier). */
+  parent: z.string().min(1).optional(),
+  /** Name search (states, counties, metros, districts). */
+  search: z.string().trim().min(1).max(200).optional(),
+  vintage: z.coerce.number().int().min(2005).max(2100).optional(),
+  limit: z.coerce.number().int().min(1).optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+  /** Plan ceiling for `limit`, from the plans table. */
+  maxLimit: z.number().int().min(1),
+  defaultLimit: z.number().int().min(1).default(100),
+});
+export type GeographiesListInput = z.input<typeof geographiesListInput>;
+
+export async function geographiesList({ ctx, input }: { ctx: VerbContext; input: GeographiesListInput }): Promise<VerbResult<GeographyView[]>> {
+  const q = geographiesListInput.parse(input);
+  const store = geographyStore(ctx);
+  const vintage = q.vintage ?? LATEST_VINTAGE;
+  if (q.limit !== undefined && q.limit > q.maxLimit) {
+    throw new AppError('validation-error', `limit ${q.limit} is above the ${q.maxLimit} your plan allows per page; use offset to page through.`, {
+      extensions: { limit: q.limit, max_limit: q.maxLimit },
+    });
+  }
+  const limit = Math.min(q.limit ?? q.defaultLimit, q.maxLimit);
+  let rows: GeographyRecord[];
+  let hint: string | null = null;
+  if (q.search) {
+    if (q.type === 'tract' || q.type === 'block_group') {
+      throw new AppError('validation-error', `Name search covers states, counties, metros and districts; tract and block group names are generated. List them by parent instead (parent=county:48453 or parent="Travis County, TX").`);
+    }
+    rows = store.search(q.search, { type: q.type, limit: 1000, vintage });
+    if (q.parent) {
+      const parent = resolveParent(store, q.parent, vintage);
+      rows = rows.filter((r) => r.state_keys.includes(parent.key) || r.parent_key === parent.key);
+    }
+    if (rows.length === 0) hint = `No geography name contains "${q.search}". Try fewer words or a state abbreviation.`;
+  } else if (q.parent) {
+    if (!q.type) {
+      throw new AppError('unprocessable-request', 'type is required with parent: say which child type to list.', {
+        errors: [{ field: 'query → type', message: 'Field required with parent', type: 'missing' }],
+      });
+    }
+    const parent = resolveParent(store, q.parent, vintage);
+    if (!CHILD_TYPES[parent.type].includes(q.type)) {
+      throw new AppError('unsupported-child-type', `${parent.type} geographies have no ${q.type} children; allowed child types: ${CHILD_TYPES[parent.type].join(', ') || 'none'}.`);
+    }
+    const m = store.members(parent.key, q.type, vintage);
+    if (m.unsupported) throw new AppError('validation-error', m.unsupported);
+    return paged(m.keys.length, q.offset, limit, () => m.keys.slice(q.offset, q.offset + limit).map((k) => store.get(k, vintage)).filter((r): r is GeographyRecord => r !== null), vintage);
+  } else {
+    if (!q.type) {
+      throw new AppError('unprocessable-request', 'Give a type, a parent or a search term.', {
+        errors: [{ field: 'query → type', message: 'One of type, parent or search is required', type: 'missing' }],
+      });
+    }
+    const table = store.tables[q.type];
+    const total = store.countByPrefix(q.type, '', vintage);
+    // Rows valid in the vintage are a filtered view of the table: walk it once to the page.
+    return paged(total, q.offset, limit, () => {
+      const out: GeographyRecord[] = [];
+      let seen = 0;
+      for (let i = 0; i < table.size && out.length < limit; i++) {
+        if (!table.validAt(i, vintage)) continue;
+        if (seen++ >= q.offset) out.push(store.record(q.type!, i));
+      }
+      return out;
+    }, vintage);
+  }
+  const page = rows.slice(q.offset, q.offset + limit);
+  return { data: page.map(viewOf), meta: { total_count: rows.length, vintage, hint }, page: { offset: q.offset, limit, total: rows.length } };
+}
+
+function paged(total: number, offset: number, limit: number, fetch: () => GeographyRecord[], vintage: number): VerbResult<GeographyView[]> {
+  const data = offset >= total ? [] : fetch().map(viewOf);
+  return { data, meta: { total_count: total, vintage, hint: total === 0 ? 'No geographies of this type in this vintage.' : null }, page: { offset, limit, total } };
+}

@@ -1,0 +1,78 @@
+// GET /v1/geographies/{geo_key}/children?type=… — child geographies of a parent. The parent may
+// be a key or, as in data requests, a place name ("Travis County, TX", "TX-35").
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { CHILD_TYPES, GEO_TYPES, splitKey } from '../domain/geo/keys.js';
+import { resolvePlaceName } from '../domain/geo/resolve-name.js';
+import { LATEST_VINTAGE, geographyStore, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
+import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const geographyChildrenInput = z.object({
+  geo_key: z.string().trim().min(1),
+  type: z.enum(GEO_TYPES),
+  vintage: z.coerce.number().int().min(2005).max(2100).optional(),
+  limit: z.coerce.number().int().min(1).optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+  /** Plan ceiling for `limit`, from the plans table. */
+  maxLimit: z.number().int().min(1),
+  defaultLimit: z.number().int().min(1).default(100),
+});
+export type GeographyChildrenInput = z.input<typeof geographyChildrenInput>;
+
+/**
+ * A parent given as a key (`county:48453`) or a name (`Travis County, TX`, `county:Travis County,
+ * TX`, `TX-35`, `Austin-Round Rock-San Marcos, TX`), as it exists in `vintage`.
+ */
+export function resolveParent(store: GeographyStore, parent: string, vintage: number): GeographyRecord {
+  const k = splitKey(parent.trim());
+  if (k) {
+    const r = store.get(parent.trim(), vintage);
+    if (!r) {
+      const other = store.versions(parent.trim());
+      throw new AppError('geography-not-found', other.length
+        ? `${parent} (${other[0]!.name}) exists in ACS ${other.map((o) => `${o.valid_from}–${o.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
+        : `${parent} matches no geography. FIPS codes keep their leading zeros (state:06, not state:6).`);
+    }
+    return r;
+  }
+  const colon = parent.indexOf(':');
+  const name = colon >= 0 && /^[a-z_]+$/i.test(parent.slice(0, colon).trim()) ? parent.slice(colon + 1) : parent;
+  const { target } = resolvePlaceName(store, name.trim(), vintage);
+  const key = `${target.type}:${target.fips}`;
+  const r = store.get(key, vintage) ?? store.get(key);
+  if (!r) throw new AppError('geography-not-found', `"${parent}" resolved to ${key}, which has no definition in ACS ${vintage}.`);
+  return r;
+}
+
+export async function geographyChildren({ ctx, input }: { ctx: VerbContext; input: GeographyChildrenInput }): Promise<VerbResult<GeographyView[]>> {
+  const q = geographyChildrenInput.parse(input);
+  const store = geographyStore(ctx);
+  const vintage = q.vintage ?? LATEST_VINTAGE;
+  if (q.limit !== undefined && q.limit > q.maxLimit) {
+    throw new AppError('validation-error', `limit ${q.limit} is above the ${q.maxLimit} your plan allows per page; use offset to page through.`, {
+      extensions: { limit: q.limit, max_limit: q.maxLimit },
+    });
+  }
+  const limit = Math.min(q.limit ?? q.defaultLimit, q.maxLimit);
+  const parent = resolveParent(store, q.geo_key, vintage);
+  const allowed = CHILD_TYPES[parent.type];
+  if (!allowed.includes(q.type)) {
+    throw new AppError('unsupported-child-type', `${parent.type} geographies have no ${q.type} children; allowed child types for ${parent.type}: ${allowed.join(', ') || 'none'}.`, {
+      extensions: { parent_type: parent.type, allowed_child_types: allowed },
+    });
+  }
+  const m = store.members(parent.key, q.type, vintage);
+  if (m.unsupported) throw new AppError('validation-error', m.unsupported);
+  const page = m.keys.slice(q.offset, q.offset + limit).map((k) => store.get(k, vintage)).filter((r): r is GeographyRecord => r !== null);
+  const data = page.map((r) => {
+    const v = viewOf(r);
+    const share = m.afact?.get(r.key);
+    return share === undefined ? v : { ...v, afact: share };
+  });
+  return {
+    data,
+    meta: { total_count: m.keys.length, vintage, parent: viewOf(parent), notes: m.notes, hint: m.keys.length === 0 ? `${parent.name} has no ${q.type} in ACS ${vintage}.` : null },
+    page: { offset: q.offset, limit, total: m.keys.length },
+  };
+}

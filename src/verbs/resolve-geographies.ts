@@ -1,0 +1,173 @@
+// The one entry point data operations use to turn `geo` specifiers into geographies of a vintage:
+// parse every specifier, apply the plan gates to wildcard and name expansions, count the expansion
+// against the plan's limit BEFORE any data is fetched, then build the records.
+import { AppError } from '../domain/errors.js';
+import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
+import { resolvePlaceName, type NameTarget } from '../domain/geo/resolve-name.js';
+import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
+import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
+
+/** Plan gates, passed in from the plans table (this module knows no plan names' rules). */
+export interface GeoGates {
+  allowWildcard: boolean;
+  allowBlockGroupWildcard: boolean;
+  /** Largest number of geographies wildcard and name expansions may produce in one request. */
+  maxExpansion: number;
+  plan: string;
+  /** Where `feature-requires-upgrade` points (e.g. `${config.DASHBOARD_URL}/billing`). */
+  upgradeUrl?: string;
+}
+
+export interface ResolveOptions extends GeoGates {
+  vintage: number;
+}
+
+export type ExpansionVia = 'key' | 'wildcard' | 'name:state' | 'name:county' | 'name:metro' | 'name:cd';
+
+export interface Expansion {
+  spec: string;
+  count: number;
+  via: ExpansionVia;
+  /** The place a name resolved to. */
+  resolved_to?: { key: string; name: string };
+  keys: string[];
+  /** District expansions: population share inside the district of each split tract. */
+  afact?: Record<string, number>;
+}
+
+export interface DefinitionVintage {
+  vintage: number;
+  tracts: '2010' | '2020';
+  connecticut: 'legacy_counties' | 'planning_regions';
+  congress: '118th';
+  metro_delineation: '2023-07';
+  description: string;
+}
+
+export interface ResolvedGeographies {
+  geographies: GeographyRecord[];
+  expansions: Expansion[];
+  definitionVintage: DefinitionVintage;
+  notes: string[];
+}
+
+export function definitionOf(vintage: number): DefinitionVintage {
+  const tracts = vintage >= 2020 ? '2020' : '2010';
+  const connecticut = vintage >= 2022 ? 'planning_regions' : 'legacy_counties';
+  return {
+    vintage,
+    tracts,
+    connecticut,
+    congress: '118th',
+    metro_delineation: '2023-07',
+    description: `Geographies as defined for ACS ${vintage}: ${tracts} census tracts and block groups; Connecticut ${connecticut === 'planning_regions' ? 'planning regions' : 'legacy counties'}; metros of the July 2023 delineation; districts of the 118th Congress.`,
+  };
+}
+
+const REQUIRED_PLAN: Record<'wildcard' | 'block_group', string> = { wildcard: 'pro', block_group: 'business' };
+
+function gate(type: GeoType, spec: string, what: string, opts: ResolveOptions): void {
+  const bg = type === 'block_group';
+  if (opts.allowWildcard && (!bg || opts.allowBlockGroupWildcard)) return;
+  const required = bg && opts.allowWildcard ? REQUIRED_PLAN.block_group : bg ? REQUIRED_PLAN.block_group : REQUIRED_PLAN.wildcard;
+  throw new AppError('feature-requires-upgrade', `"${spec}" is a ${what}, which expands to many geographies: ${bg ? 'block group expansions need the Business plan or above' : 'wildcard and name expansions need the Pro plan or above'}; your plan is ${opts.plan}. Request individual geography keys instead, or upgrade.`, {
+    extensions: { upgrade_url: opts.upgradeUrl ?? '/billing', required_plan: required, plan: opts.plan },
+  });
+}
+
+function notFoundKey(store: GeographyStore, s: Extract<GeoSpecifier, { kind: 'key' }>, vintage: number): AppError {
+  const want = FIPS_LENGTH[s.type];
+  const key = `${s.type}:${s.fips}`;
+  const other = store.versions(key);
+  let why: string;
+  if (other.length) {
+    const ranges = other.map((r) => `${r.valid_from}–${r.valid_to ?? 'present'}`).join(', ');
+    why = `${key} (${other[other.length - 1]!.name}) exists in ACS vintages ${ranges}, not in ${vintage}.`;
+    if (s.type !== 'cd' && s.fips.startsWith('09') && vintage >= 2022) why += ' From 2022 Connecticut uses 9 planning regions (county:09110…county:09190) as counties, and tract keys changed with them.';
+    if (s.type !== 'cd' && s.fips.startsWith('09') && vintage < 2022 && /^09(1[1-9]0)/.test(s.fips)) why += ' Before 2022 Connecticut used its 8 legacy counties (county:09001…county:09015).';
+    if ((s.type === 'tract' || s.type === 'block_group') && vintage < 2020) why += ' Vintages up to 2019 use 2010 tract definitions; 2020 and later use 2020 definitions.';
+  } else if (s.fips.length !== want) {
+    const padded = s.fips.length < want ? s.fips.padStart(want, '0') : null;
+    const hint = padded && store.get(`${s.type}:${padded}`, vintage) ? ` Did you mean ${s.type}:${padded}? FIPS codes keep their leading zeros.` : '';
+    why = `${key} matches nothing: a ${s.type} FIPS code is ${FIPS_SHAPE[s.type]}.${hint}`;
+  } else {
+    why = `${key} matches no ${s.type} in ACS ${vintage}.`;
+  }
+  return new AppError('geography-not-found', why, { extensions: { geo: s.raw } });
+}
+
+function viaOf(t: NameTarget): ExpansionVia {
+  return `name:${t.type}`;
+}
+
+/** Resolve `geo` specifiers (each may hold several, `;`-separated) for one vintage. */
+export function resolveGeographies(store: GeographyStore, specs: string | readonly string[], opts: ResolveOptions): ResolvedGeographies {
+  const list = splitGeoParam(specs);
+  if (list.length === 0) {
+    throw new AppError('unprocessable-request', 'geo is required: give at least one geography specifier such as state:48.', {
+      errors: [{ field: 'query → geo', message: 'Field required', type: 'missing' }],
+    });
+  }
+  // Every specifier is parsed before any is resolved: a format error anywhere fails fast.
+  const parsed = list.map(parseSpecifier);
+  const notes: string[] = [];
+  const expansions: Expansion[] = [];
+  for (const s of parsed) {
+    if (s.kind === 'key') {
+      const key = `${s.type}:${s.fips}`;
+      if (store.tables[s.type].find(s.fips, opts.vintage) < 0) throw notFoundKey(store, s, opts.vintage);
+      expansions.push({ spec: s.raw, count: 1, via: 'key', keys: [key] });
+    } else if (s.kind === 'wildcard') {
+      gate(s.type, s.raw, 'wildcard', opts);
+      const keys = store.keysByPrefix(s.type, s.prefix, opts.vintage);
+      if (keys.length === 0) {
+        const needed = FIPS_LENGTH[s.type];
+        throw new AppError('geography-not-found', `${s.raw} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`, { extensions: { geo: s.raw } });
+      }
+      expansions.push({ spec: s.raw, count: keys.length, via: 'wildcard', keys });
+    } else {
+      const { target, alternatives } = resolvePlaceName(store, s.name, opts.vintage, s.type);
+      const targetKey = `${target.type}:${target.fips}`;
+      const targetName = store.get(targetKey, opts.vintage)?.name ?? store.get(targetKey)?.name ?? target.label;
+      if (alternatives.length) {
+        notes.push(`"${s.name}" was read as ${targetName} (${targetKey}); it could also mean ${alternatives.map((a) => `${a.label} (${a.type}:${a.fips})`).join(', ')}.`);
+      }
+      if (target.type === s.type) {
+        // The name designates the geography itself (county:Travis County, TX): a direct lookup.
+        expansions.push({ spec: s.raw, count: 1, via: viaOf(target), resolved_to: { key: targetKey, name: targetName }, keys: [targetKey] });
+        continue;
+      }
+      gate(s.type, s.raw, `place name expanded to every ${s.type} of ${targetName}`, opts);
+      const m = store.members(targetKey, s.type, opts.vintage);
+      if (m.unsupported) throw new AppError('validation-error', `${s.raw}: ${m.unsupported}`, { extensions: { geo: s.raw } });
+      for (const n of m.notes) if (!notes.includes(n)) notes.push(n);
+      if (m.keys.length === 0) throw new AppError('geography-not-found', `${s.raw}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`, { extensions: { geo: s.raw } });
+      const e: Expansion = { spec: s.raw, count: m.keys.length, via: viaOf(target), resolved_to: { key: targetKey, name: targetName }, keys: m.keys };
+      if (m.afact?.size) e.afact = Object.fromEntries(m.afact);
+      expansions.push(e);
+    }
+  }
+
+  const expanded = new Set<string>();
+  for (const e of expansions) if (e.via !== 'key' && e.keys.length > 1) for (const k of e.keys) expanded.add(k);
+  if (expanded.size > opts.maxExpansion) {
+    const parts = expansions.filter((e) => e.via !== 'key' && e.keys.length > 1).map((e) => `${e.spec} → ${e.count}`).join(', ');
+    throw new AppError('payload-too-large', `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan} plan allows ${opts.maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`, {
+      extensions: { requested: expanded.size, limit: opts.maxExpansion, plan: opts.plan },
+    });
+  }
+
+  const seen = new Set<string>();
+  const geographies: GeographyRecord[] = [];
+  for (const e of expansions) {
+    for (const k of e.keys) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const r = store.get(k, opts.vintage);
+      if (r) geographies.push(r);
+    }
+  }
+  const def = definitionOf(opts.vintage);
+  notes.unshift(def.description);
+  return { geographies, expansions, definitionVintage: def, notes };
+}
