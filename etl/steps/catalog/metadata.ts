@@ -1,0 +1,168 @@
+// Per-vintage labels, universes and presence of Detailed-Table estimate codes, read from the
+// metadata folder documented in ../shared/census/README.md §2:
+//   metadata/acs{1,5}/{vintage}/census_{table,column}_metadata.csv.gz   (Census Reporter shells)
+//   metadata/api_labels/acs1/{2005,2006}.csv.gz                          (acs1 years CR lacks)
+//   metadata/acs_detailed_variable_availability.csv.gz                   (acs5 2009 presence)
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
+import { InputError } from '../../step.js';
+
+export type Dataset = 'acs1' | 'acs5';
+
+/** The vintages the service covers (spec): acs5 2009–2024, acs1 2005–2024 except 2020. */
+export const SPEC_VINTAGES: Record<Dataset, number[]> = {
+  acs5: range(2009, 2024),
+  acs1: range(2005, 2024).filter((v) => v !== 2020),
+};
+
+function range(a: number, b: number): number[] {
+  return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+}
+
+/** What one vintage of one dataset tells us about a code. */
+export interface VintageInfo {
+  /** Label (API style, `!!`-joined) or null when the source has presence only (acs5 2009). */
+  label: string | null;
+  /** Table universe, or null where the source has none (acs1 2005/2006 API labels, acs5 2009). */
+  universe: string | null;
+  /** Which file the fact came from, for provenance and error messages. */
+  source: string;
+}
+
+/** dataset → code → vintage → info, restricted to the codes asked for. */
+export type CodeVintages = Map<Dataset, Map<string, Map<number, VintageInfo>>>;
+
+export const AVAILABILITY_FILE = 'metadata/acs_detailed_variable_availability.csv.gz';
+
+/** The metadata files this loader reads for the spec's vintages (relative to the source root). */
+export async function listMetadataInputs(sourceDir: string): Promise<string[]> {
+  const out: string[] = [AVAILABILITY_FILE];
+  for (const dataset of ['acs1', 'acs5'] as const) {
+    for (const v of SPEC_VINTAGES[dataset]) {
+      const dir = `metadata/${dataset}/${v}`;
+      for (const f of ['census_table_metadata.csv.gz', 'census_column_metadata.csv.gz']) {
+        if (await exists(path.join(sourceDir, dir, f))) out.push(`${dir}/${f}`);
+      }
+    }
+  }
+  for (const v of [2005, 2006]) {
+    const f = `metadata/api_labels/acs1/${v}.csv.gz`;
+    if (await exists(path.join(sourceDir, f))) out.push(f);
+  }
+  return out;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function readCsv(sourceDir: string, rel: string): Promise<Record<string, string>[]> {
+  const buf = await fs.readFile(path.join(sourceDir, rel));
+  const text = (rel.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
+  try {
+    return parse(text, { columns: true, skip_empty_lines: true, relax_column_count: false }) as Record<string, string>[];
+  } catch (e) {
+    throw new InputError(rel, `not a readable CSV: ${(e as Error).message}`);
+  }
+}
+
+function requireColumns(rel: string, rows: Record<string, string>[], cols: string[]): void {
+  const first = rows[0];
+  if (!first) throw new InputError(rel, 'file has no rows');
+  for (const c of cols) if (!(c in first)) throw new InputError(rel, `missing column "${c}"`);
+}
+
+/** `B19013001` → `B19013_001E` (README §2a). */
+export function columnIdToCode(columnId: string): string {
+  return `${columnId.slice(0, -3)}_${columnId.slice(-3)}E`;
+}
+
+export function tableOf(code: string): string {
+  return code.slice(0, code.indexOf('_'));
+}
+
+/**
+ * Load label/universe/presence for `codes` in every spec vintage. Codes never mentioned simply
+ * have no entry for that vintage (= not published there).
+ */
+export async function loadCodeVintages(sourceDir: string, codes: Set<string>): Promise<CodeVintages> {
+  const out: CodeVintages = new Map([
+    ['acs1', new Map()],
+    ['acs5', new Map()],
+  ]);
+  const tables = new Set([...codes].map(tableOf));
+  const put = (dataset: Dataset, code: string, vintage: number, info: VintageInfo): void => {
+    const byCode = out.get(dataset)!;
+    let m = byCode.get(code);
+    if (!m) byCode.set(code, (m = new Map()));
+    m.set(vintage, info);
+  };
+
+  for (const dataset of ['acs1', 'acs5'] as const) {
+    for (const v of SPEC_VINTAGES[dataset]) {
+      const dir = `metadata/${dataset}/${v}`;
+      const colFile = `${dir}/census_column_metadata.csv.gz`;
+      const tabFile = `${dir}/census_table_metadata.csv.gz`;
+      if (!(await exists(path.join(sourceDir, colFile)))) continue;
+      const tabRows = await readCsv(sourceDir, tabFile);
+      requireColumns(tabFile, tabRows, ['table_id', 'universe']);
+      const universe = new Map<string, string>();
+      for (const r of tabRows) if (tables.has(r.table_id!)) universe.set(r.table_id!, r.universe!);
+      const colRows = await readCsv(sourceDir, colFile);
+      requireColumns(colFile, colRows, ['table_id', 'column_id', 'column_title', 'parent_column_id']);
+      const byId = new Map<string, Record<string, string>>();
+      for (const r of colRows) if (r.column_id && tables.has(r.table_id!)) byId.set(r.column_id, r);
+      for (const [id, r] of byId) {
+        const code = columnIdToCode(id);
+        if (!codes.has(code)) continue;
+        // Join titles up the parent chain, as the availability file's latest_label does.
+        const parts: string[] = [];
+        let cur: Record<string, string> | undefined = r;
+        for (let guard = 0; cur && guard < 20; guard++) {
+          parts.unshift(cur.column_title!.trim());
+          cur = cur.parent_column_id ? byId.get(cur.parent_column_id) : undefined;
+        }
+        put(dataset, code, v, { label: parts.join('!!'), universe: universe.get(r.table_id!) ?? null, source: colFile });
+      }
+    }
+  }
+
+  // acs1 2005/2006: Census Reporter has no shells; the verbatim API labels cover the groups with
+  // values in api/ (README §2c). Other groups are unknown for those years and stay absent.
+  for (const v of [2005, 2006]) {
+    const f = `metadata/api_labels/acs1/${v}.csv.gz`;
+    if (!(await exists(path.join(sourceDir, f)))) continue;
+    const rows = await readCsv(sourceDir, f);
+    requireColumns(f, rows, ['VARIABLE', 'LABEL']);
+    for (const r of rows) {
+      if (codes.has(r.VARIABLE!)) put('acs1', r.VARIABLE!, v, { label: r.LABEL!, universe: null, source: f });
+    }
+  }
+
+  // acs5 2009: presence only (the availability file's vintages list; no shells).
+  const avail = await readCsv(sourceDir, AVAILABILITY_FILE);
+  requireColumns(AVAILABILITY_FILE, avail, ['dataset', 'variable', 'vintages']);
+  for (const r of avail) {
+    if (r.dataset !== 'acs5' || !codes.has(r.variable!)) continue;
+    if (r.vintages!.split(';').includes('2009')) put('acs5', r.variable!, 2009, { label: null, universe: null, source: AVAILABILITY_FILE });
+  }
+  return out;
+}
+
+/** Every estimate code the metadata knows in any vintage of either dataset (for validation). */
+export async function loadKnownCodes(sourceDir: string): Promise<Map<string, { dataset: Dataset; vintages: number[]; label: string }[]>> {
+  const rows = await readCsv(sourceDir, AVAILABILITY_FILE);
+  requireColumns(AVAILABILITY_FILE, rows, ['dataset', 'variable', 'vintages', 'latest_label']);
+  const out = new Map<string, { dataset: Dataset; vintages: number[]; label: string }[]>();
+  for (const r of rows) {
+    const list = out.get(r.variable!) ?? [];
+    list.push({ dataset: r.dataset as Dataset, vintages: r.vintages!.split(';').map(Number), label: r.latest_label! });
+    out.set(r.variable!, list);
+  }
+  return out;
+}

@@ -1,0 +1,168 @@
+// The compiled catalog (build dir catalog/catalog.json) held in memory: lookups by api_name or
+// census code, topic and dataset summaries, search, and per-vintage resolution.
+import fs from 'node:fs';
+import path from 'node:path';
+import MiniSearch from 'minisearch';
+
+export type Dataset = 'acs1' | 'acs5';
+
+export interface Topic {
+  topic_key: string;
+  label: string;
+  depth: number;
+}
+
+export type Resolution =
+  | { kind: 'direct'; code: string }
+  | { kind: 'derived'; formula: string; codes: string[] }
+  | { kind: 'unavailable'; reason: 'not_in_vintage' | 'not_comparable' };
+
+export interface CatalogVariable {
+  api_name: string;
+  census_code: string | null;
+  label: string;
+  unit: 'count' | 'dollar' | 'percent' | 'year';
+  topic: Topic;
+  display_format: string;
+  formula: string | null;
+  component_codes: string[] | null;
+  availability: Record<Dataset, number[]>;
+  not_comparable: Record<Dataset, { vintage: number; reason: string }[]>;
+  unverified_vintages: Record<Dataset, number[]>;
+  resolution: Record<Dataset, Record<string, Resolution>>;
+  notes: string | null;
+}
+
+/** The spec's VariableSummary, field for field. */
+export interface VariableSummary {
+  api_name: string;
+  census_code: string | null;
+  label: string;
+  unit: string;
+  topic: Topic | null;
+  display_format: string | null;
+  matched_census_codes?: { code: string; vintages: number[] }[] | null;
+}
+
+interface CompiledFile {
+  schema_version: number;
+  topics: (Topic & { parent: string | null })[];
+  datasets: Record<Dataset, { vintages: number[] }>;
+  variables: CatalogVariable[];
+}
+
+const CODE_LIKE = /^[BC]\d{5}[A-Z]{0,4}_\d{3}[EM]?$/i;
+
+export class CatalogStore {
+  private readonly byName = new Map<string, CatalogVariable>();
+  /** Upper-cased census code → variable whose own census_code it is. */
+  private readonly byCode = new Map<string, CatalogVariable>();
+  private readonly search: MiniSearch;
+
+  private constructor(private readonly file: CompiledFile) {
+    for (const v of file.variables) {
+      this.byName.set(v.api_name, v);
+      if (v.census_code) this.byCode.set(v.census_code.toUpperCase(), v);
+    }
+    this.search = new MiniSearch({
+      idField: 'api_name',
+      fields: ['api_name_words', 'label', 'codes'],
+      storeFields: [],
+      extractField: (doc, field) => {
+        const v = doc as CatalogVariable;
+        if (field === 'api_name') return v.api_name;
+        if (field === 'api_name_words') return v.api_name.replace(/_/g, ' ');
+        if (field === 'label') return v.label;
+        return this.codesByVintage(v).map((c) => c.code).join(' ');
+      },
+      tokenize: (text) => text.split(/[\s,;:()!/]+/).filter(Boolean),
+      processTerm: (t) => t.toLowerCase(),
+    });
+    this.search.addAll(file.variables);
+  }
+
+  /** Load once at boot from a build directory (the one `data/current` points at). */
+  static load(buildDir: string): CatalogStore {
+    const p = path.join(buildDir, 'catalog', 'catalog.json');
+    const file = JSON.parse(fs.readFileSync(p, 'utf8')) as CompiledFile;
+    if (file.schema_version !== 1) throw new Error(`${p}: unsupported catalog schema_version ${file.schema_version}`);
+    return new CatalogStore(file);
+  }
+
+  /** By api_name, or by census code as an alias (case-insensitive; `…M` resolves like `…E`). */
+  getVariable(apiNameOrCensusCode: string): CatalogVariable | undefined {
+    const byName = this.byName.get(apiNameOrCensusCode);
+    if (byName) return byName;
+    if (!CODE_LIKE.test(apiNameOrCensusCode)) return undefined;
+    const code = apiNameOrCensusCode.toUpperCase().replace(/M$/, 'E');
+    return this.byCode.get(/E$/.test(code) ? code : `${code}E`);
+  }
+
+  summary(v: CatalogVariable): VariableSummary {
+    return { api_name: v.api_name, census_code: v.census_code, label: v.label, unit: v.unit, topic: v.topic, display_format: v.display_format };
+  }
+
+  list(opts: { topic?: string; search?: string; offset: number; limit: number }): { items: VariableSummary[]; total: number } {
+    let matches: { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[];
+    const q = opts.search?.trim();
+    if (q) {
+      const hits = this.search.search(q, { prefix: true, fuzzy: (term) => (term.length > 4 ? 0.2 : false), combineWith: 'AND' });
+      const terms = q.toUpperCase().split(/[\s,;]+/).filter(Boolean);
+      matches = hits.map((h) => {
+        const v = this.byName.get(String(h.id))!;
+        const codes = this.codesByVintage(v).filter((c) => terms.some((t) => c.code.startsWith(t) && /^[BC]\d/.test(t)));
+        return { v, codes: codes.length ? codes : null };
+      });
+    } else {
+      matches = this.file.variables.map((v) => ({ v, codes: null }));
+    }
+    if (opts.topic) matches = matches.filter((m) => m.v.topic.topic_key === opts.topic);
+    const page = matches.slice(opts.offset, opts.offset + opts.limit).map((m) => {
+      const s = this.summary(m.v);
+      return m.codes ? { ...s, matched_census_codes: m.codes } : s;
+    });
+    return { items: page, total: matches.length };
+  }
+
+  /** Topics with the number of active variables (available in at least one vintage). */
+  topics(): (Topic & { variable_count: number })[] {
+    return this.file.topics.map((t) => ({
+      topic_key: t.topic_key,
+      label: t.label,
+      depth: t.depth,
+      variable_count: this.file.variables.filter((v) => v.topic.topic_key === t.topic_key && isActive(v)).length,
+    }));
+  }
+
+  datasets(): Record<Dataset, { vintages: number[]; variable_count: number }> {
+    const count = (d: Dataset): number => this.file.variables.filter((v) => v.availability[d].length > 0).length;
+    return {
+      acs5: { vintages: this.file.datasets.acs5.vintages, variable_count: count('acs5') },
+      acs1: { vintages: this.file.datasets.acs1.vintages, variable_count: count('acs1') },
+    };
+  }
+
+  resolveForVintage(variable: CatalogVariable | string, dataset: Dataset, vintage: number): Resolution {
+    const v = typeof variable === 'string' ? this.getVariable(variable) : variable;
+    if (!v) throw new Error(`unknown variable ${String(variable)}`);
+    return v.resolution[dataset][String(vintage)] ?? { kind: 'unavailable', reason: 'not_in_vintage' };
+  }
+
+  /** Every census code that maps to this variable, with the vintages (both datasets) it does. */
+  codesByVintage(v: CatalogVariable): { code: string; vintages: number[] }[] {
+    const m = new Map<string, Set<number>>();
+    for (const d of ['acs1', 'acs5'] as const) {
+      for (const [vintage, r] of Object.entries(v.resolution[d])) {
+        if (r.kind !== 'direct') continue;
+        let s = m.get(r.code);
+        if (!s) m.set(r.code, (s = new Set()));
+        s.add(Number(vintage));
+      }
+    }
+    return [...m].map(([code, s]) => ({ code, vintages: [...s].sort((a, b) => a - b) }));
+  }
+}
+
+function isActive(v: CatalogVariable): boolean {
+  return v.availability.acs1.length > 0 || v.availability.acs5.length > 0;
+}
