@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import type { Stores } from '../verbs/context.js';
-import type { Seams } from './plugins/context.js';
+import { contextOf, type Seams } from './plugins/context.js';
+import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger } from './plugins/logging.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -19,7 +20,7 @@ export interface BuildAppOptions {
   /** Defaults to a pino logger at config.LOG_LEVEL on stdout; always gets key redaction. */
   logger?: Logger;
   now?: () => Date;
-  /** Authentication and admission; see plugins/context.ts. Absent → protected routes answer 503. */
+  /** Authentication and admission (plugins/context.ts). Default: the accounts verbs (seams.ts). */
   seams?: Seams;
   /** Extra routes (tests, embedding), registered after the built-in ones. */
   extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
@@ -43,12 +44,8 @@ export const EXPOSED_HEADERS = [
   'ETag',
   'Retry-After',
   'Content-Disposition',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
 ];
 
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
@@ -66,7 +63,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? {} });
+  app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? defaultSeams() });
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
   app.addHook('onRequest', async (req, reply) => {
@@ -74,9 +71,20 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     req.responseHeaders = {};
     reply.header('X-Request-ID', req.id);
   });
-  // Applied on errors too: a 429 or 404 to an authenticated caller still shows the quota state.
+  // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
+  // When admission did not run here (a gate refused first, or the verb admitted itself) the
+  // current state is read without charging.
   app.addHook('onSend', async (req, reply, payload) => {
-    for (const [k, v] of Object.entries(req.responseHeaders ?? {})) reply.header(k, v);
+    const headers = req.responseHeaders ?? {};
+    const seams = app.services.seams;
+    if (req.caller && !('RateLimit' in headers) && !reply.hasHeader('RateLimit') && seams.rateLimitHeaders) {
+      try {
+        Object.assign(headers, seams.rateLimitHeaders(contextOf(req)));
+      } catch (err) {
+        req.log.warn({ err }, 'rate-limit headers unavailable');
+      }
+    }
+    for (const [k, v] of Object.entries(headers)) if (!reply.hasHeader(k)) reply.header(k, v);
     return payload;
   });
 

@@ -57,9 +57,11 @@ function typeOfIssue(issue: SchemaIssue, raw: unknown): string {
   const p = issue.params ?? {};
   const nested = p.params as Record<string, unknown> | undefined;
   if (typeof nested?.type === 'string') return nested.type;
+  // `?geo=` is how forms and careless clients say "no value": report it as missing, whatever check failed.
+  if (raw === '') return 'missing';
   switch (issue.keyword) {
     case 'invalid_type': {
-      if (raw === undefined || raw === '') return 'missing';
+      if (raw === undefined) return 'missing';
       const expected = String(p.expected ?? '');
       if (expected === 'int') return 'int_parsing';
       if (expected === 'number') return 'float_parsing';

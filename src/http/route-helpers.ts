@@ -74,8 +74,12 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   querystring?: Q;
   params?: P;
   body?: B;
-  /** Units this request costs; called after validation with the caller. Default 1 for authenticated routes. */
-  costOf?: (input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => number;
+  /**
+   * Units charged by admission before the handler runs (default 1 for authenticated routes).
+   * 'verb': the verb calls admitRequest itself, after expanding the request (data, compare,
+   * timeseries), and the transport only reports headers and releases the slot.
+   */
+  costOf?: ((input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => number) | 'verb';
   /** Hide from the OpenAPI document (internal or test routes). */
   hide?: boolean;
   /** fastify per-route options passthrough (e.g. logLevel). */
@@ -100,10 +104,17 @@ export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extend
 
 const emptyObject = z.object({});
 
-function guards(meta: RouteMeta, costOf: CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf']) {
+type CostOf = CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf'];
+
+function guards(meta: RouteMeta, costOf: CostOf) {
   return {
-    onRequest: async (req: FastifyRequest) => {
+    onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       await authenticate(req, meta.auth);
+      if (req.caller) {
+        const { seams } = req.server.services;
+        // 'close' fires on completion and on client abort alike, so a slot is never leaked.
+        if (seams.release) reply.raw.once('close', () => seams.release?.(contextOf(req)));
+      }
       const disabled = req.server.services.config.DISABLED_FEATURES;
       if (meta.feature && disabled.includes(meta.feature)) {
         throw new AppError('feature-unavailable', `The ${meta.feature} feature is temporarily disabled; retry with backoff.`, {
@@ -126,15 +137,13 @@ function guards(meta: RouteMeta, costOf: CommonSpec<AnyObject, AnyObject, z.ZodT
         }
         if (req.caller) requireFeature(req.caller.plan, { kind: 'csv' }, config.DASHBOARD_URL);
       }
-      if (req.caller && seams.admit) {
+      if (req.caller && seams.admit && costOf !== 'verb') {
         const input = { query: req.query, params: req.params, body: req.body } as never;
         const cost = costOf ? costOf(input, req.caller) : 1;
-        const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost });
+        const instance = req.url.split('?')[0] ?? req.url;
+        const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance });
         Object.assign(req.responseHeaders, admitted.headers ?? {});
-        if (admitted.release) {
-          // 'close' fires on completion and on client abort alike, so a slot is never leaked.
-          reply.raw.once('close', admitted.release);
-        }
+        if (admitted.release) reply.raw.once('close', admitted.release);
       }
     },
   };
@@ -180,7 +189,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
     logLevel: spec.logLevel,
     config: { meta },
     schema: { ...openapiSchema(spec, querystring), response: { 200: envelopeSchema(spec.data) } } as FastifySchema,
-    ...guards(meta, spec.costOf as CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf']),
+    ...guards(meta, spec.costOf as CostOf),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
@@ -208,7 +217,7 @@ export function defineRawRoute<Q extends AnyObject = typeof emptyObject, P exten
     logLevel: spec.logLevel,
     config: { meta },
     schema: { ...openapiSchema(spec, spec.querystring), ...(spec.response ? { response: spec.response } : {}), ...(spec.produces ? { produces: spec.produces } : {}) } as FastifySchema,
-    ...guards(meta, spec.costOf as CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf']),
+    ...guards(meta, spec.costOf as CostOf),
     handler: async (req, reply) =>
       spec.handler({ ctx: contextOf(req), query: req.query as z.output<Q>, params: req.params as z.output<P>, body: req.body as z.output<B>, req, reply }),
   });

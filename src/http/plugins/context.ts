@@ -14,7 +14,7 @@ export type TokenAuthenticator = (token: string, ctx: VerbContext) => Promise<Ca
  * rate-limit headers to put on the response. `release` (optional) is called when the response is
  * finished, so concurrency slots are returned.
  */
-export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number }) => Promise<{
+export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number; ip: string; instance: string }) => Promise<{
   headers?: Record<string, string>;
   release?: () => void;
 }>;
@@ -23,6 +23,10 @@ export interface Seams {
   authenticateKey?: KeyAuthenticator;
   authenticateToken?: TokenAuthenticator;
   admit?: Admission;
+  /** Current rate-limit headers without charging, for authenticated responses that skipped admission. */
+  rateLimitHeaders?: (ctx: VerbContext) => Record<string, string>;
+  /** Called when every authenticated response ends; returns a concurrency slot a verb took (idempotent). */
+  release?: (ctx: VerbContext) => void;
 }
 
 export interface Services {

@@ -1,0 +1,46 @@
+// Response shapes of the catalog endpoints (the spec's VariableSummary, field for field, plus the
+// detail, topic and dataset records this service chose; docs/api.md).
+import { z } from 'zod';
+
+export const topicSchema = z.object({
+  topic_key: z.string(),
+  label: z.string(),
+  depth: z.number().int().describe('0 = root'),
+});
+
+const yearsByDataset = z.object({ acs5: z.array(z.number().int()), acs1: z.array(z.number().int()) });
+
+export const variableSummarySchema = z.object({
+  api_name: z.string().describe('Stable, topic-prefixed identifier without a vintage year.'),
+  census_code: z.string().nullable(),
+  label: z.string(),
+  unit: z.string().describe('One of: count, dollar, percent, year.'),
+  topic: topicSchema.nullable(),
+  display_format: z.string().nullable(),
+  matched_census_codes: z
+    .array(z.object({ code: z.string(), vintages: z.array(z.number().int()) }))
+    .nullable()
+    .optional()
+    .describe('Present only when the search matched a census code.'),
+});
+
+export const variableDetailSchema = variableSummarySchema.omit({ matched_census_codes: true }).extend({
+  availability: yearsByDataset.describe('Vintages in which the variable has values, per dataset.'),
+  census_codes: z.array(z.object({ code: z.string(), vintages: z.array(z.number().int()) })).describe('Every census code that maps to this variable, with the vintages it does.'),
+  not_comparable: z.object({
+    acs5: z.array(z.object({ vintage: z.number().int(), reason: z.string() })),
+    acs1: z.array(z.object({ vintage: z.number().int(), reason: z.string() })),
+  }),
+  formula: z.string().nullable().describe('For derived variables, how the value is computed from census codes.'),
+  notes: z.string().nullable(),
+});
+
+export const topicWithCountSchema = topicSchema.extend({ variable_count: z.number().int().describe('Active variables in this topic.') });
+
+export const datasetSchema = z.object({
+  dataset: z.enum(['acs5', 'acs1']),
+  label: z.string(),
+  vintages: z.array(z.number().int()),
+  default_vintage: z.number().int().nullable().describe('Used when a request omits vintage.'),
+  variable_count: z.number().int(),
+});
