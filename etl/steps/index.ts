@@ -3,10 +3,12 @@
 import type { EtlStep } from '../step.js';
 import { boundariesStep } from './boundaries.js';
 import { catalogStep } from './catalog.js';
+import { geographiesStep } from './geographies.js';
 import { observationsStep } from './observations.js';
 
 export const STEPS: EtlStep[] = [
   catalogStep,
+  geographiesStep,
   boundariesStep,
   observationsStep,
 ];
