@@ -14,6 +14,14 @@ import { IdentityVerifier } from './identity.js';
 export class AccountStore {
   readonly concurrency = new ConcurrencyLimiter();
   constructor(readonly db: Db) {}
+  /** For /health: false when the file is gone or locked beyond busy_timeout. */
+  ping(): boolean {
+    try {
+      return this.db.prepare('SELECT 1 AS ok').get() !== undefined;
+    } catch {
+      return false;
+    }
+  }
   close(): void {
     this.db.close();
   }

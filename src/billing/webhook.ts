@@ -1,0 +1,158 @@
+// Stripe webhooks → plan changes. Three guarantees:
+//  1. Authentic: the raw body's signature is checked with the SDK (constructEvent) against the
+//     endpoint secret, with a timestamp tolerance that turns replays of old deliveries away.
+//  2. Idempotent: an event id is applied once; the record of it commits in the same transaction
+//     as its effect, so a crash cannot leave one without the other.
+//  3. Order-tolerant: Stripe does not deliver in order. Each subscription remembers the `created`
+//     time of the newest event applied to it; older events are skipped, and a canceled
+//     subscription is never resurrected by a late "active" update.
+import Stripe from 'stripe';
+import { isPlanId, PLANS, planOf } from '../domain/plans.js';
+import { findAccountByStripeCustomer, getAccount, setPlan, setStripeCustomer } from '../store/accounts/accounts-repo.js';
+import { eventProcessed, getSubscription, recordEvent, subscriptionsOf, upsertSubscription, type SubscriptionRow } from '../store/accounts/billing-repo.js';
+import type { Db } from '../store/accounts/db.js';
+
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+export class WebhookSignatureError extends Error {}
+
+export type WebhookStatus = 'applied' | 'duplicate' | 'stale' | 'ignored';
+
+export interface WebhookOutcome {
+  event_id: string;
+  type: string;
+  status: WebhookStatus;
+  account_id: string | null;
+  plan: string | null;
+}
+
+/** Statuses under which the paid plan is in force (past_due: Stripe is still retrying the card). */
+const ENTITLED = new Set(['active', 'trialing', 'past_due']);
+const TERMINAL = new Set(['canceled', 'incomplete_expired']);
+/** Tie-break for events stamped in the same second: the later lifecycle state wins. */
+const LIFECYCLE: Record<string, number> = { incomplete: 0, trialing: 1, active: 1, paused: 2, past_due: 2, unpaid: 3, canceled: 4, incomplete_expired: 4 };
+
+// Verification needs no API key; a placeholder lets webhooks work on a server without one.
+const verifier = new Stripe('sk_webhook_verification_only');
+
+export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string, nowMs: number): Stripe.Event {
+  if (!signature) throw new WebhookSignatureError('Missing Stripe-Signature header');
+  try {
+    return verifier.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowMs);
+  } catch (e) {
+    throw new WebhookSignatureError((e as Error).message);
+  }
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
+
+function accountFor(db: Db, metadata: Stripe.Metadata | null | undefined, customer: string | null): string | null {
+  const fromMeta = metadata?.account_id;
+  if (fromMeta && getAccount(db, fromMeta)) return fromMeta;
+  if (customer) return findAccountByStripeCustomer(db, customer)?.id ?? null;
+  return null;
+}
+
+/** The plan an account is entitled to by its subscriptions: the best entitled one, else Free. */
+function entitledPlan(db: Db, accountId: string): string {
+  let best = PLANS.free.id as string;
+  for (const s of subscriptionsOf(db, accountId)) {
+    if (ENTITLED.has(s.status) && planOf(s.plan).rank > planOf(best).rank) best = s.plan;
+  }
+  return best;
+}
+
+function isStale(stored: SubscriptionRow | undefined, created: number, status: string): boolean {
+  if (!stored) return false;
+  if (TERMINAL.has(stored.status) && !TERMINAL.has(status)) return true;
+  if (created < stored.last_event_created) return true;
+  if (created === stored.last_event_created) return (LIFECYCLE[status] ?? 0) < (LIFECYCLE[stored.status] ?? 0);
+  return false;
+}
+
+function applySubscription(
+  db: Db,
+  ev: { created: number; now: number },
+  s: { id: string; accountId: string; customer: string | null; plan: string; interval: string | null; status: string; periodEnd: number | null },
+): 'applied' | 'stale' {
+  const stored = getSubscription(db, s.id);
+  if (isStale(stored, ev.created, s.status)) return 'stale';
+  upsertSubscription(db, {
+    id: s.id,
+    account_id: s.accountId,
+    customer_id: s.customer,
+    plan: s.plan,
+    interval: s.interval,
+    status: s.status,
+    current_period_end: s.periodEnd ?? stored?.current_period_end ?? null,
+    last_event_created: ev.created,
+    updated_at: ev.now,
+  });
+  setPlan(db, s.accountId, entitledPlan(db, s.accountId), ev.now);
+  return 'applied';
+}
+
+function planFromMetadata(metadata: Stripe.Metadata | null | undefined, fallback?: string): string | null {
+  const p = metadata?.plan ?? fallback;
+  return p && isPlanId(p) ? p : null;
+}
+
+function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome, 'event_id' | 'type'> {
+  const created = event.created * 1000;
+  switch (event.type) {
+    case 'checkout.session.completed': {
+      const session = event.data.object;
+      if (session.mode !== 'subscription') return { status: 'ignored', account_id: null, plan: null };
+      const customer = idOf(session.customer);
+      const accountId = accountFor(db, session.metadata, customer) ?? (session.client_reference_id && getAccount(db, session.client_reference_id) ? session.client_reference_id : null);
+      const subId = idOf(session.subscription);
+      const plan = planFromMetadata(session.metadata);
+      if (!accountId || !subId || !plan) return { status: 'ignored', account_id: accountId, plan: null };
+      if (customer && !getAccount(db, accountId)?.stripe_customer_id) setStripeCustomer(db, accountId, customer, now);
+      // Payment done: treat the subscription as active until its own events say otherwise.
+      const status = session.payment_status === 'unpaid' ? 'incomplete' : 'active';
+      const interval = session.metadata?.interval ?? null;
+      const r = applySubscription(db, { created, now }, { id: subId, accountId, customer, plan, interval, status, periodEnd: null });
+      return { status: r, account_id: accountId, plan: getAccount(db, accountId)?.plan ?? null };
+    }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+    case 'customer.subscription.paused':
+    case 'customer.subscription.resumed': {
+      const sub = event.data.object;
+      const customer = idOf(sub.customer);
+      const accountId = accountFor(db, sub.metadata, customer);
+      const stored = getSubscription(db, sub.id);
+      const plan = planFromMetadata(sub.metadata, stored?.plan);
+      if (!accountId || !plan) return { status: 'ignored', account_id: accountId, plan: null };
+      const item = sub.items?.data?.[0] as (Stripe.SubscriptionItem & { current_period_end?: number }) | undefined;
+      const recurring = item?.price?.recurring?.interval;
+      const periodEnd = (item?.current_period_end ?? (sub as unknown as { current_period_end?: number }).current_period_end) ?? null;
+      const status = event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status;
+      const r = applySubscription(db, { created, now }, {
+        id: sub.id,
+        accountId,
+        customer,
+        plan,
+        interval: recurring === 'year' ? 'annual' : recurring === 'month' ? 'monthly' : (stored?.interval ?? sub.metadata?.interval ?? null),
+        status,
+        periodEnd: periodEnd === null ? null : periodEnd * 1000,
+      });
+      return { status: r, account_id: accountId, plan: getAccount(db, accountId)?.plan ?? null };
+    }
+    default:
+      return { status: 'ignored', account_id: null, plan: null };
+  }
+}
+
+/** Apply one verified event exactly once. */
+export function applyStripeEvent(db: Db, event: Stripe.Event, now: number): WebhookOutcome {
+  return db.transaction((): WebhookOutcome => {
+    const head = { event_id: event.id, type: event.type };
+    if (eventProcessed(db, event.id)) return { ...head, status: 'duplicate', account_id: null, plan: null };
+    const out = dispatch(db, event, now);
+    recordEvent(db, { id: event.id, type: event.type, created: event.created * 1000, accountId: out.account_id, outcome: out.status, now });
+    return { ...head, ...out };
+  }).immediate();
+}

@@ -1,0 +1,36 @@
+// POST /v1/account/activate — redeem a private-beta invite code (single use, expiring). An
+// account that is already active keeps the code unspent. A code may carry a plan; it only ever
+// raises the account's plan.
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { planOf } from '../domain/plans.js';
+import { markActivated, setPlan } from '../store/accounts/accounts-repo.js';
+import { redeemInvite } from '../store/accounts/invites-repo.js';
+import { iso, parseInput, signedInAccount } from './account-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const activateInput = z.strictObject({ code: z.string().trim().min(4).max(64) });
+
+export async function accountActivate({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ activated: true; activated_at: string; plan: string }>> {
+  const { code } = parseInput(activateInput, input);
+  const { store, account } = signedInAccount(ctx);
+  if (account.activated_at !== null) {
+    return { data: { activated: true, activated_at: iso(account.activated_at)!, plan: account.plan }, meta: { hint: 'Already activated; the code was not used.' } };
+  }
+  const now = ctx.now().getTime();
+  const db = store.db;
+  const out = db.transaction(() => {
+    const r = redeemInvite(db, code, account.id, now);
+    if (!r.ok) return r;
+    markActivated(db, account.id, now);
+    if (r.plan && planOf(r.plan).rank > planOf(account.plan).rank) setPlan(db, account.id, r.plan, now);
+    return r;
+  }).immediate();
+  if (!out.ok) {
+    if (out.reason === 'unknown') throw new AppError('not-found', 'Invite code not found.');
+    throw new AppError('conflict', out.reason === 'used' ? 'This invite code has already been used.' : 'This invite code has expired.');
+  }
+  const plan = out.plan && planOf(out.plan).rank > planOf(account.plan).rank ? out.plan : account.plan;
+  ctx.log.info({ accountId: account.id }, 'account activated');
+  return { data: { activated: true, activated_at: new Date(now).toISOString(), plan } };
+}

@@ -1,0 +1,32 @@
+// Admin (CLI): issue a key for an e-mail, creating the account if needed and setting its plan.
+// The operator is trusted, so the per-plan key count does not apply here (the dashboard's
+// create-key does enforce it).
+import { z } from 'zod';
+import { PLAN_IDS } from '../domain/plans.js';
+import { createAccount, findAccountByEmail, setPlan } from '../store/accounts/accounts-repo.js';
+import { createKey } from '../store/accounts/keys-repo.js';
+import { accountStoreOf } from '../store/accounts/index.js';
+import { keyPayload, parseInput, type KeyPayload } from './account-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const issueKeyInput = z.object({
+  email: z.email(),
+  plan: z.enum(PLAN_IDS),
+  name: z.string().trim().min(1).max(100).default('admin-issued'),
+});
+
+export async function adminIssueKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> {
+  const { email, plan, name } = parseInput(issueKeyInput, input, 'option');
+  const db = accountStoreOf(ctx.stores).db;
+  const now = ctx.now().getTime();
+  const out = db.transaction(() => {
+    let account = findAccountByEmail(db, email);
+    const created = !account;
+    if (!account) account = createAccount(db, { email, plan, now });
+    else if (account.plan !== plan) setPlan(db, account.id, plan, now);
+    const key = createKey(db, account.id, name, Number.MAX_SAFE_INTEGER, now);
+    return { accountId: account.id, created, ...key };
+  }).immediate();
+  ctx.log.info({ accountId: out.accountId, keyId: out.row.id, via: ctx.via }, 'api key issued by admin');
+  return { data: { ...keyPayload(out.row), key: out.rawKey, account_id: out.accountId, account_created: out.created } };
+}

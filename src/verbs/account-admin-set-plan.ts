@@ -1,0 +1,21 @@
+// Admin (CLI): set an account's plan by e-mail or id (e.g. an Enterprise contract). A later
+// Stripe subscription event for the account recomputes the plan from its subscriptions.
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { PLAN_IDS } from '../domain/plans.js';
+import { findAccountByEmail, getAccount, setPlan } from '../store/accounts/accounts-repo.js';
+import { accountStoreOf } from '../store/accounts/index.js';
+import { parseInput } from './account-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const setPlanInput = z.object({ account: z.string().min(1), plan: z.enum(PLAN_IDS) });
+
+export async function adminSetPlan({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ account_id: string; plan: string; previous_plan: string }>> {
+  const { account: ref, plan } = parseInput(setPlanInput, input, 'option');
+  const db = accountStoreOf(ctx.stores).db;
+  const account = ref.includes('@') ? findAccountByEmail(db, ref) : getAccount(db, ref);
+  if (!account) throw new AppError('not-found', `No account ${ref}.`);
+  setPlan(db, account.id, plan, ctx.now().getTime());
+  ctx.log.info({ accountId: account.id, plan, previous: account.plan }, 'plan set by admin');
+  return { data: { account_id: account.id, plan, previous_plan: account.plan } };
+}

@@ -1,0 +1,27 @@
+// DELETE /v1/account — soft delete: keys stop working now, rows are purged by the retention job
+// 30 days later. Refused while a paid subscription is live, so nobody is billed for a deleted
+// account: the user cancels in the billing portal first.
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { softDeleteAccount } from '../store/accounts/accounts-repo.js';
+import { subscriptionsOf } from '../store/accounts/billing-repo.js';
+import { RETENTION } from '../store/accounts/retention.js';
+import { parseInput, signedInAccount } from './account-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const deleteAccountInput = z.strictObject({ confirm: z.literal(true) });
+const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'incomplete']);
+
+export async function accountDelete({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ deleted_at: string; purge_after: string }>> {
+  parseInput(deleteAccountInput, input);
+  const { store, account } = signedInAccount(ctx);
+  if (subscriptionsOf(store.db, account.id).some((s) => LIVE.has(s.status))) {
+    throw new AppError('conflict', 'Cancel the subscription in the billing portal before deleting the account.');
+  }
+  const now = ctx.now().getTime();
+  softDeleteAccount(store.db, account.id, now);
+  ctx.log.info({ accountId: account.id }, 'account soft-deleted');
+  return {
+    data: { deleted_at: new Date(now).toISOString(), purge_after: new Date(now + RETENTION.deletedAccountDays * 86_400_000).toISOString() },
+  };
+}

@@ -1,0 +1,36 @@
+// GET /v1/account — the signed-in account: profile, plan (features and limits), terms status,
+// billing summary.
+import { subscriptionsOf } from '../store/accounts/billing-repo.js';
+import { tosState } from '../store/accounts/tos-policy.js';
+import { iso, planPayload, signedInAccount } from './account-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export async function accountGetProfile({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<Record<string, unknown>>> {
+  const { store, account } = signedInAccount(ctx);
+  const now = ctx.now().getTime();
+  const tos = tosState(store.db, ctx.config, account, now);
+  const sub = subscriptionsOf(store.db, account.id)[0];
+  return {
+    data: {
+      id: account.id,
+      email: account.email,
+      name: account.name,
+      organization: account.organization,
+      plan: planPayload(account.plan),
+      activated: account.activated_at !== null,
+      activated_at: iso(account.activated_at),
+      created_at: iso(account.created_at),
+      tos: {
+        status: tos.status,
+        current_version: tos.status === 'none' ? null : tos.document.version,
+        grace_ends_at: tos.status === 'grace' ? iso(tos.graceEndsAt) : null,
+      },
+      billing: {
+        customer: account.stripe_customer_id !== null,
+        subscription: sub
+          ? { id: sub.id, plan: sub.plan, interval: sub.interval, status: sub.status, current_period_end: iso(sub.current_period_end) }
+          : null,
+      },
+    },
+  };
+}

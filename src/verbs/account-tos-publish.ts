@@ -1,0 +1,27 @@
+// Admin (CLI): publish a terms-of-service version. It becomes current at `effective_at` (default
+// now); accounts that have not accepted it get 30 days of grace from then.
+import { z } from 'zod';
+import { publishTos } from '../store/accounts/tos-repo.js';
+import { accountStoreOf } from '../store/accounts/index.js';
+import { iso, parseInput } from './account-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const publishTosInput = z.object({
+  version: z.string().trim().min(1).max(64),
+  effective_at: z.iso.datetime({ offset: true }).optional(),
+  url: z.url().optional(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
+
+export async function tosPublish({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> {
+  const body = parseInput(publishTosInput, input, 'option');
+  const now = ctx.now().getTime();
+  const doc = publishTos(accountStoreOf(ctx.stores).db, {
+    version: body.version,
+    effectiveAt: body.effective_at ? Date.parse(body.effective_at) : now,
+    url: body.url ?? null,
+    sha256: body.sha256 ?? null,
+    now,
+  });
+  return { data: { version: doc.version, effective_at: iso(doc.effective_at)!, url: doc.url } };
+}

@@ -1,0 +1,53 @@
+// Dashboard sign-in: verifies the identity provider's token (issuer, audience, expiry, signature
+// via JWKS) and maps it to an account. First sign-in creates a Free account. An account made
+// earlier by the admin CLI for the same e-mail is linked instead, but only when the provider says
+// the e-mail is verified — otherwise anyone could claim an account by typing its address.
+import { AppError } from '../domain/errors.js';
+import { createAccount, findAccountByEmail, findAccountBySubject, linkSubject, type AccountRow } from '../store/accounts/accounts-repo.js';
+import { TokenRejected } from '../store/accounts/identity.js';
+import { accountStoreOf, identityOf } from '../store/accounts/index.js';
+import { invalidToken } from './account-common.js';
+import type { Caller, VerbContext, VerbResult } from './context.js';
+
+/** keyId of dashboard callers: they act through a sign-in session, not an API key. */
+export const DASHBOARD_KEY_ID = 'dashboard';
+
+export async function authenticateDashboard({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: { token: string };
+}): Promise<VerbResult<Caller & { created: boolean }>> {
+  const store = accountStoreOf(ctx.stores);
+  const identity = identityOf(ctx.stores);
+  let claims;
+  try {
+    claims = await identity.verify(input.token, ctx.now());
+  } catch (e) {
+    if (e instanceof TokenRejected) {
+      // The reason is logged for operators; the client only learns the token was refused.
+      ctx.log.info({ reason: e.message }, 'dashboard token rejected');
+      throw invalidToken('The sign-in token is invalid or expired; sign in again.');
+    }
+    ctx.log.warn({ err: e }, 'identity provider unavailable');
+    throw new AppError('dependency-unavailable', 'The sign-in provider is unavailable; retry with backoff.');
+  }
+  const db = store.db;
+  const now = ctx.now().getTime();
+  const resolve = db.transaction((): { account: AccountRow; created: boolean } => {
+    const bySubject = findAccountBySubject(db, claims.issuer, claims.subject);
+    if (bySubject) return { account: bySubject, created: false };
+    if (claims.email && claims.emailVerified) {
+      const byEmail = findAccountByEmail(db, claims.email);
+      if (byEmail && byEmail.oidc_subject === null) {
+        linkSubject(db, byEmail.id, claims.issuer, claims.subject, now);
+        return { account: { ...byEmail, oidc_issuer: claims.issuer, oidc_subject: claims.subject }, created: false };
+      }
+    }
+    return { account: createAccount(db, { email: claims.email, plan: 'free', issuer: claims.issuer, subject: claims.subject, now }), created: true };
+  });
+  const { account, created } = resolve.immediate();
+  if (created) ctx.log.info({ accountId: account.id }, 'account created on first sign-in');
+  return { data: { accountId: account.id, keyId: DASHBOARD_KEY_ID, plan: account.plan, created } };
+}
