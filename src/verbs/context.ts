@@ -4,6 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { BoundaryStore } from '../store/boundaries.js';
 import type { GeographyStore } from '../store/geographies.js';
 
 /** The authenticated caller of a data operation (null for public operations such as health). */
@@ -22,6 +23,7 @@ export interface Caller {
 export interface Stores {
   [name: string]: unknown;
   geographies?: GeographyStore;
+  boundaries?: BoundaryStore;
 }
 
 export interface VerbContext {

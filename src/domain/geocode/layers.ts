@@ -1,0 +1,61 @@
+// Spatial lookups over the FgbFile features: polygons (Flatbush bbox filter, then exact
+// point-in-polygon with holes and multipolygons via turf) and points (nearest neighbour).
+import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
+import type { MultiPolygon, Polygon } from 'geojson';
+import type { FgbFile } from '../../store/boundaries/fgb-file.js';
+
+export interface Hit {
+  key: string;
+  index: number;
+}
+
+export class PolygonLayer {
+  // Geometries are decoded on first hit and kept: the hot set (populated areas) stays small,
+  // and the cost of decoding a 100k-vertex TIGER polygon is paid once.
+  private readonly cache = new Map<number, Polygon | MultiPolygon>();
+
+  constructor(readonly file: FgbFile) {}
+
+  private geometry(i: number): Polygon | MultiPolygon {
+    let g = this.cache.get(i);
+    if (!g) {
+      g = this.file.feature(i).geometry as Polygon | MultiPolygon;
+      this.cache.set(i, g);
+    }
+    return g;
+  }
+
+  /** Every feature containing the point (boundary counts as inside), sorted by key. */
+  containing(lng: number, lat: number): Hit[] {
+    const out: Hit[] = [];
+    for (const i of this.file.index.search(lng, lat, lng, lat)) {
+      if (booleanPointInPolygon([lng, lat], this.geometry(i))) out.push({ key: this.file.keys[i]!, index: i });
+    }
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Candidates from the bbox filter alone (the baseline the benchmark compares against). */
+  bboxCandidates(lng: number, lat: number): number {
+    return this.file.index.search(lng, lat, lng, lat).length;
+  }
+
+  decodeAll(): void {
+    for (let i = 0; i < this.file.count; i++) this.geometry(i);
+  }
+
+  keyPrefixes(len: number): Set<string> {
+    return new Set(this.file.keys.map((k) => k.slice(k.indexOf(':') + 1, k.indexOf(':') + 1 + len)));
+  }
+}
+
+export class PointLayer {
+  constructor(readonly file: FgbFile) {}
+
+  /** The nearest point whose GEOID starts with `prefix` (degree-space distance; approximate). */
+  nearest(lng: number, lat: number, prefix: string): Hit | null {
+    const keys = this.file.keys;
+    const colon = keys[0] ? keys[0].indexOf(':') + 1 : 0;
+    const [i] = this.file.index.neighbors(lng, lat, 1, 5, (j) => keys[j]!.startsWith(prefix, colon));
+    return i === undefined ? null : { key: keys[i]!, index: i };
+  }
+}

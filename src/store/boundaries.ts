@@ -1,0 +1,95 @@
+// BoundaryStore: the read side of `boundaries/` (FlatGeobuf files + index.json). Files are opened
+// lazily on first use and kept; the ETag of a file is its sha256 from index.json (content hash).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AddressGeocoder } from '../domain/geocode/address-geocoder.js';
+import { PointGeocoder } from '../domain/geocode/point-geocoder.js';
+import { FgbFile, type BoundaryFeature } from './boundaries/fgb-file.js';
+import type { BoundaryFileEntry, BoundaryIndex, BoundaryLevel, CentroidFileEntry, Resolution } from './boundaries/manifest.js';
+
+export type { BoundaryFeature } from './boundaries/fgb-file.js';
+export type { BoundaryFileEntry, BoundaryIndex, CentroidFileEntry, Resolution, BoundaryLevel } from './boundaries/manifest.js';
+
+export type Bbox = [number, number, number, number];
+
+export interface Geocoders {
+  point: PointGeocoder;
+  address: AddressGeocoder;
+}
+
+export class BoundaryStore {
+  private readonly opened = new Map<string, Promise<FgbFile>>();
+  private geocodersP: Promise<Geocoders> | undefined;
+
+  private constructor(readonly dir: string, readonly index: BoundaryIndex) {}
+
+  /** Open `<buildDir>/boundaries`; throws if index.json is missing or unreadable. */
+  static async open(boundariesDir: string): Promise<BoundaryStore> {
+    const index = JSON.parse(await fs.readFile(path.join(boundariesDir, 'index.json'), 'utf8')) as BoundaryIndex;
+    if (index.format !== 1) throw new Error(`unsupported boundaries index format ${String(index.format)}`);
+    return new BoundaryStore(boundariesDir, index);
+  }
+
+  /** The served file for a level and resolution (default edition unless one is named). */
+  entry(level: BoundaryLevel, resolution: Resolution, edition?: string): BoundaryFileEntry | undefined {
+    return this.index.files.find((f) => f.served && f.level === level && f.resolution === resolution && (edition ? f.edition === edition : f.default));
+  }
+
+  /** Why a slot is empty (index.json `absent`), if it is. */
+  absentReason(level: BoundaryLevel, resolution: Resolution): string | undefined {
+    return this.index.absent.find((a) => a.level === level && a.resolution === resolution)?.reason;
+  }
+
+  centroidEntry(level: BoundaryLevel): CentroidFileEntry | undefined {
+    return this.index.centroids.find((c) => c.level === level);
+  }
+
+  file(rel: string): Promise<FgbFile> {
+    let p = this.opened.get(rel);
+    if (!p) {
+      p = FgbFile.open(path.join(this.dir, rel));
+      p.catch(() => this.opened.delete(rel));
+      this.opened.set(rel, p);
+    }
+    return p;
+  }
+
+  /** The geocoders over this store's files, loaded once on first use. */
+  geocoders(): Promise<Geocoders> {
+    if (!this.geocodersP) {
+      this.geocodersP = Promise.all([PointGeocoder.load(this), AddressGeocoder.load(this)]).then(([point, address]) => ({ point, address }));
+      this.geocodersP.catch(() => { this.geocodersP = undefined; });
+    }
+    return this.geocodersP;
+  }
+
+  /** Strong ETag (quoted) of a whole file: its content hash. */
+  static etag(entry: { sha256: string }, suffix = ''): string {
+    return `"${entry.sha256.slice(0, 32)}${suffix}"`;
+  }
+
+  async feature(entry: { path: string }, key: string): Promise<BoundaryFeature | null> {
+    const f = await this.file(entry.path);
+    const i = f.indexOf(key);
+    return i === undefined ? null : f.feature(i);
+  }
+
+  /** Features of a file, all or those whose bbox meets `bbox`, decoded one at a time. */
+  async *features(entry: { path: string }, bbox?: Bbox): AsyncGenerator<BoundaryFeature> {
+    const f = await this.file(entry.path);
+    if (bbox) {
+      for (const i of f.search(...bbox)) yield f.feature(i);
+    } else {
+      for (let i = 0; i < f.count; i++) yield f.feature(i);
+    }
+  }
+
+  /** Features for a list of keys of one level (missing keys are skipped), in the order given. */
+  async *featuresFor(entry: { path: string }, keys: string[]): AsyncGenerator<BoundaryFeature> {
+    const f = await this.file(entry.path);
+    for (const k of keys) {
+      const i = f.indexOf(k);
+      if (i !== undefined) yield f.feature(i);
+    }
+  }
+}
