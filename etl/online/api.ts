@@ -37,6 +37,21 @@ export class FatalFetchError extends Error {
   override name = 'FatalFetchError';
 }
 
+/**
+ * The API answers a missing or bad key with an HTML page and status 200 (after a redirect), and
+ * no retry can fix that: recognise those pages so the run stops with a message that says so.
+ */
+export function keyPage(res: Response200): string | undefined {
+  const head = res.body.subarray(0, 8192).toString('utf8');
+  if (!res.headers.has('x-datawebapi-keyerror') && !/^\s*</.test(head)) return undefined;
+  const text = head.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+  if (/invalid key|not valid/i.test(text) || res.headers.has('x-datawebapi-keyerror'))
+    return 'the Census Data API rejected the API key ("Invalid Key" page); check --census-api-key';
+  if (/missing key|valid key must be included/i.test(text))
+    return 'the Census Data API requires an API key ("Missing Key" page); pass --census-api-key';
+  return undefined;
+}
+
 type DataAnswer = { kind: 'table'; table: ApiTable; raw: Buffer } | { kind: 'nodata' } | { kind: 'too-wide' };
 
 function acceptData(geo: string[], expected: string[] | undefined, canBeTooWide: boolean) {
@@ -46,8 +61,8 @@ function acceptData(geo: string[], expected: string[] | undefined, canBeTooWide:
     if (res.status === 400 && canBeTooWide && /limited to \d+ variables/i.test(res.body.toString('utf8')))
       return { ok: true, value: { kind: 'too-wide' } };
     if (res.status !== 200) return { ok: false, retry: false, reason: `HTTP ${res.status}${snippet(res.body)}` };
-    if (/<title>[^<]*invalid key/i.test(res.body.subarray(0, 4096).toString('utf8')))
-      throw new FatalFetchError('the Census Data API rejected the API key ("Invalid Key" page)');
+    const keyProblem = keyPage(res);
+    if (keyProblem) throw new FatalFetchError(keyProblem);
     try {
       return { ok: true, value: { kind: 'table', table: validateApiBody(res.body, geo, expected), raw: res.body } };
     } catch (err) {
@@ -60,6 +75,8 @@ function acceptData(geo: string[], expected: string[] | undefined, canBeTooWide:
 
 function acceptJson(res: Response200): Attempt<unknown> {
   if (res.status !== 200) return { ok: false, retry: false, reason: `HTTP ${res.status}${snippet(res.body)}` };
+  const keyProblem = keyPage(res);
+  if (keyProblem) throw new FatalFetchError(keyProblem);
   try {
     return { ok: true, value: JSON.parse(res.body.toString('utf8')) };
   } catch {

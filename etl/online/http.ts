@@ -69,6 +69,7 @@ export interface Response200 {
   status: number;
   body: Buffer;
   contentType: string;
+  headers: Headers;
 }
 
 /**
@@ -88,14 +89,12 @@ export async function getWithRetry<T>(
     let attempt: Attempt<T> = { ok: false, retry: true, reason: 'no answer' };
     let status: number | undefined;
     let res: Response200 | undefined;
-    let headers: Headers | undefined;
     try {
       const r = await opts.fetchImpl(url, { signal: opts.signal, redirect: 'follow' });
       status = r.status;
-      headers = r.headers;
       // Reading the whole body inside the try: a connection cut mid-body throws here.
       const body = Buffer.from(await r.arrayBuffer());
-      res = { status: r.status, body, contentType: r.headers.get('content-type') ?? '' };
+      res = { status: r.status, body, contentType: r.headers.get('content-type') ?? '', headers: r.headers };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
       const detail = e.cause?.code ?? e.cause?.message;
@@ -109,7 +108,7 @@ export async function getWithRetry<T>(
               ok: false,
               retry: true,
               reason: `HTTP ${res.status}${snippet(res.body)}`,
-              retryAfterMs: parseRetryAfter(headers?.get('retry-after') ?? null),
+              retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
             }
           : accept(res);
     }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiCachePath, FatalFetchError, fetchSourceTree, planFromGroups, type FetchPlan } from '../../etl/online/index.js';
+import { apiCachePath, buildMirrorPlan, FatalFetchError, fetchSourceTree, planFromGroups, type FetchPlan } from '../../etl/online/index.js';
 import { captureLog, startCensusEmulator, type CensusEmulator, type EmulatorOptions } from '../support/census-emulator.js';
 import { SHARED_CENSUS } from '../support/paths.js';
 
@@ -168,6 +168,17 @@ describe('online mode faults', () => {
     expect(String(err)).toMatch(/rejected the API key/);
     expect(String(err)).not.toContain('wrong-key-value');
     expect(e.requests.length).toBeLessThanOrEqual(2); // no retries, nothing new started
+  });
+
+  it('stops the run when the API demands a key that was not given', async () => {
+    const e = await start({ requireKey: 'right' });
+    const err = await run(e, plan(['B19013'])).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(FatalFetchError);
+    expect(String(err)).toMatch(/requires an API key.*--census-api-key/);
+    expect(e.requests.map((r) => r.status)).toEqual([302, 200]);
+    // The same for the groups.json listing a mirror plan starts with.
+    const listing = await buildMirrorPlan({ apiBase: e.apiBase, apiKey: 'wrong', log: captureLog().log }).catch((x: unknown) => x);
+    expect(String(listing)).toMatch(/rejected the API key/);
   });
 
   it('a gzip that does not decompress is never reused', async () => {

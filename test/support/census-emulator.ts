@@ -82,6 +82,10 @@ function www2File(p: string): [string, boolean] | undefined {
   return undefined;
 }
 
+/** The shape of the API's key pages (an HTML fragment served with status 200). */
+const KEY_PAGE = (title: string, detail: string) =>
+  `<div class="flex-container content">\n  <div class="content-wrap center">\n    <h1>${title}</h1>\n    <p>\n      A valid <em>key</em> must be included with each data API request.\n      ${detail}\n    </p>\n  </div>\n</div>\n`;
+
 const serialize = (header: string[], rows: Cell[][]) =>
   `[${[header, ...rows].map((r) => JSON.stringify(r)).join(',\n')}]`;
 
@@ -112,7 +116,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
     return [...names].sort();
   };
 
-  type Answer = { status: number; body: string | Buffer; type?: string };
+  type Answer = { status: number; body: string | Buffer; type?: string; location?: string };
   const text = (status: number, body: string): Answer => ({ status, body, type: 'text/plain;charset=utf-8' });
   const json = (body: string | Buffer): Answer => ({ status: 200, body, type: 'application/json;charset=utf-8' });
 
@@ -177,8 +181,12 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
       if (hit[1]) body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]);
       return { status: 200, body, type: 'application/octet-stream' };
     }
+    if (p === '/data/missing_key.html')
+      return { status: 200, body: KEY_PAGE('Missing Key', 'You did not include a key with this request.'), type: 'text/html' };
+    if (opts.requireKey !== undefined && u.searchParams.get('key') === null)
+      return { status: 302, body: '', location: '/data/missing_key.html' };
     if (opts.requireKey !== undefined && u.searchParams.get('key') !== opts.requireKey)
-      return { status: 200, body: '<html><head><title>Invalid Key</title></head><body>A valid key must be included with each data API request.</body></html>', type: 'text/html' };
+      return { status: 200, body: KEY_PAGE('Invalid Key', 'You included a key with this request, however, it is not valid.'), type: 'text/html' };
     const m = /^\/data\/(\d{4})\/acs\/(acs1|acs5)(\/groups\.json|\/groups\/(\w+)\.json)?$/.exec(p);
     if (!m) return { status: 404, body: '<html><body>404 Not Found</body></html>', type: 'text/html' };
     const [, vintage, dataset, meta, group] = m as unknown as [string, string, string, string?, string?];
@@ -240,6 +248,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
     record(a.status);
     const headers: http.OutgoingHttpHeaders = { 'content-length': body.length };
     if (a.type) headers['content-type'] = a.type;
+    if (a.location) headers.location = a.location;
     if (fault?.kind === 'truncate') {
       res.writeHead(a.status, headers);
       res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
