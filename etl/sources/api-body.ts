@@ -45,6 +45,8 @@ export interface ObservationRow {
 
 export interface ParsedBody {
   level: Level;
+  /** Table ids (groups) whose variables appear in the body. */
+  tables: string[];
   geographies: number;
   variables: number;
   rows: ObservationRow[];
@@ -120,6 +122,12 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       }
     }
     for (const v of variables) {
+      // The API answers null for every cell of a table that is not tabulated for a geography
+      // (e.g. Puerto Rico-only tables for the states). Such cells are not stored: the partition's
+      // table list (observations/index.json) tells "not published here" from "not loaded".
+      if (v.ea !== undefined && cells[v.e] === null && (v.m === undefined || cells[v.m] === null) && !cells[v.ea] && (v.ma === undefined || !cells[v.ma])) {
+        continue;
+      }
       const est = cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
       if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
       let moe: ReturnType<typeof cleanCell> = { value: null, annotation: 'missing_in_source' };
@@ -138,5 +146,5 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       });
     }
   }
-  return { level: geoSet.level, geographies: json.length - 1, variables: variables.length, rows };
+  return { level: geoSet.level, tables: [...new Set(variables.map((v) => v.table))], geographies: json.length - 1, variables: variables.length, rows };
 }

@@ -98,6 +98,16 @@ export function copyTsvToParquetSql(tsv: string, parquet: string): string {
     TO ${sqlString(parquet)} (${PARQUET_OPTIONS})`;
 }
 
+export const INDEX_FILE = 'observations/index.json';
+
+async function readIndex(buildDir: string): Promise<Record<string, { tables: string[]; files: number }>> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(buildDir, INDEX_FILE), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 function sameInputs(p: Partition, ctx: StepContext): boolean {
   return p.files.every((f) => ctx.previousInputs[f] !== undefined && ctx.previousInputs[f] === ctx.inputs[f]);
 }
@@ -108,7 +118,7 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  version: 1,
+  version: 2,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
@@ -122,6 +132,10 @@ export const observationsStep: EtlStep = {
     const stagingDir = path.join(ctx.outDir, '.staging-observations');
     await fs.mkdir(stagingDir, { recursive: true });
     const bar = ctx.log.progress('observations (files)', files.length);
+    // Which tables each partition holds: an absent cell of a held table is "not published for
+    // this geography", an absent table is "not loaded in this deployment".
+    const index: Record<string, { tables: string[]; files: number }> = {};
+    const prevIndex = ctx.previousDir ? await readIndex(ctx.previousDir) : {};
 
     await withDuckDB(async (db) => {
       for (const p of partitions) {
@@ -131,8 +145,10 @@ export const observationsStep: EtlStep = {
         await fs.mkdir(outDir, { recursive: true });
         const prev = ctx.previousDir ? path.join(ctx.previousDir, rel, 'data_0.parquet') : undefined;
         const prevRows = ctx.previousRows?.[`${p.dataset}/${p.vintage}/${p.level}`];
-        if (prev && prevRows !== undefined && sameInputs(p, ctx) && (await exists(prev))) {
+        const key = `${p.dataset}/${p.vintage}/${p.level}`;
+        if (prev && prevRows !== undefined && prevIndex[key] && sameInputs(p, ctx) && (await exists(prev))) {
           await fs.link(prev, target);
+          index[key] = prevIndex[key]!;
           rows[`${p.dataset}/${p.vintage}/${p.level}`] = prevRows;
           reused++;
           bar.increment(p.files.length);
@@ -141,6 +157,7 @@ export const observationsStep: EtlStep = {
         const tsv = path.join(stagingDir, `${p.dataset}-${p.vintage}-${p.level}.tsv`);
         const out = createWriteStream(tsv);
         let count = 0;
+        const tables = new Set<string>();
         // Parse a few files at once (gunzip runs on the thread pool) but write in file order so the
         // staging file, and so the build, is deterministic.
         const CONCURRENCY = 8;
@@ -156,6 +173,7 @@ export const observationsStep: EtlStep = {
             }),
           );
           for (const body of parsed) {
+            for (const t of body.tables) tables.add(t);
             count += body.rows.length;
             if (!out.write(toTsv(body.rows))) await once(out, 'drain');
           }
@@ -165,10 +183,12 @@ export const observationsStep: EtlStep = {
         await once(out, 'finish');
         await db.run(copyTsvToParquetSql(tsv, target));
         await fs.rm(tsv);
-        rows[`${p.dataset}/${p.vintage}/${p.level}`] = count;
+        rows[key] = count;
+        index[key] = { tables: [...tables].sort(), files: p.files.length };
       }
     });
     bar.stop();
+    await fs.writeFile(path.join(ctx.outDir, INDEX_FILE), JSON.stringify(index));
     await fs.rm(stagingDir, { recursive: true, force: true });
     notes.push(`${partitions.length} partitions from ${files.length} files; ${reused} reused unchanged from the previous build`);
     return { rows, notes };

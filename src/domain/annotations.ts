@@ -61,6 +61,18 @@ export const ANNOTATIONS = {
     symbol: '',
     meaning: 'The Census Bureau publishes this figure, but this deployment has not loaded values for this dataset, vintage and geography level.',
   },
+  not_published: {
+    symbol: '',
+    meaning: 'The Census Bureau publishes no value of this table for this geography (the API returns null, e.g. for Puerto Rico-only tables elsewhere).',
+  },
+  below_acs1_threshold: {
+    symbol: '',
+    meaning: 'ACS 1-year estimates are published only for areas of 65,000 people or more; use the 5-year dataset (acs5) for this geography.',
+  },
+  not_in_dataset: {
+    symbol: '',
+    meaning: 'This dataset is not published for this geography level (ACS 1-year has no tract or block-group estimates); use acs5.',
+  },
   not_comparable: {
     symbol: '',
     meaning: 'The census code changed meaning (label or universe) in this vintage; the value is withheld rather than joined to a different concept.',
@@ -80,22 +92,32 @@ export function describeAnnotation(code: string | null): AnnotationInfo | null {
   return { code, ...entry };
 }
 
-const ESTIMATE_JAMS: Record<string, AnnotationCode> = {
-  '-666666666': 'not_computable',
-  '-999999999': 'insufficient_sample',
-  '-888888888': 'not_applicable',
-  '-222222222': 'moe_not_computable',
-  '-333333333': 'moe_open_ended',
-  '-555555555': 'controlled',
+const ESTIMATE_JAMS: Record<number, AnnotationCode> = {
+  [-666666666]: 'not_computable',
+  [-999999999]: 'insufficient_sample',
+  [-888888888]: 'not_applicable',
+  [-222222222]: 'moe_not_computable',
+  [-333333333]: 'moe_open_ended',
+  [-555555555]: 'controlled',
 };
 
-const MOE_JAMS: Record<string, AnnotationCode> = {
-  '-555555555': 'controlled',
-  '-222222222': 'moe_not_computable',
-  '-333333333': 'moe_open_ended',
-  '-999999999': 'insufficient_sample',
-  '-888888888': 'not_applicable',
-  '-666666666': 'not_computable',
+const MOE_JAMS: Record<number, AnnotationCode> = {
+  [-555555555]: 'controlled',
+  [-222222222]: 'moe_not_computable',
+  [-333333333]: 'moe_open_ended',
+  [-999999999]: 'insufficient_sample',
+  [-888888888]: 'not_applicable',
+  [-666666666]: 'not_computable',
+};
+
+/** Annotation symbols (EA / MA columns) that name a specific condition. */
+const SYMBOLS: Record<string, AnnotationCode> = {
+  '*****': 'controlled',
+  '***': 'moe_open_ended',
+  '**': 'moe_not_computable',
+  '-': 'not_computable',
+  N: 'insufficient_sample',
+  '(X)': 'not_applicable',
 };
 
 export interface CleanValue {
@@ -107,20 +129,26 @@ export interface CleanValue {
  * Turn one published E or M string (plus its EA/MA annotation, when the file has one) into a
  * number or null with an annotation. `raw` is the JSON value from the API body (string or null).
  * Returns `undefined` when `raw` is not a number-like string, so the caller can report the file.
+ *
+ * Jam values are matched numerically: some vintages publish them as `-666666666.0`. A number
+ * that is not a jam value is kept exactly as published, even when its annotation symbol says
+ * e.g. "controlled" (`*****` next to a published 0): the symbol becomes the annotation code.
  */
 export function cleanCell(raw: string | null, annotation: string | null | undefined, kind: 'E' | 'M'): CleanValue | undefined {
-  if (raw === null || raw === '') {
+  if (raw === null || raw.trim() === '') {
     return { value: null, annotation: 'missing_in_source' };
   }
-  const jam = (kind === 'E' ? ESTIMATE_JAMS : MOE_JAMS)[raw.trim()];
-  if (jam) return { value: null, annotation: jam };
   const n = Number(raw);
-  if (!Number.isFinite(n) || raw.trim() === '') return undefined;
+  if (!Number.isFinite(n)) return undefined;
+  const jam = (kind === 'E' ? ESTIMATE_JAMS : MOE_JAMS)[n];
+  if (jam) return { value: null, annotation: jam };
   // Any other large negative sentinel is treated as a jam value rather than leaked as a number.
   if (n <= -100_000_000) return { value: null, annotation: kind === 'E' ? 'not_computable' : 'moe_not_computable' };
   const ann = annotation?.trim();
   if (!ann) return { value: n, annotation: null };
+  const named = SYMBOLS[ann];
+  if (named) return { value: n, annotation: named };
   if (ann.endsWith('+')) return { value: n, annotation: 'top_coded' };
-  if (ann.endsWith('-') && ann.length > 1) return { value: n, annotation: 'bottom_coded' };
+  if (ann.endsWith('-')) return { value: n, annotation: 'bottom_coded' };
   return { value: n, annotation: 'source_annotated' };
 }

@@ -32,6 +32,7 @@ export class ObservationStore {
     private readonly root: string,
     private readonly pool: DuckPool,
     partitions: Set<string>,
+    private readonly tables: Map<string, Set<string>>,
   ) {
     this.partitions = partitions;
   }
@@ -39,7 +40,7 @@ export class ObservationStore {
   static async open(buildDir: string, pool?: DuckPool): Promise<ObservationStore> {
     const root = path.join(buildDir, 'observations');
     const partitions = new Set<string>();
-    for (const d of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+    for (const d of fs.existsSync(root) ? fs.readdirSync(root).filter((e) => e.startsWith('dataset=')) : []) {
       const dataset = d.replace(/^dataset=/, '');
       for (const v of fs.readdirSync(path.join(root, d))) {
         const vintage = v.replace(/^vintage=/, '');
@@ -48,7 +49,14 @@ export class ObservationStore {
         }
       }
     }
-    return new ObservationStore(root, pool ?? (await DuckPool.open()), partitions);
+    const index = JSON.parse(fs.readFileSync(path.join(root, 'index.json'), 'utf8')) as Record<string, { tables: string[] }>;
+    const tables = new Map(Object.entries(index).map(([k, v]) => [k, new Set(v.tables)]));
+    return new ObservationStore(root, pool ?? (await DuckPool.open()), partitions, tables);
+  }
+
+  /** Whether the build holds this table's values for the partition (absent cells then mean "not published"). */
+  hasTable(dataset: string, vintage: number, level: string, tableId: string): boolean {
+    return this.tables.get(`${dataset}/${vintage}/${level}`)?.has(tableId) ?? false;
   }
 
   has(dataset: string, vintage: number, level: string): boolean {

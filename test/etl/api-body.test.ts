@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseApiBody } from '../../etl/sources/api-body.js';
+import { InputError } from '../../etl/step.js';
+
+const header = ['GEO_ID', 'B19013_001E', 'B19013_001M', 'NAME', 'B19013_001EA', 'B19013_001MA', 'state'];
+const body = (...rows: unknown[][]) => JSON.stringify([header, ...rows]);
+
+describe('parseApiBody', () => {
+  it('keys rows by the geography columns and pairs E with M and annotations', () => {
+    const parsed = parseApiBody(body(['0400000US06', '75277', '317', 'California', null, null, '06']), 'x.json');
+    expect(parsed.level).toBe('state');
+    expect(parsed.rows).toEqual([
+      { geo_key: 'state:06', table_id: 'B19013', variable: 'B19013_001E', estimate: 75277, moe: 317, estimate_annotation: null, moe_annotation: null },
+    ]);
+  });
+
+  it('turns jam values into null plus the matching annotation', () => {
+    const parsed = parseApiBody(
+      body(
+        ['0400000US01', '-666666666', '-222222222', 'Alabama', '-', '**', '01'],
+        ['0400000US02', '250001', '-333333333', 'Alaska', '250,000+', '***', '02'],
+        ['0400000US04', '12', '-555555555', 'Arizona', null, '*****', '04'],
+      ),
+      'x.json',
+    );
+    expect(parsed.rows.map((r) => [r.estimate, r.estimate_annotation, r.moe, r.moe_annotation])).toEqual([
+      [null, 'not_computable', null, 'moe_not_computable'],
+      [250001, 'top_coded', null, 'moe_open_ended'],
+      [12, null, null, 'controlled'],
+    ]);
+  });
+
+  it('drops all-null cells (the API\'s "not tabulated for this geography") but reports their table', () => {
+    const parsed = parseApiBody(body(['0400000US06', null, null, 'California', null, null, '06']), 'x');
+    expect(parsed.rows).toEqual([]);
+    expect(parsed.tables).toEqual(['B19013']);
+  });
+
+  it('builds keys for every level the API returns', () => {
+    const cases: Array<[string[], string[], string]> = [
+      [['us'], ['1'], 'nation:1'],
+      [['state', 'county'], ['48', '453'], 'county:48453'],
+      [['metropolitan statistical area/micropolitan statistical area'], ['12420'], 'metro:12420'],
+      [['state', 'congressional district'], ['48', '35'], 'cd:4835'],
+      [['state', 'county', 'tract'], ['48', '453', '001100'], 'tract:48453001100'],
+      [['state', 'county', 'tract', 'block group'], ['48', '453', '001100', '1'], 'block_group:484530011001'],
+    ];
+    for (const [cols, vals, key] of cases) {
+      const text = JSON.stringify([['B01003_001E', ...cols], ['5', ...vals]]);
+      expect(parseApiBody(text, 'x').rows[0]!.geo_key).toBe(key);
+    }
+  });
+
+  it.each([
+    ['not JSON', '[["a"', /not valid JSON/],
+    ['an object', '{"a":1}', /array of arrays/],
+    ['a numeric header', '[[1,2]]', /header row/],
+    ['unknown geography columns', '[["B01003_001E","zip"],["1","2"]]', /geography columns/],
+    ['a short row', body(['0400000US06', '1', '2', 'California', null, null]), /expected 7 cells/],
+    ['a JSON number cell', body(['0400000US06', 75277, '317', 'California', null, null, '06']), /strings or null/],
+    ['a non-numeric estimate', body(['0400000US06', 'abc', '317', 'California', null, null, '06']), /not a number/],
+    ['a bad FIPS code', body(['0400000US06', '1', '317', 'California', null, null, '6']), /bad state code/],
+    ['a GEO_ID that disagrees with the FIPS columns', body(['0400000US07', '1', '2', 'X', null, null, '06']), /does not match/],
+  ])('rejects %s, naming the file and row', (_name, text, message) => {
+    let err: unknown;
+    try {
+      parseApiBody(text, 'api/2018/acs/acs1/state/B19013.json.gz');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(message);
+    expect((err as InputError).message).toContain('api/2018/acs/acs1/state/B19013.json.gz');
+  });
+
+  it('never emits a jam value as a number, whatever the cell holds', () => {
+    const jams = ['-666666666', '-999999999', '-888888888', '-222222222', '-333333333', '-555555555'];
+    const cell = fc.oneof(fc.constantFrom(...jams), fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map(String), fc.constant(null));
+    fc.assert(
+      fc.property(cell, cell, (e, m) => {
+        const parsed = parseApiBody(body(['0400000US06', e, m, 'California', null, null, '06']), 'x');
+        const r = parsed.rows[0];
+        // A cell that is null in every column is an API "not tabulated here" and is not stored.
+        if (e === null && m === null) {
+          expect(r).toBeUndefined();
+          return;
+        }
+        if (!r) throw new Error('row missing');
+        for (const v of [r.estimate, r.moe]) if (v !== null) expect(v).toBeGreaterThan(-100_000_000);
+        if (e !== null && jams.includes(e)) expect(r.estimate_annotation).not.toBeNull();
+      }),
+    );
+  });
+});
