@@ -100,7 +100,10 @@ export function resolvePlaceName(store: GeographyStore, name: string, vintage: n
   if (comma < 0 || stateTok) {
     const folded = foldName(left);
     const exact = (idx.countyExact.get(folded.replace(/ /g, '')) ?? []).filter(inState);
-    const bare = (idx.countyBare.get(stripCountyType(folded).replace(/ /g, '')) ?? []).filter(inState);
+    // "Charles City" is the bare name of Charles City County: try the words as given, then without
+    // a trailing type word.
+    const bareKeys = [folded.replace(/ /g, ''), stripCountyType(folded).replace(/ /g, '')];
+    const bare = [...new Set(bareKeys.flatMap((k) => idx.countyBare.get(k) ?? []))].filter(inState);
     // Without a state a county name must be unique nationwide, so it is never better than tier 2.
     const exactTier = stateTok ? 0 : 1;
     for (const c of exact.filter(validCounty)) tiers[exactTier]!.push(countyT(c));

@@ -4,6 +4,16 @@
 import type { GeoType } from '../../domain/geo/keys.js';
 import type { LevelColumns } from './format.js';
 
+/** Plain loop: TypedArray.from with a mapping callback is several times slower on 465k rows. */
+function numbers(a: (number | null)[]): Float64Array {
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    out[i] = v === null || v === undefined ? NaN : v;
+  }
+  return out;
+}
+
 export class LevelTable {
   readonly size: number;
   readonly fips: string[];
@@ -24,9 +34,9 @@ export class LevelTable {
     this.fips = c.fips;
     this.from = Uint16Array.from(c.valid_from);
     this.to = Uint16Array.from(c.valid_to);
-    this.population = Float64Array.from(c.population, (v) => (v === null ? NaN : v));
-    this.lat = Float64Array.from(c.lat, (v) => (v === null ? NaN : v));
-    this.lon = Float64Array.from(c.lon, (v) => (v === null ? NaN : v));
+    this.population = numbers(c.population);
+    this.lat = numbers(c.lat);
+    this.lon = numbers(c.lon);
     this.prov = Uint8Array.from(c.prov);
     this.name = c.name;
     this.states = c.states?.map((s) => s.split(';').filter(Boolean));
