@@ -92,8 +92,11 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
       return { path: p, run: () => fetchReference(filesBase, ref, retry) };
     }),
   ];
-  const dupes = jobs.map((j) => j.path).filter((p, i, all) => all.indexOf(p) !== i);
-  if (dupes.length > 0) throw new Error(`the plan lists ${dupes[0]} twice`);
+  const paths = new Set<string>();
+  for (const j of jobs) {
+    if (paths.has(j.path)) throw new Error(`the plan lists ${j.path} twice`);
+    paths.add(j.path);
+  }
 
   const result: FetchResult = { downloaded: 0, reused: 0, noData: [], failed: [] };
   const dirs = new Set(jobs.map((j) => path.dirname(path.join(opts.cacheDir, j.path))));

@@ -5,6 +5,8 @@ import { BodyError, chunk, mergeByGeography, validateApiBody, serializeApiBody, 
 import { backoffMs, parseRetryAfter, redact } from '../../etl/online/http.js';
 import { mirrorPlan, MIRROR_ACS1_VINTAGES, planFromGroups } from '../../etl/online/plan.js';
 import { REFERENCE_FILES } from '../../etl/online/reference.js';
+import { fetchSourceTree } from '../../etl/online/fetch.js';
+import { createStepLogger } from '../../etl/log.js';
 import { convertReference } from '../../etl/online/reffile.js';
 
 const cell = fc.option(fc.string({ maxLength: 6 }), { nil: null });
@@ -96,6 +98,11 @@ describe('reference conversion', () => {
 describe('plans', () => {
   it('refuses group names that are not table ids (they become file names)', () => {
     expect(() => planFromGroups({ vintages: [2018], datasets: ['acs1'], levels: ['state'], groups: ['../B1'] })).toThrow(/table id/);
+  });
+  it('refuses a plan that lists a file twice', async () => {
+    const p = planFromGroups({ vintages: [2018, 2018], datasets: ['acs1'], levels: ['state'], groups: ['B19013'] });
+    await expect(fetchSourceTree({ cacheDir: '/nonexistent', plan: p, log: createStepLogger({ quiet: true }) }))
+      .rejects.toThrow(/lists api\/2018\/acs\/acs1\/state\/B19013\.json\.gz twice/);
   });
   it('refuses reference files that cannot be downloaded', () => {
     expect(() => planFromGroups({ vintages: [], datasets: [], levels: [], groups: [], reference: ['geo/cd118/'] })).toThrow(/fallback/);
