@@ -148,6 +148,14 @@ describe('problem+json', () => {
       await withStore.close();
     });
 
+    it('a request past REQUEST_TIMEOUT_MS gets 503 dependency-unavailable', async () => {
+      const slow = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { REQUEST_TIMEOUT_MS: 50, ERRORS_URL } });
+      const p = expectProblem(await slow.inject({ url: '/t/slow' }), 503, 'dependency-unavailable');
+      expect(p.detail).toMatch(/did not complete in time/);
+      expect((await slow.inject({ url: '/t/public' })).statusCode).toBe(200);
+      await slow.close();
+    });
+
     it('feature-unavailable for a flag in DISABLED_FEATURES, for every plan', async () => {
       const flagged = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { DISABLED_FEATURES: ['flagged', 'csv'], ERRORS_URL } });
       for (const key of [KEYS.free, KEYS.pro]) {

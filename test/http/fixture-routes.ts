@@ -55,6 +55,18 @@ export function fixtureRoutes(app: FastifyInstance) {
   });
 
   defineRoute(app, {
+    url: '/t/slow',
+    summary: 'Takes 300 ms',
+    auth: 'none',
+    hide: true,
+    data: z.object({ ok: z.boolean() }),
+    handler: async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { data: { ok: true } };
+    },
+  });
+
+  defineRoute(app, {
     url: '/t/bad-shape',
     summary: 'Returns data that violates its schema',
     auth: 'none',
