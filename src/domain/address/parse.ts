@@ -72,9 +72,11 @@ export function parseAddress(input: string): ParseResult {
     if (parts.length === 1) city = rest.slice(unitAt + unitToks.length).join(' ') || null;
     rest = rest.slice(0, unitAt);
   } else if (parts.length === 1) {
-    // No commas: the street ends at its last suffix word (plus a post-directional); the rest is the city.
-    let end = -1;
-    rest.forEach((w, i) => { if (SUFFIXES[w] && i > 0) end = i; });
+    // No commas: the street ends at the first suffix word not followed by another suffix
+    // ("SPRING CREEK RD", "WILLOW AVENUE EXTENSION"), plus a post-directional; the rest is the
+    // city — so "MAIN ST WHITE SULPHUR SPRINGS" is not read as a street ending in SPRINGS.
+    const end0 = rest.findIndex((w, i) => i > 0 && SUFFIXES[w] !== undefined && !(rest[i + 1] && SUFFIXES[rest[i + 1]!]));
+    let end = end0;
     if (end >= 0) {
       if (rest[end + 1] && /^(N|S|E|W|NE|NW|SE|SW)$/.test(rest[end + 1]!)) end += 1;
       city = rest.slice(end + 1).join(' ') || null;

@@ -1,0 +1,43 @@
+// GET /v1/boundaries/{geo_type}: every geography of a level as a streamed GeoJSON
+// FeatureCollection (see boundaries-common.ts for the streaming contract), optionally cut to a bbox.
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { BoundaryStore } from '../store/boundaries.js';
+import { accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+const schema = z.object({
+  level: levelSchema,
+  resolution: resolutionSchema,
+  /** Boundary edition (e.g. county `2017` for legacy Connecticut counties); default: newest. */
+  edition: z.string().optional(),
+  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
+  access: accessSchema,
+});
+
+export async function boundariesCollection({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
+  const q = parseInput(schema, input);
+  checkAccess(ctx, q.access, q.level, q.resolution, 'Boundaries');
+  const store = requireStore(ctx);
+  const entry = store.entry(q.level, q.resolution, q.edition);
+  if (!entry) {
+    const why = store.absentReason(q.level, q.resolution) ?? (q.edition ? `no edition ${q.edition}` : 'not built');
+    throw new AppError('not-found', `No ${q.level} boundaries at resolution ${q.resolution}: ${why}`);
+  }
+  const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
+  const data = featureCollectionStream(store.features(entry, q.bbox), {
+    boundary: { level: q.level, resolution: q.resolution, true_resolution: entry.true_resolution, derived: entry.derived, boundary_vintage: entry.boundary_vintage, source: entry.source, gaps: entry.gaps },
+  });
+  return {
+    data,
+    meta: {
+      etag,
+      boundary_vintage: entry.boundary_vintage,
+      content_type: 'application/geo+json',
+      headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': entry.boundary_vintage },
+      feature_count: q.bbox ? null : entry.feature_count,
+      cost_units: 0,
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// Shared by the boundary, centroid and geometry operations: tier gates (the allowed levels and
+// resolutions come from the plans table via the caller), store access and GeoJSON streaming.
+//
+// Streaming contract for FeatureCollections: `data` is a Node Readable of UTF-8 GeoJSON text,
+// sent as is (NOT wrapped in the JSON envelope); `meta.headers` lists the response headers
+// (Content-Type, ETag, X-Boundary-Vintage); `meta.etag` is the strong ETag for If-None-Match.
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import type { BoundaryFeature, BoundaryStore } from '../store/boundaries.js';
+import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
+import type { VerbContext } from './context.js';
+
+export const accessSchema = z.object({
+  allowedLevels: z.array(z.string()),
+  allowedResolutions: z.array(z.string()),
+  /** Plan that unlocks each gated value, e.g. { 'level:tract': 'pro', 'resolution:500k': 'enterprise' }. */
+  requiredPlan: z.record(z.string(), z.string()).default({}),
+  upgradeUrl: z.string().optional(),
+});
+export type BoundaryAccess = z.input<typeof accessSchema>;
+
+export const levelSchema = z.enum(BOUNDARY_LEVELS);
+export const resolutionSchema = z.enum(RESOLUTIONS).default('20m');
+
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const errors = r.error.issues.map((i) => ({ field: `query → ${i.path.join('.')}`, message: i.message, type: i.code }));
+  throw new AppError('validation-error', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+export function checkAccess(ctx: VerbContext, access: z.output<typeof accessSchema>, level: BoundaryLevel, resolution: Resolution | null, what: string): void {
+  const deny = (gate: string, detail: string) => {
+    throw new AppError('feature-requires-upgrade', detail, {
+      extensions: { upgrade_url: access.upgradeUrl ?? `${ctx.config.DASHBOARD_URL}/billing`, required_plan: access.requiredPlan[gate] ?? null },
+    });
+  };
+  if (!access.allowedLevels.includes(level)) deny(`level:${level}`, `${what} for level "${level}" are not included in your plan`);
+  if (resolution && !access.allowedResolutions.includes(resolution)) deny(`resolution:${resolution}`, `resolution ${resolution} is not included in your plan`);
+}
+
+export function requireStore(ctx: VerbContext): BoundaryStore {
+  const s = ctx.stores.boundaries;
+  if (!s) throw new AppError('dependency-unavailable', 'boundary data is not loaded');
+  return s;
+}
+
+/** A Readable emitting `{"type":"FeatureCollection","features":[…]}` one feature at a time. */
+export function featureCollectionStream(features: AsyncIterable<BoundaryFeature>, extra: Record<string, unknown> = {}): Readable {
+  async function* text(): AsyncGenerator<string> {
+    const head = JSON.stringify({ type: 'FeatureCollection', ...extra });
+    yield `${head.slice(0, -1)},"features":[`;
+    let first = true;
+    let batch = '';
+    for await (const f of features) {
+      batch += (first ? '' : ',') + JSON.stringify(f);
+      first = false;
+      // Batches of ~64 KB keep syscalls few while the first byte still leaves early.
+      if (batch.length > 65_536) { yield batch; batch = ''; }
+    }
+    yield `${batch}]}`;
+  }
+  return Readable.from(text(), { objectMode: false });
+}

@@ -1,0 +1,46 @@
+// GET /v1/boundaries/{geo_key}: one GeoJSON Feature (small: returned as an object, rendered as
+// bare GeoJSON, not enveloped). ETag = file hash + key, strong.
+import type { Feature } from 'geojson';
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { BoundaryStore } from '../store/boundaries.js';
+import type { BoundaryLevel } from '../store/boundaries/manifest.js';
+import { accessSchema, checkAccess, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+const schema = z.object({
+  geo_key: z.string().regex(/^[a-z_]+:[0-9A-Z]+$/, 'geo key must be {type}:{fips}'),
+  resolution: resolutionSchema,
+  edition: z.string().optional(),
+  access: accessSchema,
+});
+
+export async function boundariesFeature({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Feature>> {
+  const q = parseInput(schema, input);
+  const type = q.geo_key.slice(0, q.geo_key.indexOf(':'));
+  const lv = levelSchema.safeParse(type);
+  if (!lv.success) throw new AppError('invalid-geo-format', `unknown geography type "${type}"`);
+  const level: BoundaryLevel = lv.data;
+  checkAccess(ctx, q.access, level, q.resolution, 'Boundaries');
+  const store = requireStore(ctx);
+  const entry = store.entry(level, q.resolution, q.edition);
+  if (!entry) throw new AppError('not-found', `No ${level} boundaries at resolution ${q.resolution}: ${store.absentReason(level, q.resolution) ?? 'not built'}`);
+  const f = await store.feature(entry, q.geo_key);
+  if (!f) {
+    const gaps = entry.gaps.length ? ` Known gaps of this file: ${entry.gaps.join('; ')}.` : '';
+    throw new AppError('geography-not-found', `No ${q.resolution} boundary for ${q.geo_key}.${gaps}`);
+  }
+  const etag = BoundaryStore.etag(entry, `-${q.geo_key}`);
+  return {
+    data: f,
+    meta: {
+      etag,
+      boundary_vintage: entry.boundary_vintage,
+      true_resolution: entry.true_resolution,
+      derived: entry.derived,
+      content_type: 'application/geo+json',
+      headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': entry.boundary_vintage },
+      cost_units: 0,
+    },
+  };
+}

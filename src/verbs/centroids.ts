@@ -1,0 +1,35 @@
+// GET /v1/centroids/{geo_type}: a streamed GeoJSON FeatureCollection of points (chosen over the
+// envelope: dot-map clients load GeoJSON directly). Each level is one kind of point —
+// internal_point or population_center — stated in the collection's `centroids` member.
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { BoundaryStore } from '../store/boundaries.js';
+import { accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+const schema = z.object({
+  level: levelSchema,
+  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
+  access: accessSchema,
+});
+
+export async function centroids({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
+  const q = parseInput(schema, input);
+  checkAccess(ctx, q.access, q.level, null, 'Centroids');
+  const store = requireStore(ctx);
+  const entry = store.centroidEntry(q.level);
+  if (!entry) throw new AppError('not-found', `No centroids for level ${q.level}`);
+  const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
+  return {
+    data: featureCollectionStream(store.features(entry, q.bbox), { centroids: { level: q.level, kind: entry.kind, source: entry.source, vintage: entry.vintage, derived: entry.derived, derivation: entry.derivation } }),
+    meta: {
+      etag,
+      boundary_vintage: entry.vintage,
+      content_type: 'application/geo+json',
+      headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': entry.vintage },
+      feature_count: q.bbox ? null : entry.feature_count,
+      cost_units: 0,
+    },
+  };
+}

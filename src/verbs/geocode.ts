@@ -1,0 +1,42 @@
+// GET /v1/geocode (all tiers): `lat`+`lng` or `address` → containing geographies.
+// Malformed input (non-numeric or out-of-range coordinates, neither/both of address and
+// coordinates) is a 400 validation-error; a well-formed request that finds nothing (at sea,
+// outside address coverage, unparseable address text) is a 200 with `status: "no_match"` and a reason.
+import { z } from 'zod';
+import type { AddressResult } from '../domain/geocode/address-geocoder.js';
+import type { GeocodeGeographies } from '../domain/geocode/point-geocoder.js';
+import { AppError } from '../domain/errors.js';
+import { parseInput, requireStore } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+const coord = (min: number, max: number) => z.coerce.number().refine(Number.isFinite, 'must be a number').pipe(z.number().min(min).max(max));
+const schema = z.object({
+  lat: coord(-90, 90).optional(),
+  lng: coord(-180, 180).optional(),
+  address: z.string().trim().min(1).max(300).optional(),
+});
+
+export type GeocodeData =
+  | { input: { lat: number; lng: number }; status: 'matched' | 'no_match'; reason: string | null; geographies: GeocodeGeographies }
+  | ({ input: { address: string } } & AddressResult);
+
+export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<GeocodeData>> {
+  const q = parseInput(schema, input);
+  const hasCoords = q.lat !== undefined || q.lng !== undefined;
+  if (hasCoords && (q.lat === undefined || q.lng === undefined)) {
+    throw new AppError('validation-error', 'lat and lng must be given together', { errors: [{ field: `query → ${q.lat === undefined ? 'lat' : 'lng'}`, message: 'required with the other coordinate', type: 'missing' }] });
+  }
+  if (hasCoords === (q.address !== undefined)) {
+    throw new AppError('validation-error', 'give either address or lat and lng', { errors: [{ field: 'query → address', message: 'exactly one of address or lat/lng is required', type: 'missing' }] });
+  }
+  const { point, address } = await requireStore(ctx).geocoders();
+  if (q.address !== undefined) {
+    return { data: { input: { address: q.address }, ...address.geocode(q.address, point) } };
+  }
+  const geographies = point.locate(q.lat!, q.lng!);
+  const found = geographies.nation.key !== null || geographies.county.key !== null;
+  return {
+    data: { input: { lat: q.lat!, lng: q.lng! }, status: found ? 'matched' : 'no_match', reason: found ? null : (geographies.nation as { reason: string }).reason, geographies },
+    meta: {},
+  };
+}
