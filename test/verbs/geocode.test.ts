@@ -1,0 +1,49 @@
+import path from 'node:path';
+import pino from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { AppError } from '../../src/domain/errors.js';
+import { BoundaryStore } from '../../src/store/boundaries.js';
+import type { VerbContext } from '../../src/verbs/context.js';
+import { geocode } from '../../src/verbs/geocode.js';
+import { testBuildDir } from '../support/build.js';
+
+let ctx: VerbContext;
+beforeAll(async () => {
+  const store = await BoundaryStore.open(path.join(await testBuildDir(), 'boundaries'));
+  ctx = { requestId: 'r', caller: null, stores: { boundaries: store }, config: {} as Config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'test' };
+});
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try { await p; } catch (e) { if (e instanceof AppError) return `${e.status} ${e.code}`; throw e; }
+  return 'resolved';
+}
+
+describe('geocode operation', () => {
+  it('geocodes coordinates given as query strings', async () => {
+    const r = await geocode({ ctx, input: { lat: '38.8977', lng: '-77.0365' } as never });
+    expect(r.data).toMatchObject({ status: 'matched', geographies: { state: { key: 'state:11' }, county: { key: 'county:11001' } } });
+  });
+
+  it('answers 200 no_match with a reason at sea', async () => {
+    const r = await geocode({ ctx, input: { lat: 30, lng: -45 } });
+    expect(r.data).toMatchObject({ status: 'no_match', reason: expect.stringMatching(/at sea/) });
+  });
+
+  it('rejects malformed input with 400 validation-error', async () => {
+    expect(await code(geocode({ ctx, input: { lat: 95, lng: 0 } }))).toBe('400 validation-error');
+    expect(await code(geocode({ ctx, input: { lat: 'abc', lng: '1' } as never }))).toBe('400 validation-error');
+    expect(await code(geocode({ ctx, input: { lat: 40 } }))).toBe('400 validation-error');
+    expect(await code(geocode({ ctx, input: {} }))).toBe('400 validation-error');
+    expect(await code(geocode({ ctx, input: { address: '1 Main St', lat: 1, lng: 1 } }))).toBe('400 validation-error');
+  });
+
+  it('geocodes an address end to end', async () => {
+    const r = await geocode({ ctx, input: { address: '20 W 26th St, New York, NY 10010' } });
+    expect(r.data).toMatchObject({ status: 'matched', match: { zip: '10010', county: '36061' }, geographies: { cd: { key: expect.stringMatching(/^cd:36/) } } });
+  });
+
+  it('503 when boundary data is not loaded', async () => {
+    expect(await code(geocode({ ctx: { ...ctx, stores: {} }, input: { lat: 1, lng: 1 } }))).toBe('503 dependency-unavailable');
+  });
+});
