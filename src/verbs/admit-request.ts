@@ -8,6 +8,7 @@ import { minuteStart, MINUTE_MS, periodBounds, periodOf, secondsUntil } from '..
 import { PLAN_IDS, PLANS, planOf, upgradeUrl, type Plan } from '../domain/plans.js';
 import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
 import { burstRequests, monthlyUnits, tryCharge } from '../store/accounts/usage-repo.js';
+import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 export interface AdmitInput {
@@ -48,6 +49,9 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
   const store = accountStoreOf(ctx.stores);
   if (!ctx.caller) throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header.');
   const { accountId, keyId } = ctx.caller;
+  // Dashboard sessions are not metered: the account pages must work when the API quota is spent,
+  // which is exactly when people open them to upgrade.
+  if (keyId === DASHBOARD_KEY_ID) return { data: { units: 0, headers: {}, release: () => {} } };
   const plan = planOf(ctx.caller.plan);
   const now = ctx.now();
   const cost = Math.max(0, Math.ceil(input.cost));
@@ -109,7 +113,7 @@ export function releaseAdmission(ctx: Pick<VerbContext, 'stores' | 'requestId'>)
  * (403 gates, 400s): the spec puts the headers on all authenticated responses.
  */
 export function currentRateLimitHeaders(ctx: VerbContext): Record<string, string> {
-  if (!ctx.caller) return {};
+  if (!ctx.caller || ctx.caller.keyId === DASHBOARD_KEY_ID) return {};
   const store = accountStoreOf(ctx.stores);
   return rateLimitHeaders(limitState(store, planOf(ctx.caller.plan), ctx.caller.accountId, ctx.now()));
 }

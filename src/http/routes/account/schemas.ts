@@ -1,0 +1,67 @@
+// Response and request shapes of the account endpoints (docs/accounts.md). The same objects
+// validate requests, serialize responses and feed /openapi.json.
+import { z } from 'zod';
+
+const ts = z.string().describe('ISO 8601 timestamp (UTC)');
+
+export const keySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe('First characters of the key, e.g. `svc_live_abcd…`'),
+  status: z.enum(['active', 'revoked']),
+  created_at: ts,
+  revoked_at: ts.nullable(),
+  last_used_at: ts.nullable().describe('Resolution: one minute'),
+  replaced_by: z.string().nullable().describe('Id of the key that replaced this one by rotation'),
+});
+
+export const createdKeySchema = keySchema.extend({
+  key: z.string().describe('The full key. Shown only in this response: store it now.'),
+});
+
+export const planSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  features: z.record(z.string(), z.unknown()),
+  limits: z.record(z.string(), z.number()),
+});
+
+export const profileSchema = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  organization: z.string().nullable(),
+  plan: planSchema,
+  activated: z.boolean(),
+  activated_at: ts.nullable(),
+  created_at: ts,
+  tos: z.object({
+    status: z.enum(['none', 'accepted', 'grace', 'required']),
+    current_version: z.string().nullable(),
+    grace_ends_at: ts.nullable(),
+  }),
+  billing: z.object({
+    customer: z.boolean(),
+    subscription: z
+      .object({ id: z.string(), plan: z.string(), interval: z.string().nullable(), status: z.string(), current_period_end: ts.nullable() })
+      .nullable(),
+  }),
+});
+
+const breakdown = <K extends string>(k: K) => z.array(z.object({ [k]: z.string().nullable(), units: z.number().int(), requests: z.number().int() } as Record<K, z.ZodNullable<z.ZodString>> & { units: z.ZodNumber; requests: z.ZodNumber }));
+
+export const usageSchema = z.object({
+  period: z.string(),
+  period_start: ts,
+  period_end: ts,
+  plan: z.string(),
+  units: z.object({ used: z.number().int(), quota: z.number().int(), remaining: z.number().int() }),
+  requests: z.number().int(),
+  burst: z.object({ per_minute: z.number().int(), used_this_minute: z.number().int(), resets_at: ts }),
+  concurrency: z.object({ max: z.number().int(), in_flight: z.number().int() }),
+  by_day: breakdown('date'),
+  by_route: breakdown('route'),
+  by_key: breakdown('key_id'),
+});
+
+export const keyParams = z.object({ id: z.string().min(1).max(64) });
