@@ -10,10 +10,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createStepLogger } from '../etl/log.js';
 import { geographiesStep } from '../etl/steps/geographies.js';
 import { GeographyStore, type GeographyRecord } from '../src/store/geographies.js';
 import { resolveGeographies } from '../src/verbs/resolve-geographies.js';
+import { runStepIsolated } from '../test/support/etl.js';
 
 async function buildDir(): Promise<string> {
   const arg = process.argv[2];
@@ -21,8 +21,7 @@ async function buildDir(): Promise<string> {
   const current = path.join(process.env.DATA_DIR ?? 'data', 'current');
   if (fs.existsSync(path.join(current, 'geo', 'geographies.json'))) return current;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'geo-bench-'));
-  const sourceDir = path.resolve(process.env.CENSUS_SOURCE_DIR ?? '../shared/census');
-  await geographiesStep.run({ sourceDir, outDir: out, previousDir: undefined, previousInputs: {}, inputs: {}, log: createStepLogger({ quiet: true }), synthetic: false });
+  await runStepIsolated(geographiesStep, { outDir: out });
   return out;
 }
 
