@@ -73,6 +73,10 @@ export const ANNOTATIONS = {
     symbol: '',
     meaning: 'This dataset is not published for this geography level (ACS 1-year has no tract or block-group estimates); use acs5.',
   },
+  geography_not_in_vintage: {
+    symbol: '',
+    meaning: 'This geography did not exist under the vintage\'s definitions (tracts and block groups were redrawn for 2020; Connecticut uses planning regions from 2022).',
+  },
   not_comparable: {
     symbol: '',
     meaning: 'The census code changed meaning (label or universe) in this vintage; the value is withheld rather than joined to a different concept.',

@@ -5,7 +5,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { BoundaryStore } from '../store/boundaries.js';
+import type { CatalogStore } from '../store/catalog.js';
 import type { GeographyStore } from '../store/geographies.js';
+import type { ObservationStore } from '../store/observations.js';
 
 /** The authenticated caller of a data operation (null for public operations such as health). */
 export interface Caller {
@@ -23,6 +25,8 @@ export interface Caller {
 export interface Stores {
   [name: string]: unknown;
   geographies?: GeographyStore;
+  catalog?: CatalogStore;
+  observations?: ObservationStore;
   boundaries?: BoundaryStore;
 }
 
@@ -36,6 +40,12 @@ export interface VerbContext {
   log: Logger;
   /** Where the request came from (`/v1/data`, `mcp:get_census_data`, `cli`), for usage records. */
   via: string;
+  /**
+   * Charge units against the caller's quota (admission: quota, burst, concurrency). Operations whose
+   * cost depends on the expanded request (data, compare, timeseries) call it after validation and
+   * gates and before fetching data. Transports provide it; absent (CLI, unit tests) = no metering.
+   */
+  charge?: (units: number) => Promise<void>;
 }
 
 /** What an operation returns; the transport wraps it in the response envelope. */

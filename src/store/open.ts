@@ -1,0 +1,72 @@
+// Opening every store at boot. Each store is optional: one that cannot open is logged and left
+// out, so the routes that need it answer 503 dependency-unavailable while the rest keep working.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Stores } from '../verbs/context.js';
+import { openAccountStores } from './accounts/index.js';
+import { BoundaryStore } from './boundaries.js';
+import { CatalogStore } from './catalog.js';
+import { readManifest, resolveCurrentBuild, type Manifest } from './data-dir.js';
+import { DuckPool } from './duckdb.js';
+import { GeographyStore } from './geographies.js';
+import { ObservationStore } from './observations.js';
+
+export interface BuildInfo {
+  dir: string;
+  manifest: Manifest;
+}
+
+export interface Runtime {
+  stores: Stores;
+  build: BuildInfo | null;
+  close(): Promise<void>;
+}
+
+async function attempt<T>(log: Pick<Logger, 'warn'>, what: string, fn: () => Promise<T> | T): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (err) {
+    log.warn({ err }, `${what} unavailable`);
+    return undefined;
+  }
+}
+
+/** Open the data stores of one build directory (no accounts). Used by the server and tests. */
+export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>): Promise<{ stores: Stores; close(): void }> {
+  const stores: Stores = {};
+  const pool = await DuckPool.open();
+  const [catalog, geographies, observations, boundaries] = await Promise.all([
+    attempt(log, 'catalog', () => CatalogStore.load(buildDir)),
+    attempt(log, 'geographies', () => GeographyStore.load(buildDir)),
+    attempt(log, 'observations', () => ObservationStore.open(buildDir, pool)),
+    attempt(log, 'boundaries', () => BoundaryStore.open(path.join(buildDir, 'boundaries'))),
+  ]);
+  if (catalog) stores.catalog = catalog;
+  if (geographies) stores.geographies = geographies;
+  if (observations) stores.observations = observations;
+  if (boundaries) stores.boundaries = boundaries;
+  return { stores, close: () => pool.close() };
+}
+
+export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Promise<Runtime> {
+  const closers: Array<() => void> = [];
+  const stores: Stores = {};
+  const accounts = await attempt(log, 'accounts database', () => openAccountStores(config));
+  if (accounts) {
+    Object.assign(stores, accounts);
+    closers.push(() => accounts.accounts.close());
+  }
+  const dir = resolveCurrentBuild(config.DATA_DIR);
+  let build: BuildInfo | null = null;
+  if (dir) {
+    build = { dir, manifest: readManifest(dir) };
+    const data = await openDataStores(dir, log);
+    Object.assign(stores, data.stores);
+    closers.push(data.close);
+  } else {
+    log.warn({ dataDir: config.DATA_DIR }, 'no data build found: data endpoints answer 503 until one is built');
+  }
+  stores.build = build;
+  return { stores, build, close: async () => closers.forEach((c) => c()) };
+}

@@ -1,0 +1,72 @@
+// GET /v1/compare and the MCP tool compare_geographies: the same variables for several
+// geographies side by side, each value compared with the first geography, with the Census
+// Bureau's test of whether the difference is statistically significant at 90% confidence.
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { CENSUS_PROGRAM, checkVintage, latestVintage, referencePeriod } from '../domain/datasets.js';
+import { computeCells, type ObservationCell } from './observations/engine.js';
+import { hintFor } from './observations/hints.js';
+import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const compareInput = z.object({
+  ...observationInputShape,
+  vintage: z.number().int().optional().describe('Survey year; defaults to the latest vintage of the dataset.'),
+});
+export type CompareInput = z.infer<typeof compareInput>;
+
+export interface Comparison {
+  /** The geography every other one is compared with: the first one requested. */
+  reference_geo_key: string;
+  difference: number | null;
+  /** MOE of the difference: √(MOE₁² + MOE₂²) (controlled estimates count as MOE 0). */
+  difference_moe: number | null;
+  /** |difference| > difference_moe: the difference is statistically significant at 90%. */
+  significant: boolean | null;
+}
+
+export type ComparedCell = ObservationCell & { comparison: Comparison | null };
+
+const moeOf = (c: ObservationCell) => (c.moe_numeric !== null ? c.moe_numeric : c.moe_annotation?.code === 'controlled' ? 0 : null);
+
+export function compareWith(reference: ObservationCell, c: ObservationCell): Comparison {
+  if (reference.estimate === null || c.estimate === null) {
+    return { reference_geo_key: reference.geo_key, difference: null, difference_moe: null, significant: null };
+  }
+  const difference = c.estimate - reference.estimate;
+  const m1 = moeOf(reference);
+  const m2 = moeOf(c);
+  const difference_moe = m1 === null || m2 === null ? null : Math.sqrt(m1 * m1 + m2 * m2);
+  return { reference_geo_key: reference.geo_key, difference, difference_moe, significant: difference_moe === null ? null : Math.abs(difference) > difference_moe };
+}
+
+export async function compareGeographies({ ctx, input }: { ctx: VerbContext; input: CompareInput }): Promise<VerbResult<ComparedCell[]>> {
+  const p = await prepare(ctx, input, (d) => input.vintage ?? latestVintage(d));
+  const vintage = checkVintage(p.dataset, input.vintage);
+  if (p.geo.geographies.length < 2) {
+    throw new AppError('validation-error', `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`, {
+      errors: [{ field: 'query → geo', message: 'at least two geographies', type: 'too_short' }],
+    });
+  }
+  await charge(ctx, p.plan, { kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
+  const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies });
+  const first = p.geo.geographies[0]!.key;
+  const reference = new Map(result.cells.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
+  // Ordered by variable, then geography in request order: one block per variable, side by side.
+  const order = new Map(p.geo.geographies.map((g, i) => [g.key, i]));
+  const varOrder = new Map(p.variables.map((v, i) => [v.api_name, i]));
+  const cells = result.cells
+    .map((c) => ({ ...c, comparison: c.geo_key === first ? null : compareWith(reference.get(c.variable)!, c) }))
+    .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
+  return {
+    data: cells,
+    meta: {
+      source: { dataset: p.dataset, vintage_year: vintage, reference_period: referencePeriod(p.dataset, vintage), census_program: CENSUS_PROGRAM },
+      variable_count: p.variables.length,
+      geography_count: p.geo.geographies.length,
+      hint: hintFor(p.dataset, [vintage], result, cells.length),
+      geography_definitions: p.geo.definitionVintage.description,
+      ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
+    },
+  };
+}

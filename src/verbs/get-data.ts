@@ -1,0 +1,53 @@
+// GET /v1/data and the MCP tool get_census_data: values of variables for geographies in one
+// vintage, one cell per geography × variable (long format, as tidycensus returns it).
+import { z } from 'zod';
+import { CENSUS_PROGRAM, checkVintage, latestVintage, referencePeriod } from '../domain/datasets.js';
+import type { Geometry } from 'geojson';
+import { geometriesFor } from './boundaries-geometries.js';
+import { computeCells, type ObservationCell } from './observations/engine.js';
+import { hintFor } from './observations/hints.js';
+import { charge, geoTerms, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const getDataInput = z.object({
+  ...observationInputShape,
+  vintage: z.number().int().optional().describe('Survey year; defaults to the latest vintage of the dataset (2024).'),
+  include_geometry: z.boolean().optional().describe('Add each geography\'s boundary (GeoJSON geometry, 20m) to its cells; Pro plan and above.'),
+});
+export type GetDataInput = z.infer<typeof getDataInput>;
+
+export type DataCell = ObservationCell & { geometry?: Geometry | null };
+
+export async function getData({ ctx, input }: { ctx: VerbContext; input: GetDataInput }): Promise<VerbResult<DataCell[]>> {
+  const p = await prepare(ctx, input, (d) => input.vintage ?? latestVintage(d));
+  const vintage = checkVintage(p.dataset, input.vintage);
+  if (input.include_geometry) requireGeometryFeature(ctx, p.plan);
+  await charge(ctx, p.plan, { kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
+
+  const result = await computeCells(p.stores, p.stores.catalog, {
+    dataset: p.dataset,
+    vintages: [vintage],
+    variables: p.variables,
+    geographies: p.geo.geographies,
+  });
+  let cells: DataCell[] = result.cells;
+  const meta: Record<string, unknown> = {};
+  if (input.include_geometry) {
+    const boundaries = ctx.stores.boundaries;
+    const shapes = boundaries ? await geometriesFor(boundaries, p.geo.geographies.map((g) => g.key)) : undefined;
+    cells = cells.map((c) => ({ ...c, geometry: shapes?.geometries.get(c.geo_key) ?? null }));
+    meta.boundary_vintages = shapes?.vintages ?? {};
+  }
+  return {
+    data: cells,
+    meta: {
+      source: { dataset: p.dataset, vintage_year: vintage, reference_period: referencePeriod(p.dataset, vintage), census_program: CENSUS_PROGRAM },
+      variable_count: p.variables.length,
+      geography_count: p.geo.geographies.length,
+      hint: hintFor(p.dataset, [vintage], result, cells.length),
+      geography_definitions: p.geo.definitionVintage.description,
+      ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
+      ...meta,
+    },
+  };
+}

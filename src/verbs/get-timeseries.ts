@@ -1,0 +1,59 @@
+// GET /v1/timeseries and the MCP tool get_timeseries: variables across vintages. Every vintage
+// of the range appears for every variable and geography; vintages without a value are null with
+// the reason (not published that year, not loaded, changed meaning).
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { CENSUS_PROGRAM, DATASETS, checkVintage, referencePeriod } from '../domain/datasets.js';
+import { computeCells, type ObservationCell } from './observations/engine.js';
+import { hintFor } from './observations/hints.js';
+import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export const timeseriesInput = z.object({
+  ...observationInputShape,
+  from: z.number().int().optional().describe('First vintage (default: the first of the dataset: acs5 2009, acs1 2005).'),
+  to: z.number().int().optional().describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
+});
+export type TimeseriesInput = z.infer<typeof timeseriesInput>;
+
+/** Points per variable and geography: the whole acs5 range (2009–2024) is 16. */
+export const MAX_POINTS = 16;
+
+export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: TimeseriesInput }): Promise<VerbResult<ObservationCell[]>> {
+  const p = await prepare(ctx, input, (d) => input.to ?? DATASETS[d].vintages.at(-1)!);
+  const all = DATASETS[p.dataset].vintages;
+  const to = checkVintage(p.dataset, input.to ?? all.at(-1)!);
+  const from = input.from === undefined ? Math.max(all[0]!, to - (MAX_POINTS - 1)) : input.from;
+  // from/to bound a range, so an unpublished year inside it (acs1 2020) is fine; outside the
+  // dataset's years it is an invalid vintage.
+  if (from < all[0]! || from > all.at(-1)!) checkVintage(p.dataset, from);
+  if (from > to) {
+    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'query → from', message: 'must not be after to', type: 'value_error' }] });
+  }
+  const vintages = all.filter((y) => y >= from && y <= to);
+  if (vintages.length > MAX_POINTS) {
+    throw new AppError('validation-error', `A series has at most ${MAX_POINTS} points per variable and geography; ${from}–${to} has ${vintages.length}. Narrow from/to.`, {
+      errors: [{ field: 'query → from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
+    });
+  }
+  await charge(ctx, p.plan, { kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
+  const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages, variables: p.variables, geographies: p.geo.geographies });
+  // One series per variable and geography, in vintage order.
+  const cells = [...result.cells].sort((a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage);
+  const overlap = p.dataset === 'acs5' && vintages.length > 1
+    ? ' ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
+    : '';
+  const hint = hintFor(p.dataset, vintages, result, cells.length);
+  return {
+    data: cells,
+    meta: {
+      source: { dataset: p.dataset, vintage_year: to, reference_period: `${referencePeriod(p.dataset, from).split('–')[0]}–${to}`, census_program: CENSUS_PROGRAM },
+      variable_count: p.variables.length,
+      geography_count: p.geo.geographies.length,
+      vintages,
+      hint: hint || overlap ? `${hint ?? ''}${overlap}`.trim() : null,
+      geography_definitions: p.geo.definitionVintage.description,
+      ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// The shared engine behind data, compare and timeseries: for a dataset, vintages, catalog
+// variables and resolved geographies, fetch what the build holds and produce one cell per
+// vintage × geography × variable. Every null carries the precise reason (annotation code) and
+// the reasons are summarised into a hint, so an empty answer always says why.
+import { describeAnnotation, type AnnotationInfo } from '../../domain/annotations.js';
+import { ACS1_POPULATION_THRESHOLD, type DatasetKey } from '../../domain/datasets.js';
+import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../domain/formula.js';
+import type { CatalogStore, CatalogVariable } from '../../store/catalog.js';
+import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
+import { cellKey, type ObservationStore } from '../../store/observations.js';
+
+/** One value as every data endpoint returns it (documented in docs/api.md). */
+export interface ObservationCell {
+  geo_key: string;
+  geo_name: string;
+  geo_type: string;
+  variable: string;
+  census_code: string | null;
+  /** Derived variables: the declared formula over census codes; null for published codes. */
+  formula: string | null;
+  label: string;
+  unit: string;
+  dataset: string;
+  vintage: number;
+  estimate: number | null;
+  moe_numeric: number | null;
+  estimate_annotation: AnnotationInfo | null;
+  moe_annotation: AnnotationInfo | null;
+}
+
+export interface EngineStores {
+  observations: ObservationStore;
+  geographies: GeographyStore;
+}
+
+export interface EngineRequest {
+  dataset: DatasetKey;
+  vintages: number[];
+  variables: CatalogVariable[];
+  geographies: GeographyRecord[];
+}
+
+export interface EngineResult {
+  cells: ObservationCell[];
+  /** Annotation codes that made cells null, with how many cells each. */
+  nullReasons: Map<string, number>;
+  /** Loaded vintages per level, for hints. */
+  loaded: Map<string, number[]>;
+}
+
+const NO_ROW_LEVELS_ACS1 = new Set(['tract', 'block_group']);
+const formulaCache = new Map<string, Formula>();
+const formulaOf = (src: string) => {
+  let f = formulaCache.get(src);
+  if (!f) formulaCache.set(src, (f = parseFormula(src)));
+  return f;
+};
+
+const nullCell = (code: string): Cell => ({ estimate: null, moe: null, estimate_annotation: code, moe_annotation: code });
+const tableOf = (code: string) => code.slice(0, code.indexOf('_'));
+
+export async function computeCells(stores: EngineStores, catalog: Pick<CatalogStore, 'resolveForVintage'>, req: EngineRequest): Promise<EngineResult> {
+  const { observations: obs } = stores;
+  const byLevel = new Map<string, GeographyRecord[]>();
+  for (const g of req.geographies) {
+    const list = byLevel.get(g.type);
+    if (list) list.push(g);
+    else byLevel.set(g.type, [g]);
+  }
+
+  // Which codes each vintage needs, from each variable's per-vintage resolution.
+  const codesByVintage = new Map<number, Set<string>>();
+  for (const y of req.vintages) {
+    const codes = new Set<string>();
+    for (const v of req.variables) {
+      const r = catalog.resolveForVintage(v, req.dataset, y);
+      if (r.kind === 'direct') codes.add(r.code);
+      else if (r.kind === 'derived') for (const c of r.codes) codes.add(c);
+    }
+    codesByVintage.set(y, codes);
+  }
+
+  const cells: ObservationCell[] = [];
+  const nullReasons = new Map<string, number>();
+  const loaded = new Map<string, number[]>();
+
+  for (const [level, geos] of byLevel) {
+    loaded.set(level, obs.loadedVintages(req.dataset, level));
+    const allCodes = [...new Set([...codesByVintage.values()].flatMap((s) => [...s]))];
+    const stored = NO_ROW_LEVELS_ACS1.has(level) && req.dataset === 'acs1'
+      ? new Map()
+      : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
+
+    for (const y of req.vintages) {
+      for (const g of geos) {
+        const absentReason = (code: string): string => {
+          if (req.dataset === 'acs1' && NO_ROW_LEVELS_ACS1.has(level)) return 'not_in_dataset';
+          if (req.dataset === 'acs1' && level !== 'nation' && level !== 'state' && g.population !== null && g.population < ACS1_POPULATION_THRESHOLD) {
+            return 'below_acs1_threshold';
+          }
+          if (!obs.hasTable(req.dataset, y, level, tableOf(code))) return 'no_data_loaded';
+          if (stores.geographies.get(g.key, y) === null) return 'geography_not_in_vintage';
+          return 'not_published';
+        };
+        const get = (code: string): Cell => stored.get(cellKey(y, g.key, code)) ?? nullCell(absentReason(code));
+
+        for (const v of req.variables) {
+          const r = catalog.resolveForVintage(v, req.dataset, y);
+          let cell: Cell;
+          if (r.kind === 'unavailable') cell = nullCell(r.reason);
+          else if (r.kind === 'direct') cell = get(r.code);
+          else {
+            // A derived value whose components are simply not in the data takes their reason
+            // (e.g. no_data_loaded), not the generic "derived from annotated".
+            const missing = r.codes.find((c) => !stored.has(cellKey(y, g.key, c)));
+            cell = missing ? nullCell(absentReason(missing)) : evaluateFormula(formulaOf(r.formula), get);
+          }
+          if (cell.estimate === null && cell.estimate_annotation) {
+            nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
+          }
+          cells.push({
+            geo_key: g.key,
+            geo_name: g.name,
+            geo_type: g.type,
+            variable: v.api_name,
+            census_code: r.kind === 'direct' ? r.code : v.census_code,
+            formula: v.formula,
+            label: v.label,
+            unit: v.unit,
+            dataset: req.dataset,
+            vintage: y,
+            estimate: cell.estimate,
+            moe_numeric: cell.moe,
+            estimate_annotation: describeAnnotation(cell.estimate_annotation),
+            moe_annotation: describeAnnotation(cell.moe_annotation),
+          });
+        }
+      }
+    }
+  }
+  return { cells, nullReasons, loaded };
+}
