@@ -2,7 +2,7 @@
 // point-in-polygon with holes and multipolygons via turf) and points (nearest neighbour).
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { MultiPolygon, Polygon } from 'geojson';
-import type { FgbFile } from '../../store/boundaries/fgb-file.js';
+import type { BoundaryFeature, FgbFile } from '../../store/boundaries/fgb-file.js';
 
 export interface Hit {
   key: string;
@@ -12,17 +12,22 @@ export interface Hit {
 export class PolygonLayer {
   // Geometries are decoded on first hit and kept: the hot set (populated areas) stays small,
   // and the cost of decoding a 100k-vertex TIGER polygon is paid once.
-  private readonly cache = new Map<number, Polygon | MultiPolygon>();
+  private readonly cache = new Map<number, BoundaryFeature>();
 
   constructor(readonly file: FgbFile) {}
 
-  private geometry(i: number): Polygon | MultiPolygon {
-    let g = this.cache.get(i);
-    if (!g) {
-      g = this.file.feature(i).geometry as Polygon | MultiPolygon;
-      this.cache.set(i, g);
+  /** The decoded feature (cached: decoding is the dominant cost for large TIGER polygons). */
+  feature(i: number): BoundaryFeature {
+    let f = this.cache.get(i);
+    if (!f) {
+      f = this.file.feature(i);
+      this.cache.set(i, f);
     }
-    return g;
+    return f;
+  }
+
+  private geometry(i: number): Polygon | MultiPolygon {
+    return this.feature(i).geometry as Polygon | MultiPolygon;
   }
 
   /** Every feature containing the point (boundary counts as inside), sorted by key. */
@@ -50,6 +55,10 @@ export class PolygonLayer {
 
 export class PointLayer {
   constructor(readonly file: FgbFile) {}
+
+  feature(i: number): BoundaryFeature {
+    return this.file.feature(i);
+  }
 
   /** The nearest point whose GEOID starts with `prefix` (degree-space distance; approximate). */
   nearest(lng: number, lat: number, prefix: string): Hit | null {

@@ -85,7 +85,7 @@ export class PointGeocoder {
   }
 
   private match(l: Layer<PolygonLayer | PointLayer>, hit: Hit, method: GeocodeMethod, approximate: boolean): LevelMatch {
-    const f = l.layer.file.feature(hit.index);
+    const f = l.layer.feature(hit.index);
     const m: LevelMatch = { key: hit.key, name: f.properties.name, method, boundary_vintage: l.entry.boundary_vintage, source: f.properties.source, approximate };
     if (l.entry.definition_vintage) m.definition_vintage = l.entry.definition_vintage;
     return m;
