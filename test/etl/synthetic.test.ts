@@ -1,0 +1,163 @@
+// The SYNTHETIC build generator (etl/synthetic): a tiny synthetic build (2 states' tracts, 5 codes,
+// 2 vintages) must look exactly like a real build to the read side — same Parquet schema, sort
+// order and layout — while carrying the synthetic marker everywhere, and be a pure function of
+// its seed. The real build it is compared with is the shared test build over ../shared/census.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckPool, sqlString } from '../../src/store/duckdb.js';
+import { ObservationStore } from '../../src/store/observations.js';
+import { readManifest, resolveCurrentBuild } from '../../src/store/data-dir.js';
+import {
+  catalogCodes,
+  generateSyntheticBuild,
+  isSyntheticBuild,
+  type SynthOptions,
+  type SynthSummary,
+} from '../../etl/synthetic/generate.js';
+import { createStepLogger } from '../../etl/log.js';
+import { testBuildDir, TEST_DATA_DIR } from '../support/build.js';
+import { SHARED_CENSUS } from '../support/paths.js';
+
+const STATES = ['09', '10']; // Connecticut (planning regions from 2022) and Delaware
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'synthetic-test-'));
+const base = (dataDir: string, seed: number): SynthOptions => ({
+  dataDir,
+  sourceDir: SHARED_CENSUS,
+  vintages: [2019, 2023],
+  levels: ['state', 'tract'],
+  states: STATES,
+  variables: 5,
+  seed,
+  log: createStepLogger({ quiet: true }),
+});
+
+let realBuild: string;
+let synth: SynthSummary;
+let pool: DuckPool;
+const rows = <T,>(sql: string) => pool.rows<T>(sql);
+const part = (buildDir: string, dataset: string, vintage: number, level: string) =>
+  path.join(buildDir, 'observations', `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
+/** Digest of every row in file order (so equal digests mean equal content and equal order). */
+const digest = async (file: string) =>
+  (await rows<{ d: string }>(`SELECT md5(string_agg(concat_ws('|', geo_key, table_id, variable, estimate, moe, estimate_annotation, moe_annotation), '\n' ORDER BY file_row_number)) AS d
+     FROM read_parquet(${sqlString(file)}, file_row_number = true)`))[0]!.d;
+const countKeys = async (rel: string, where: string) =>
+  (await rows<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_csv(${sqlString(path.join(SHARED_CENSUS, rel))}, all_varchar = true) WHERE ${where}`))[0]!.n;
+
+beforeAll(async () => {
+  realBuild = await testBuildDir();
+  pool = await DuckPool.open({ connections: 1 });
+  synth = await generateSyntheticBuild(base(path.join(tmp, 'synthetic-a'), 7));
+});
+afterAll(() => {
+  pool?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('synthetic build generator', () => {
+  it('takes every code the compiled catalog stores (direct codes and formula components)', () => {
+    const compiled = catalogCodes(path.join(realBuild, 'catalog', 'catalog.json'));
+    expect(catalogCodes()).toEqual(compiled);
+    expect(compiled.length).toBeGreaterThanOrEqual(392);
+    expect(synth.codes).toBe(5);
+  });
+
+  it('is marked synthetic in the manifest, the build id and the index; a real build is not', () => {
+    const m = readManifest(synth.buildDir);
+    expect(m.synthetic).toBe(true);
+    expect(m.source.mode).toBe('synthetic');
+    expect(m.build_id).toMatch(/^synthetic-/);
+    expect(m.steps.observations!.notes.join(' ')).toMatch(/SYNTHETIC/);
+    expect(isSyntheticBuild(synth.buildDir)).toBe(true);
+    expect(isSyntheticBuild(realBuild)).toBe(false);
+    const index = JSON.parse(fs.readFileSync(path.join(synth.buildDir, 'observations', 'index.json'), 'utf8')) as Record<string, { synthetic: boolean; tables: string[] }>;
+    expect(Object.keys(index).sort()).toEqual(['acs5/2019/state', 'acs5/2019/tract', 'acs5/2023/state', 'acs5/2023/tract']);
+    for (const e of Object.values(index)) expect(e.synthetic).toBe(true);
+  });
+
+  it('carries synthetic in the Parquet key-value metadata of every partition (real partitions do not)', async () => {
+    const kv = async (file: string) =>
+      rows<{ k: string; v: string }>(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(file)})`);
+    for (const key of Object.keys(synth.rows)) {
+      const [, vintage, level] = key.split('/');
+      const meta = await kv(part(synth.buildDir, 'acs5', Number(vintage), level!));
+      expect(meta).toContainEqual({ k: 'synthetic', v: 'true' });
+    }
+    const real = await kv(part(realBuild, 'acs1', 2018, 'state'));
+    expect(real.find((r) => r.k === 'synthetic')).toBeUndefined();
+  });
+
+  it('has the same Parquet schema and compression as a real partition', async () => {
+    const schema = (file: string) =>
+      rows<{ name: string; type: string; converted_type: string | null; repetition_type: string }>(
+        `SELECT name, type, converted_type, repetition_type FROM parquet_schema(${sqlString(file)}) ORDER BY name`,
+      );
+    const real = await schema(part(realBuild, 'acs5', 2023, 'county'));
+    expect(await schema(part(synth.buildDir, 'acs5', 2023, 'tract'))).toEqual(real);
+    expect(await schema(part(synth.buildDir, 'acs5', 2019, 'state'))).toEqual(real);
+    const codecs = await rows<{ c: string }>(
+      `SELECT DISTINCT compression AS c FROM parquet_metadata(${sqlString(part(synth.buildDir, 'acs5', 2023, 'tract'))})`,
+    );
+    expect(codecs.map((c) => c.c.toUpperCase())).toEqual(['ZSTD']);
+  });
+
+  it('writes rows sorted by (geo_key, variable) in file order', async () => {
+    for (const v of [2019, 2023]) {
+      const [r] = await rows<{ bad: number; n: number }>(`
+        SELECT count(*) FILTER (WHERE prev_g > geo_key OR (prev_g = geo_key AND prev_v >= variable))::INTEGER AS bad, count(*)::INTEGER AS n
+        FROM (SELECT geo_key, variable, lag(geo_key) OVER w AS prev_g, lag(variable) OVER w AS prev_v
+              FROM read_parquet(${sqlString(part(synth.buildDir, 'acs5', v, 'tract'))}, file_row_number = true)
+              WINDOW w AS (ORDER BY file_row_number))`);
+      expect(r!.n).toBeGreaterThan(1000);
+      expect(r!.bad).toBe(0);
+    }
+  });
+
+  it('uses the real key sets: 2010 tracts up to 2019, 2020 tracts (CT planning regions) from 2022', async () => {
+    const inStates = `STATEFP IN (${STATES.map(sqlString).join(',')})`;
+    expect(synth.rows['acs5/2019/tract']).toBe((await countKeys('geo/cenpop/2010/tract.csv.gz', inStates)) * 5);
+    expect(synth.rows['acs5/2023/tract']).toBe((await countKeys('geo/cenpop/2020/tract.csv.gz', inStates)) * 5);
+    expect(synth.rows['acs5/2023/state']).toBe(2 * 5);
+    const ct = async (v: number) =>
+      (await rows<{ c: string }>(`SELECT DISTINCT substr(geo_key, 7, 5) AS c FROM read_parquet(${sqlString(part(synth.buildDir, 'acs5', v, 'tract'))}) WHERE geo_key LIKE 'tract:09%' ORDER BY c`)).map((r) => r.c);
+    expect(await ct(2019)).toEqual(['09001', '09003', '09005', '09007', '09009', '09011', '09013', '09015']);
+    expect(await ct(2023)).toEqual(['09110', '09120', '09130', '09140', '09150', '09160', '09170', '09180', '09190']);
+  });
+
+  it('is readable by ObservationStore like a real build', async () => {
+    const store = await ObservationStore.open(synth.buildDir, pool);
+    expect(store.loadedVintages('acs5', 'tract')).toEqual([2019, 2023]);
+    const codes = catalogCodes().slice(0, 5);
+    expect(store.hasTable('acs5', 2023, 'tract', codes[0]!.split('_')[0]!)).toBe(true);
+    const all = await store.fetch({ dataset: 'acs5', vintages: [2023], level: 'tract', geoKeys: 'all', codes });
+    expect(all.size).toBe(synth.rows['acs5/2023/tract']);
+    // A CT planning-region tract key exists in 2023 only; a 2010 CT county key in 2019 only.
+    const geo = [...all.keys()].map((k) => k.split('|')[1]!).find((g) => g.startsWith('tract:091'))!;
+    const one = await store.fetch({ dataset: 'acs5', vintages: [2019, 2023], level: 'tract', geoKeys: [geo], codes });
+    expect([...one.keys()].sort()).toEqual(codes.map((c) => `2023|${geo}|${c}`).sort());
+    const cells = [...all.values()];
+    const numeric = cells.filter((c) => c.estimate !== null);
+    expect(numeric.length).toBeGreaterThan(cells.length * 0.95);
+    for (const c of numeric.slice(0, 100)) expect(c.estimate).toBeGreaterThanOrEqual(0);
+    for (const c of cells.filter((x) => x.estimate === null)) expect(c.estimate_annotation).toBe('not_computable');
+  });
+
+  it('is deterministic for a seed and differs between seeds', async () => {
+    const again = await generateSyntheticBuild(base(path.join(tmp, 'synthetic-b'), 7));
+    const other = await generateSyntheticBuild(base(path.join(tmp, 'synthetic-c'), 8));
+    const file = (s: SynthSummary) => part(s.buildDir, 'acs5', 2023, 'tract');
+    expect(again.rows).toEqual(synth.rows);
+    expect(await digest(file(again))).toBe(await digest(file(synth)));
+    expect(await digest(file(other))).not.toBe(await digest(file(synth)));
+  });
+
+  it('refuses a data directory whose live build is real, leaving it untouched', async () => {
+    const before = resolveCurrentBuild(TEST_DATA_DIR);
+    expect(before).toBeDefined();
+    await expect(generateSyntheticBuild(base(TEST_DATA_DIR, 7))).rejects.toThrow(/real data/);
+    expect(resolveCurrentBuild(TEST_DATA_DIR)).toBe(before);
+    expect(fs.readdirSync(path.join(TEST_DATA_DIR, 'builds')).filter((e) => e.includes('synthetic'))).toEqual([]);
+  });
+});
