@@ -4,7 +4,7 @@
 import { AppError } from '../domain/errors.js';
 import { extractApiKey, hashApiKey, isWellFormedKey } from '../domain/keys.js';
 import { accountStoreOf } from '../store/accounts/index.js';
-import { lookupKeyHash, touchKey } from '../store/accounts/keys-repo.js';
+import { LAST_USED_RESOLUTION_MS, lookupKeyHash, touchKey } from '../store/accounts/keys-repo.js';
 import { tosState } from '../store/accounts/tos-policy.js';
 import type { Caller, VerbContext, VerbResult } from './context.js';
 
@@ -19,7 +19,9 @@ export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { 
   const row = lookupKeyHash(store.db, hashApiKey(raw));
   if (!row || row.revoked_at !== null || row.deleted_at !== null) throw invalid();
   const now = ctx.now().getTime();
-  touchKey(store.db, row.key_id, now);
+  // Checked here first: even a no-op UPDATE takes SQLite's write lock, which every request
+  // would then contend for across processes.
+  if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) touchKey(store.db, row.key_id, now);
   const tos = tosState(store.db, ctx.config, { id: row.account_id, created_at: row.account_created_at }, now);
   if (tos.status === 'required') {
     throw new AppError(

@@ -1,6 +1,8 @@
 // The account endpoints over HTTP (fastify inject) with the real seams: dashboard tokens from a
 // local JWKS server, Stripe through the local stub, raw-body webhook verification, and an API-key
 // route to watch admission, rate-limit headers and revocation end to end.
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import Stripe from 'stripe';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +21,8 @@ let idp: LocalIdp;
 let stub: StripeStub;
 let h: Harness;
 let app: FastifyInstance;
+const httpLogs: string[] = [];
+const issuedKeys: string[] = [];
 
 beforeAll(async () => {
   idp = await startLocalIdp();
@@ -30,6 +34,7 @@ beforeAll(async () => {
     config: h.config,
     stores: h.stores,
     now: () => new Date(h.clock.t),
+    logger: pino({ level: 'trace' }, new Writable({ write: (c, _e, cb) => (httpLogs.push(String(c)), cb()) })),
     extraRoutes: (a) => {
       accountRoutes(a);
       defineRoute(a, { url: '/v1/test-data', summary: 'probe', auth: 'api-key', needs: ['accounts'], costOf: () => 400, data: z.object({ ok: z.boolean() }), handler: async () => ({ data: { ok: true } }) });
@@ -70,6 +75,7 @@ describe('account endpoints over HTTP', () => {
     expect(created.headers['cache-control']).toBe('no-store');
     const key = created.json().data;
     expect(key.key).toMatch(/^svc_live_/);
+    issuedKeys.push(key.key);
 
     const used = await app.inject({ method: 'GET', url: '/v1/test-data', headers: { 'x-api-key': key.key } });
     expect(used.statusCode).toBe(200);
@@ -96,6 +102,7 @@ describe('account endpoints over HTTP', () => {
   it('quota exhaustion: 429 with limit_type/plan/quota/upgrade_url; the dashboard still works', async () => {
     const bob = await bearer('bob-http');
     const key = (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: bob, payload: { name: 'k' } })).json().data.key as string;
+    issuedKeys.push(key);
     for (let i = 0; i < 2; i++) expect((await app.inject({ method: 'GET', url: '/v1/test-data', headers: { 'x-api-key': key } })).statusCode).toBe(200);
     const over = await app.inject({ method: 'GET', url: '/v1/test-data?x=1', headers: { 'x-api-key': key } });
     expect(over.statusCode).toBe(429);
@@ -145,5 +152,12 @@ describe('account endpoints over HTTP', () => {
     const again = await app.inject({ method: 'POST', url: '/v1/billing/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': sig }, payload });
     expect(again.json().status).toBe('duplicate');
     expect((await app.inject({ method: 'GET', url: '/v1/account', headers: erin })).json().data.plan.id).toBe('business');
+  });
+
+  it('no issued key appears in any log line of the HTTP run (trace level)', () => {
+    expect(issuedKeys.length).toBeGreaterThan(1);
+    const all = httpLogs.join('');
+    expect(all).toContain('/v1/account/keys');
+    for (const k of issuedKeys) expect(all).not.toContain(k.slice(9));
   });
 });
