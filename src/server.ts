@@ -4,36 +4,8 @@ import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
-import type { Seams } from './http/plugins/context.js';
 import { createLogger } from './http/plugins/logging.js';
-import type { Stores } from './verbs/context.js';
-
-/** What src/store/open.ts (the store owner's module) provides. */
-export interface Runtime {
-  stores: Stores;
-  seams?: Seams;
-  close(): Promise<void>;
-}
-
-// Resolved at run time so this file compiles and starts before the store module exists; without
-// it the service still serves /health, /openapi.json and answers 503 where a store is needed.
-const STORE_MODULE = new URL('./store/open.js', import.meta.url).href;
-
-async function openRuntime(config: Config): Promise<Runtime> {
-  let mod: { openStores?: (c: Config) => Promise<Runtime | Stores> };
-  try {
-    mod = (await import(STORE_MODULE)) as typeof mod;
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes('open')) {
-      return { stores: {}, close: async () => {} };
-    }
-    throw e;
-  }
-  if (!mod.openStores) return { stores: {}, close: async () => {} };
-  const opened = await mod.openStores(config);
-  if (opened && typeof (opened as Runtime).close === 'function' && 'stores' in opened) return opened as Runtime;
-  return { stores: opened as Stores, close: async () => {} };
-}
+import { openStores } from './store/open.js';
 
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<FastifyInstance> {
   let config: Config;
@@ -51,8 +23,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   // HOOK (lead): when AUTO_BUILD_DATA is on and `${DATA_DIR}/current` is missing, build data from
   // CENSUS_SOURCE_DIR here, before the stores open.
 
-  const runtime = await openRuntime(config);
-  const app = await buildApp({ config, stores: runtime.stores, seams: runtime.seams, logger });
+  // Each store is optional: one that fails to open is logged and its endpoints answer 503.
+  const runtime = await openStores(config, logger);
+  const app = await buildApp({ config, stores: runtime.stores, logger });
 
   // Socket-level backstops behind the application-level handlerTimeout: a client that trickles
   // its request is cut off, and keep-alive outlives a typical 60 s load-balancer idle timeout so

@@ -88,6 +88,15 @@ describe('API-key authentication (accounts verbs)', () => {
     expect(a - b).toBe(1);
   });
 
+  it('lets a verb charge its own cost through ctx.charge, once', async () => {
+    const monthly = (res: { headers: Record<string, unknown> }) => Number(/"monthly";r=(\d+)/.exec(String(res.headers['ratelimit']))?.[1]);
+    const k = fx.key('pro');
+    const before = await app.inject({ url: '/t/items?geo=state:06', headers: { 'x-api-key': k.rawKey } });
+    const res = await app.inject({ url: '/t/expensive', headers: { 'x-api-key': k.rawKey } });
+    expect(res.json().data).toEqual({ charged: true });
+    expect(monthly(before) - monthly(res)).toBe(5);
+  });
+
   it('refuses with 429 and Retry-After once the monthly quota is spent', async () => {
     const tiny = fx.key('free');
     let last;

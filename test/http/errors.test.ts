@@ -137,14 +137,14 @@ describe('problem+json', () => {
 
   describe('503', () => {
     it('dependency-unavailable when a needed store is absent; other routes keep working', async () => {
-      const p = expectProblem(await app.inject({ url: '/t/needs-catalog' }), 503, 'dependency-unavailable');
-      expect(p.detail).not.toContain('catalog');
+      const p = expectProblem(await app.inject({ url: '/t/needs-widgets' }), 503, 'dependency-unavailable');
+      expect(p.detail).not.toContain('widgets');
       expect((await app.inject({ url: '/t/public' })).statusCode).toBe(200);
     });
 
     it('the same route works once the store is present', async () => {
-      const withStore = await makeApp({ extraRoutes: fixtureRoutes, stores: { catalog: {} } });
-      expect((await withStore.inject({ url: '/t/needs-catalog' })).statusCode).toBe(200);
+      const withStore = await makeApp({ extraRoutes: fixtureRoutes, stores: { widgets: {} } });
+      expect((await withStore.inject({ url: '/t/needs-widgets' })).statusCode).toBe(200);
       await withStore.close();
     });
 

@@ -36,6 +36,19 @@ export function fixtureRoutes(app: FastifyInstance) {
   });
 
   defineRoute(app, {
+    url: '/t/expensive',
+    summary: 'Charges 5 units from inside the handler, as data verbs do',
+    auth: 'api-key',
+    costOf: 'verb',
+    data: z.object({ charged: z.boolean() }),
+    handler: async ({ ctx }) => {
+      if (!ctx.charge) return { data: { charged: false } };
+      await ctx.charge(5);
+      return { data: { charged: true } };
+    },
+  });
+
+  defineRoute(app, {
     url: '/t/public',
     summary: 'Public fixture',
     auth: 'none',
@@ -89,10 +102,10 @@ export function fixtureRoutes(app: FastifyInstance) {
   });
 
   defineRoute(app, {
-    url: '/t/needs-catalog',
-    summary: 'Needs the catalog store',
+    url: '/t/needs-widgets',
+    summary: 'Needs the widgets store',
     auth: 'none',
-    needs: ['catalog'],
+    needs: ['widgets'],
     data: z.object({ ok: z.boolean() }),
     handler: async () => ({ data: { ok: true } }),
   });

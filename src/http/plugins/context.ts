@@ -49,13 +49,24 @@ declare module 'fastify' {
 
 export function contextOf(req: FastifyRequest): VerbContext {
   const s = req.server.services;
+  const caller = req.caller;
+  const admit = s.seams.admit;
   return {
     requestId: req.id,
-    caller: req.caller,
+    caller,
     stores: s.stores,
     config: s.config,
     now: s.now,
     log: req.log as VerbContext['log'],
     via: req.routeOptions.url ?? req.url.split('?')[0] ?? '',
+    // Verb-level admission (routes declared with costOf: 'verb'). The concurrency slot it takes is
+    // returned by seams.release when the response closes, like transport-level admission.
+    charge:
+      caller && admit
+        ? async (units: number) => {
+            const admitted = await admit({ ctx: contextOf(req), caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
+            Object.assign(req.responseHeaders, admitted.headers ?? {});
+          }
+        : undefined,
   };
 }

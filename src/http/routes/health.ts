@@ -52,7 +52,9 @@ export function healthRoutes(app: FastifyInstance) {
     logLevel: 'silent',
     response: { 200: healthSchema, 503: healthSchema },
     handler: async ({ ctx, reply }) => {
-      const data = dataStatus(ctx.config.DATA_DIR);
+      // The build the stores were opened on (what is actually served), else whatever is on disk.
+      const served = (ctx.stores.build as { manifest?: { build_id: string; created_at: string } } | null | undefined)?.manifest;
+      const data = served ? { build_id: served.build_id, built_at: served.created_at } : dataStatus(ctx.config.DATA_DIR);
       const database = await databaseStatus(ctx.stores.accounts);
       const status = data && database === 'ok' ? 'ok' : 'degraded';
       return reply.code(status === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send({ status, version: API_VERSION, data, database });
