@@ -54,6 +54,8 @@ export interface SynthOptions {
   /** A compiled catalog.json (census_code + component_codes); default: the catalog/ sources. */
   catalogFile?: string;
   log?: StepLogger;
+  /** No progress output (when no log is given). */
+  quiet?: boolean;
   /** How many synthetic builds to keep in the data directory (default 1: they are large). */
   keep?: number;
 }
@@ -215,6 +217,27 @@ export function partitionCopySql(opts: { target: string; seed: number; vintage: 
 ) TO ${sqlString(opts.target)} (${PARQUET_OPTIONS}, KV_METADATA {${SYNTHETIC_KV_KEY}: 'true', seed: '${seed}', generator: 'etl/synthetic'})`;
 }
 
+/** Options of `etl synth` (comma-separated strings) → generator options. */
+export function parseSynthList(o: { vintages?: string; seed?: string; levels?: string; states?: string; variables?: string; catalog?: string }): Partial<SynthOptions> {
+  const list = (v?: string) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+  const int = (name: string, v: string) => {
+    if (!/^\d+$/.test(v)) throw new Error(`--${name} must be a non-negative integer, got ${v}`);
+    return Number(v);
+  };
+  const levels = list(o.levels);
+  for (const l of levels ?? []) if (!(SYNTHETIC_LEVELS as readonly string[]).includes(l)) throw new Error(`unknown level ${l} (${SYNTHETIC_LEVELS.join(', ')})`);
+  const states = list(o.states);
+  for (const st of states ?? []) if (!/^\d\d$/.test(st)) throw new Error(`--states takes 2-digit FIPS codes, got ${st}`);
+  return {
+    vintages: o.vintages === 'all' ? ALL_ACS5_VINTAGES : list(o.vintages)?.map((v) => int('vintages', v)),
+    seed: o.seed === undefined ? undefined : int('seed', o.seed),
+    levels: levels as SyntheticLevel[] | undefined,
+    states,
+    variables: o.variables === undefined ? undefined : int('variables', o.variables),
+    catalogFile: o.catalog,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Markers
 
@@ -258,7 +281,7 @@ export async function generateSyntheticBuild(opts: SynthOptions): Promise<SynthS
 
 async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
   const started = Date.now();
-  const log = opts.log ?? createStepLogger();
+  const log = opts.log ?? createStepLogger({ quiet: opts.quiet });
   const dataDir = opts.dataDir;
   const sourceDir = path.resolve(opts.sourceDir);
   const seed = Math.trunc(opts.seed ?? 1);
