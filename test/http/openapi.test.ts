@@ -18,7 +18,7 @@ describe('OpenAPI document', () => {
     expect(doc.info.title).toBe('Census Data Service');
     expect(doc.info.version).toBe('1.2.0');
     expect(doc.servers).toEqual([{ url: 'https://api.census-data.example' }]);
-    for (const convention of ['comma-separated', 'acs5', 'limit', 'offset', '10,000', '422']) expect(doc.info.description).toContain(convention);
+    for (const convention of ['comma-separated', 'separated by `;`', 'acs5', 'limit', 'offset', '10,000', '422']) expect(doc.info.description).toContain(convention);
   });
 
   it('declares the API-key security schemes and the Problem schema', () => {

@@ -16,7 +16,7 @@ export const API_DESCRIPTION = `Census Data Service: American Community Survey e
 Conventions (details in docs/api.md):
 - Authentication: \`X-API-Key\` header (any capitalisation) or \`api_key\` query parameter (testing only; it ends up in proxies' logs). Only /health is public.
 - Every successful JSON body is the envelope \`{data, meta, links}\`; \`meta.request_id\` equals the \`X-Request-ID\` response header.
-- Multiple values in one parameter (\`variables\`, \`geo\`) are comma-separated; repeating the parameter also works.
+- Several \`variables\` are comma-separated; several \`geo\` specifiers are separated by \`;\` (names contain commas); repeating either parameter also works.
 - \`dataset\` defaults to \`acs5\`; \`vintage\` defaults to the latest vintage loaded for that dataset.
 - Pagination: \`limit\` (default 50, reduced to the plan maximum) and \`offset\` (default 0); \`meta.total_count\`, \`links.next\`, \`links.prev\`.
 - \`format=csv\` (Pro and above) returns text/csv as an attachment; more than 10,000 rows is refused with 413 payload-too-large (never silently truncated).
