@@ -59,6 +59,8 @@ function typeOfIssue(issue: SchemaIssue, raw: unknown): string {
   if (typeof nested?.type === 'string') return nested.type;
   // `?geo=` is how forms and careless clients say "no value": report it as missing, whatever check failed.
   if (raw === '') return 'missing';
+  // Any check that fails on an absent value (a union, a preprocess) means the value is missing.
+  if (raw === undefined) return 'missing';
   switch (issue.keyword) {
     case 'invalid_type': {
       if (raw === undefined) return 'missing';

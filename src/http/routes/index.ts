@@ -3,8 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import { healthRoutes } from './health.js';
 import { catalogRoutes } from './catalog/index.js';
+import { dataRoutes } from './data.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   healthRoutes(app);
   catalogRoutes(app);
+  dataRoutes(app);
 }

@@ -1,0 +1,121 @@
+// GET /v1/data, /v1/compare, /v1/timeseries: thin wrappers over the data operations. The cost of
+// these requests depends on how far their geographies expand, so the operation charges it
+// (ctx.charge) after expanding and before reading values; the route only supplies the meter.
+import { z } from 'zod';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { VerbContext, VerbResult } from '../../verbs/context.js';
+import { compareGeographies, type ComparedCell } from '../../verbs/compare-geographies.js';
+import { getData, type DataCell } from '../../verbs/get-data.js';
+import { getTimeseries } from '../../verbs/get-timeseries.js';
+import type { ObservationCell } from '../../verbs/observations/engine.js';
+import { defineRoute, queryBool, queryInt, queryString } from '../route-helpers.js';
+import type { CsvTable } from '../csv.js';
+import { observationCellSchema, comparedCellSchema, dataCellSchema } from './data-schemas.js';
+
+/** A parameter given once or repeated (`geo=a&geo=b`); commas are not split here (names contain them). */
+const repeated = (description: string) =>
+  z.preprocess((v) => (v === '' ? undefined : v), z.union([z.string(), z.array(z.string())])).describe(description);
+
+const common = {
+  variables: repeated('Variables by api_name or census code, mixable: comma-separated and/or repeated; at most 50.'),
+  geo: repeated('Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.'),
+  dataset: queryString('`acs5` (default) or `acs1`.').optional(),
+};
+
+/** The context the operation charges through: admission with this request's path and address. */
+function metered(req: FastifyRequest, ctx: VerbContext): VerbContext {
+  const { seams } = req.server.services;
+  const caller = req.caller;
+  if (!caller || !seams.admit) return ctx;
+  return {
+    ...ctx,
+    charge: async (units) => {
+      const admitted = await seams.admit!({ ctx, caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
+      // The concurrency slot is returned by the route guard's release seam when the reply closes.
+      Object.assign(req.responseHeaders, admitted.headers ?? {});
+    },
+  };
+}
+
+const CELL_COLUMNS = ['geo_key', 'geo_name', 'geo_type', 'variable', 'census_code', 'label', 'unit', 'dataset', 'vintage', 'estimate', 'moe_numeric', 'estimate_annotation', 'moe_annotation'] as const;
+
+function cellRow(c: ObservationCell): (string | number | null)[] {
+  return [c.geo_key, c.geo_name, c.geo_type, c.variable, c.census_code ?? c.formula, c.label, c.unit, c.dataset, c.vintage, c.estimate, c.moe_numeric, c.estimate_annotation?.code ?? null, c.moe_annotation?.code ?? null];
+}
+
+function cellsCsv(name: string, result: VerbResult<ObservationCell[]>): CsvTable {
+  const source = result.meta?.source;
+  return { columns: [...CELL_COLUMNS], rows: result.data.map(cellRow), filename: `${name}-${source?.dataset ?? 'acs'}-${source?.vintage_year ?? ''}` };
+}
+
+export function dataRoutes(app: FastifyInstance) {
+  defineRoute(app, {
+    url: '/v1/data',
+    summary: 'Estimates with margins of error for variables and geographies',
+    description:
+      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5, default vintage the latest (2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.',
+    tags: ['data'],
+    auth: 'api-key',
+    needs: ['catalog', 'geographies', 'observations'],
+    feature: 'data',
+    formats: ['json', 'csv'],
+    costOf: 'verb',
+    querystring: z.object({
+      ...common,
+      vintage: queryInt({ description: 'Survey year; default: the latest vintage of the dataset.' }).optional(),
+      include_geometry: queryBool('Add each geography\'s GeoJSON geometry (20m) to its cells; Pro plan and above.').optional(),
+    }),
+    data: z.array(dataCellSchema),
+    handler: ({ ctx, query, req }) => getData({ ctx: metered(req, ctx), input: query }),
+    csv: (result) => cellsCsv('data', result as VerbResult<DataCell[]>),
+  });
+
+  defineRoute(app, {
+    url: '/v1/compare',
+    summary: 'Compare geographies side by side, with significance of the differences',
+    description:
+      'The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau\'s 90% test).',
+    tags: ['data'],
+    auth: 'api-key',
+    needs: ['catalog', 'geographies', 'observations'],
+    feature: 'data',
+    formats: ['json', 'csv'],
+    costOf: 'verb',
+    querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default: the latest.' }).optional() }),
+    data: z.array(comparedCellSchema),
+    handler: ({ ctx, query, req }) => compareGeographies({ ctx: metered(req, ctx), input: query }),
+    csv: (result) => {
+      const table = cellsCsv('compare', result as VerbResult<ObservationCell[]>);
+      const cells = result.data as ComparedCell[];
+      return {
+        ...table,
+        columns: [...table.columns, 'reference_geo_key', 'difference', 'difference_moe', 'significant'],
+        rows: table.rows.map((r, i) => {
+          const c = cells[i]!.comparison;
+          return [...r, c?.reference_geo_key ?? null, c?.difference ?? null, c?.difference_moe ?? null, c?.significant === undefined || c?.significant === null ? null : String(c.significant)];
+        }),
+      };
+    },
+  });
+
+  defineRoute(app, {
+    url: '/v1/timeseries',
+    summary: 'Variables across vintages (up to 16 points per variable and geography)',
+    description:
+      'Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`.',
+    tags: ['data'],
+    auth: 'api-key',
+    needs: ['catalog', 'geographies', 'observations'],
+    feature: 'data',
+    formats: ['json', 'csv'],
+    costOf: 'verb',
+    querystring: z.object({
+      ...common,
+      from: queryInt({ description: 'First vintage; default: 15 years before `to` (the whole acs5 range).' }).optional(),
+      to: queryInt({ description: 'Last vintage; default: the latest.' }).optional(),
+    }),
+    data: z.array(observationCellSchema),
+    handler: ({ ctx, query, req }) => getTimeseries({ ctx: metered(req, ctx), input: query }),
+    csv: (result) => cellsCsv('timeseries', result),
+  });
+}
