@@ -65,7 +65,10 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
     });
   };
 
-  const lease = store.concurrency.tryAcquire(accountId, plan.limits.concurrentConnections, ctx.requestId);
+  // A verb may charge more than once per request (e.g. per expansion step); the request still
+  // occupies one connection, so it keeps the slot it has instead of taking (and leaking) another.
+  const held = store.concurrency.heldBy(ctx.requestId);
+  const lease = held ?? store.concurrency.tryAcquire(accountId, plan.limits.concurrentConnections, ctx.requestId);
   if (!lease) {
     const q = plan.limits.concurrentConnections;
     throw reject('concurrency', q, 1, limitState(store, plan, accountId, now), `The ${plan.name} plan allows ${q} concurrent requests; wait for one to finish.`);
@@ -97,7 +100,7 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
     }
     return { data: { units: cost, headers: rateLimitHeaders(state), release: lease.release } };
   } catch (e) {
-    lease.release();
+    if (!held) lease.release();
     throw e;
   }
 }

@@ -17,6 +17,11 @@ export class ConcurrencyLimiter {
     return this.active.get(accountId) ?? 0;
   }
 
+  /** The lease a request already holds (a request that is charged twice is still one connection). */
+  heldBy(requestId: string): Lease | undefined {
+    return this.byRequest.get(requestId);
+  }
+
   /** Take a slot if fewer than `max` are held; null when the cap is reached. */
   tryAcquire(accountId: string, max: number, requestId?: string): Lease | null {
     const n = this.inFlight(accountId);

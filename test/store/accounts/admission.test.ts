@@ -82,6 +82,21 @@ describe('admission in process', () => {
     await expect(admitRequest({ ctx: h.ctx(caller), input: { cost: 1, instance: '/v1/data' } })).resolves.toBeTruthy();
   });
 
+  it('a request charged twice holds one slot, released once at the end', async () => {
+    const h = harness();
+    const a = createAccount(h.store.db, { email: 'twice@example.com', plan: 'free', now: h.clock.t });
+    const ctx = h.ctx({ accountId: a.id, keyId: 'k', plan: 'free' });
+    await admitRequest({ ctx, input: { cost: 1, instance: '/v1/data' } });
+    await admitRequest({ ctx, input: { cost: 2, instance: '/v1/data' } });
+    expect(h.store.concurrency.inFlight(a.id)).toBe(1);
+    // A failed second charge must not release the slot the request still uses.
+    await expect(admitRequest({ ctx, input: { cost: 5000, instance: '/v1/data' } })).rejects.toMatchObject({ extensions: { limit_type: 'monthly' } });
+    expect(h.store.concurrency.inFlight(a.id)).toBe(1);
+    releaseAdmission(ctx);
+    expect(h.store.concurrency.inFlight(a.id)).toBe(0);
+    expect(counters(h, a.id).units).toBe(3);
+  });
+
   it('429 body: limit_type, plan, quota, upgrade_url, instance, Retry-After and RateLimit headers', async () => {
     const h = harness({ start: '2026-03-31T23:59:30.000Z' });
     const a = createAccount(h.store.db, { email: 'e@example.com', plan: 'free', now: h.clock.t });
