@@ -188,7 +188,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
     url: spec.url,
     logLevel: spec.logLevel,
     config: { meta },
-    schema: { ...openapiSchema(spec, querystring), response: { 200: envelopeSchema(spec.data) } } as FastifySchema,
+    schema: { ...openapiSchema(spec, querystring), response: { 200: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') } } as FastifySchema,
     ...guards(meta, spec.costOf as CostOf),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
