@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { build, type BuildSummary } from './build.js';
+import { createStepLogger } from './log.js';
 import { InputError } from './step.js';
 
 const DEFAULT_SOURCE = process.env.CENSUS_SOURCE_DIR ?? '../shared/census';
@@ -30,8 +31,24 @@ program
   .addOption(new Option('-d, --data-dir <dir>', 'data directory').env('DATA_DIR').default(DEFAULT_DATA))
   .option('-f, --force', 'rebuild every step even when inputs are unchanged', false)
   .option('-q, --quiet', 'no progress output', false)
-  .action(async (o: { source: string; dataDir: string; force: boolean; quiet: boolean }) => {
-    const summary = await build({ sourceDir: path.resolve(o.source), dataDir: path.resolve(o.dataDir), force: o.force, quiet: o.quiet });
+  .option('--online', 'download the source files from census.gov into --cache-dir first (then build from there)', false)
+  .option('--cache-dir <dir>', 'download cache for --online (resumable)', '.cache/census')
+  .addOption(new Option('--census-api-key <key>', 'Census Data API key for --online').env('CENSUS_API_KEY'))
+  .option('--fallback-source <dir>', 'for --online: where derived files that census.gov does not publish are taken from', '../shared/census')
+  .action(async (o: { source: string; dataDir: string; force: boolean; quiet: boolean; online: boolean; cacheDir: string; censusApiKey?: string; fallbackSource: string }) => {
+    let sourceDir = path.resolve(o.source);
+    if (o.online) {
+      // Download into the cache, then the same build as for a local tree: one code path.
+      const { prepareOnlineSource } = await import('./online/index.js');
+      const prepared = await prepareOnlineSource({
+        cacheDir: path.resolve(o.cacheDir),
+        apiKey: o.censusApiKey,
+        fallbackDir: path.resolve(o.fallbackSource),
+        log: createStepLogger({ quiet: o.quiet }),
+      });
+      sourceDir = prepared.sourceDir;
+    }
+    const summary = await build({ sourceDir, dataDir: path.resolve(o.dataDir), force: o.force, quiet: o.quiet, mode: o.online ? 'online' : 'local' });
     printSummary(summary);
   });
 

@@ -4,9 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { healthRoutes } from './health.js';
 import { catalogRoutes } from './catalog/index.js';
 import { dataRoutes } from './data.js';
+import { accountRoutes } from './account/index.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   healthRoutes(app);
   catalogRoutes(app);
   dataRoutes(app);
+  accountRoutes(app);
 }
