@@ -7,14 +7,13 @@ import Stripe from 'stripe';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStripe } from '../../src/billing/stripe-client.js';
-import { buildApp } from '../../src/http/app.js';
-import { defineRoute } from '../../src/http/route-helpers.js';
-import { accountRoutes } from '../../src/http/routes/account/index.js';
-import { IdentityVerifier } from '../../src/store/accounts/identity.js';
-import { harness, type Harness } from '../store/accounts/fixtures.js';
-import { startLocalIdp, type LocalIdp } from '../support/oidc.js';
-import { startStripeStub, type StripeStub } from '../support/stripe-stub.js';
+import { createStripe } from '../../../src/billing/stripe-client.js';
+import { buildApp } from '../../../src/http/app.js';
+import { defineRoute } from '../../../src/http/route-helpers.js';
+import { IdentityVerifier } from '../../../src/store/accounts/identity.js';
+import { harness, type Harness } from '../../store/accounts/fixtures.js';
+import { startLocalIdp, type LocalIdp } from '../../support/oidc.js';
+import { startStripeStub, type StripeStub } from '../../support/stripe-stub.js';
 
 const SECRET = 'whsec_routes_test';
 let idp: LocalIdp;
@@ -36,7 +35,6 @@ beforeAll(async () => {
     now: () => new Date(h.clock.t),
     logger: pino({ level: 'trace' }, new Writable({ write: (c, _e, cb) => (httpLogs.push(String(c)), cb()) })),
     extraRoutes: (a) => {
-      accountRoutes(a);
       defineRoute(a, { url: '/v1/test-data', summary: 'probe', auth: 'api-key', needs: ['accounts'], costOf: () => 400, data: z.object({ ok: z.boolean() }), handler: async () => ({ data: { ok: true } }) });
     },
   });
@@ -116,7 +114,7 @@ describe('account endpoints over HTTP', () => {
 
   it('accept-tos records the connection’s IP and user agent', async () => {
     const carol = await bearer('carol-http');
-    const { publishTos } = await import('../../src/store/accounts/tos-repo.js');
+    const { publishTos } = await import('../../../src/store/accounts/tos-repo.js');
     publishTos(h.store.db, { version: 'v-http', effectiveAt: h.clock.t - 1000, now: h.clock.t });
     const r = await app.inject({ method: 'POST', url: '/v1/account/accept-tos', headers: { ...carol, 'user-agent': 'DashboardTest/1.0' }, payload: { version: 'v-http' }, remoteAddress: '198.51.100.42' });
     expect(r.statusCode).toBe(200);
