@@ -51,6 +51,11 @@ export const configSchema = z.object({
   TOS_CURRENT_VERSION: z.string().optional(),
   /** Private beta: key creation requires an activated invite code. */
   INVITE_REQUIRED: bool.default(false),
+  // MCP server (src/mcp, docs/mcp.md).
+  /** Host names (optionally host:port) the MCP endpoint answers to; loopback and BASE_URL's host are always allowed. */
+  MCP_ALLOWED_HOSTS: csvList.default([]),
+  /** How long a verified key's plan is trusted by the MCP endpoint: revocation and plan changes apply within it. */
+  MCP_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -13,6 +13,7 @@ import { createLogger, hardenLogger } from './plugins/logging.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
+import { registerMcp } from '../mcp/server.js';
 
 export interface BuildAppOptions {
   config: Config;
@@ -99,6 +100,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerErrorHandling(app);
   await registerOpenApi(app, config);
   await registerRoutes(app);
+  await registerMcp(app);
   if (opts.extraRoutes) await opts.extraRoutes(app);
   return app;
 }

@@ -1,0 +1,232 @@
+// The readable half of every tool result. Agents pass this text to the model, so it states what a
+// careful analyst would: each value with its margin of error, whose value it is, which survey and
+// period, why a value is missing, and the hint when there is one. The full data is always in
+// structuredContent; the text is capped so a 2,000-tract wildcard does not flood the context.
+import type { AnnotationInfo } from '../domain/annotations.js';
+import type { Topic, VariableSummary } from '../store/catalog.js';
+import type { GeographyView } from '../domain/geo/verb-support.js';
+import type { GeocodeData } from '../verbs/geocode.js';
+import type { DatasetSummary } from '../verbs/catalog.js';
+import type { ComparedCell } from '../verbs/compare-geographies.js';
+import type { ObservationCell } from '../verbs/observations/engine.js';
+import type { VerbResult } from '../verbs/context.js';
+
+/** Value lines shown before "… N more in structuredContent". */
+export const MAX_TEXT_LINES = 60;
+
+const DATASET_NAMES: Record<string, string> = { acs1: 'ACS 1-year estimates', acs5: 'ACS 5-year estimates' };
+
+function num(n: number, maxDigits: number): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: maxDigits });
+}
+
+/** An estimate in its unit: "$75,277", "12.3%", "1978", "39,557,045". */
+function formatValue(n: number, unit: string): string {
+  switch (unit) {
+    case 'dollar':
+      return `${n < 0 ? '−' : ''}$${num(Math.abs(n), 0)}`;
+    case 'percent':
+      return `${num(n, 1)}%`;
+    case 'year':
+      return String(Math.round(n));
+    default:
+      return num(n, 2);
+  }
+}
+
+/** A margin of error (or difference) in the estimate's unit; percentages move in points. */
+function formatMoe(n: number, unit: string): string {
+  switch (unit) {
+    case 'dollar':
+      return `$${num(n, 0)}`;
+    case 'percent':
+      return `${num(n, 1)} pts`;
+    case 'year':
+      return num(n, 0);
+    default:
+      return num(n, 2);
+  }
+}
+
+/** "$75,277 ± $317", "no value [no_data_loaded]", "$250,001 [top_coded] (no MOE: moe_open_ended)". */
+export function formatCell(c: Pick<ObservationCell, 'estimate' | 'moe_numeric' | 'estimate_annotation' | 'moe_annotation' | 'unit'>, seen: Map<string, AnnotationInfo>): string {
+  const note = (a: AnnotationInfo | null) => {
+    if (a) seen.set(a.code, a);
+    return a ? ` [${a.code}]` : '';
+  };
+  if (c.estimate === null) return `no value${note(c.estimate_annotation)}`;
+  let s = formatValue(c.estimate, c.unit);
+  if (c.moe_numeric !== null) s += ` ± ${formatMoe(c.moe_numeric, c.unit)}`;
+  s += note(c.estimate_annotation);
+  if (c.moe_numeric === null) {
+    const m = c.moe_annotation;
+    if (m && m.code !== c.estimate_annotation?.code) s += ` (no margin of error${note(m)})`;
+    else if (!m) s += ' (no margin of error published)';
+  }
+  return s;
+}
+
+function annotationsSection(seen: Map<string, AnnotationInfo>): string[] {
+  if (seen.size === 0) return [];
+  return ['', 'Annotations:', ...[...seen.values()].map((a) => `- ${a.code}${a.symbol ? ` (${a.symbol})` : ''}: ${a.meaning}`)];
+}
+
+function sourceLine(meta: VerbResult<unknown>['meta']): string[] {
+  const src = meta?.source;
+  if (!src) return [];
+  const period = src.reference_period ? ` (reference period ${src.reference_period})` : '';
+  const lines = [`${DATASET_NAMES[src.dataset] ?? src.dataset}, vintage ${src.vintage_year}${period}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`];
+  if (typeof meta?.geography_definitions === 'string') lines.push(meta.geography_definitions);
+  return lines;
+}
+
+function tail(meta: VerbResult<unknown>['meta']): string[] {
+  const out: string[] = [];
+  // The definitions sentence is already in the heading; notes may repeat it.
+  if (Array.isArray(meta?.notes)) for (const n of meta.notes) if (n !== meta?.geography_definitions) out.push(`Note: ${String(n)}`);
+  if (meta?.hint) out.push(`Hint: ${meta.hint}`);
+  return out.length ? ['', ...out] : [];
+}
+
+function capped(lines: string[], total: number, unit: string): string[] {
+  if (lines.length <= MAX_TEXT_LINES) return lines;
+  return [...lines.slice(0, MAX_TEXT_LINES), `… ${lines.length - MAX_TEXT_LINES} more ${unit} (all ${total} are in structuredContent.data).`];
+}
+
+const varLabel = (c: ObservationCell) => `${c.label} [${c.census_code ?? c.variable}]`;
+const geoLabel = (c: ObservationCell) => `${c.geo_name} (${c.geo_key})`;
+
+export function renderData(r: VerbResult<ObservationCell[]>): string {
+  const seen = new Map<string, AnnotationInfo>();
+  const lines: string[] = [];
+  let lastGeo: string | null = null;
+  // The verb returns cells grouped by geography; one heading per geography.
+  const body: string[] = [];
+  for (const c of r.data) {
+    if (c.geo_key !== lastGeo) {
+      body.push(`${geoLabel(c)}:`);
+      lastGeo = c.geo_key;
+    }
+    body.push(`  ${varLabel(c)}: ${formatCell(c, seen)}`);
+  }
+  lines.push(...sourceLine(r.meta), '', ...capped(body, r.data.length, 'lines'));
+  if (r.data.length === 0) lines.push('No values.');
+  return [...lines, ...annotationsSection(seen), ...tail(r.meta)].join('\n');
+}
+
+export function renderCompare(r: VerbResult<ComparedCell[]>): string {
+  const seen = new Map<string, AnnotationInfo>();
+  const body: string[] = [];
+  let lastVar: string | null = null;
+  for (const c of r.data) {
+    if (c.variable !== lastVar) {
+      body.push(`${varLabel(c)}:`);
+      lastVar = c.variable;
+    }
+    let line = `  ${geoLabel(c)}: ${formatCell(c, seen)}`;
+    const k = c.comparison;
+    if (!k) line += ' (reference)';
+    else if (k.difference === null) line += ' — difference not computable (a value is missing)';
+    else {
+      const sign = k.difference > 0 ? '+' : k.difference < 0 ? '−' : '±';
+      const diff = `${sign}${formatMoe(Math.abs(k.difference), c.unit)}`;
+      const moe = k.difference_moe === null ? '' : ` ± ${formatMoe(k.difference_moe, c.unit)}`;
+      const verdict = k.significant === null ? 'significance unknown (no margin of error)' : k.significant ? 'statistically significant at 90%' : 'not statistically significant at 90%';
+      line += ` — difference vs ${k.reference_geo_key}: ${diff}${moe}, ${verdict}`;
+    }
+    body.push(line);
+  }
+  return [...sourceLine(r.meta), '', ...capped(body, r.data.length, 'lines'), ...annotationsSection(seen), ...tail(r.meta)].join('\n');
+}
+
+export function renderTimeseries(r: VerbResult<ObservationCell[]>): string {
+  const seen = new Map<string, AnnotationInfo>();
+  const body: string[] = [];
+  let last: string | null = null;
+  for (const c of r.data) {
+    const series = `${c.variable}|${c.geo_key}`;
+    if (series !== last) {
+      body.push(`${varLabel(c)} — ${geoLabel(c)}:`);
+      last = series;
+    }
+    body.push(`  ${c.vintage}: ${formatCell(c, seen)}`);
+  }
+  const src = r.meta?.source;
+  const head = src
+    ? [`${DATASET_NAMES[src.dataset] ?? src.dataset}, vintages ${src.reference_period ?? ''}${Array.isArray(r.meta?.vintages) ? ` (${(r.meta.vintages as number[]).join(', ')})` : ''}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`]
+    : [];
+  if (typeof r.meta?.geography_definitions === 'string') head.push(r.meta.geography_definitions);
+  return [...head, '', ...capped(body, r.data.length, 'lines'), ...annotationsSection(seen), ...tail(r.meta)].join('\n');
+}
+
+function pageLine(r: VerbResult<unknown[]>, what: string): string {
+  const p = r.page;
+  const total = p?.total ?? r.data.length;
+  if (!p || total === 0) return `${total} ${what}.`;
+  const more = p.offset + r.data.length < total ? ` Next page: call again with offset ${p.offset + p.limit}.` : '';
+  return `${total} ${what}; showing ${r.data.length ? `${p.offset + 1}–${p.offset + r.data.length}` : 'none'}.${more}`;
+}
+
+export function renderVariables(r: VerbResult<VariableSummary[]>): string {
+  const lines = [pageLine(r, r.page?.total === 1 ? 'variable matches' : 'variables match')];
+  for (const v of r.data) {
+    const codes = v.matched_census_codes?.length ? `; matched census codes: ${v.matched_census_codes.map((m) => `${m.code} (${m.vintages.join(', ')})`).join('; ')}` : '';
+    lines.push(`- ${v.api_name}: ${v.label} [${v.census_code ?? 'derived'}] (${v.unit}${v.topic ? `, topic ${v.topic.topic_key}` : ''}${codes})`);
+  }
+  lines.push('', 'Use the api_name (or census code) in the variables argument of get_census_data, compare_geographies or get_timeseries.');
+  return [...lines, ...tail(r.meta)].join('\n');
+}
+
+export function renderGeographies(r: VerbResult<GeographyView[]>): string {
+  const lines = [pageLine(r, r.page?.total === 1 ? 'geography' : 'geographies')];
+  for (const g of r.data) {
+    const pop = g.population !== null ? `, population ${num(g.population, 0)}` : '';
+    const valid = `${g.valid_from}–${g.valid_to ?? ''}`;
+    lines.push(`- ${g.geo_key}: ${g.name} (${g.type}${pop}; valid for vintages ${valid})`);
+  }
+  lines.push('', 'Use the geo_key in the geo argument of the data tools.');
+  return [...lines, ...tail(r.meta)].join('\n');
+}
+
+export function renderTopics(r: VerbResult<(Topic & { variable_count: number })[]>): string {
+  const lines = [`${r.data.length} topics:`];
+  for (const t of r.data) lines.push(`${'  '.repeat(t.depth)}- ${t.topic_key}: ${t.label} (${t.variable_count} variables)`);
+  lines.push('', 'Pass a topic_key as topic to search_variables to browse its variables.');
+  return lines.join('\n');
+}
+
+export function renderDatasets(r: VerbResult<DatasetSummary[]>): string {
+  const lines = [`${r.data.length} datasets:`];
+  for (const d of r.data) {
+    lines.push(`- ${d.dataset}: ${d.label}. Vintages ${d.vintages.join(', ') || 'none'}; default ${d.default_vintage ?? 'none'}; ${d.variable_count} variables.`);
+  }
+  lines.push('', 'acs5 (the default) covers every geography down to block groups; acs1 is more current but only for areas of 65,000+ people.');
+  return lines.join('\n');
+}
+
+type Geographies = NonNullable<Extract<GeocodeData, { geographies: unknown }>['geographies']>;
+
+function geographyLines(g: Geographies | null): string[] {
+  if (!g) return [];
+  return Object.entries(g).map(([level, a]) => {
+    if (a.key === null) return `  ${level}: none (${(a as { reason: string }).reason})`;
+    const m = a as { key: string; name: string; method: string; approximate: boolean; boundary_vintage: string };
+    return `  ${level}: ${m.name} (${m.key})${m.approximate ? ', approximate' : ''} [${m.method}, boundaries ${m.boundary_vintage}]`;
+  });
+}
+
+export function renderGeocode(r: VerbResult<GeocodeData>): string {
+  const d = r.data;
+  const lines: string[] = [];
+  if ('lat' in d.input) {
+    lines.push(`Point ${d.input.lat}, ${d.input.lng}: ${d.status}${d.reason ? ` (${d.reason})` : ''}.`);
+  } else {
+    const a = d as Extract<GeocodeData, { parsed: unknown }>;
+    lines.push(`Address "${a.input.address}": ${a.status}${a.reason ? ` (${a.reason})` : ''}.`);
+    if (a.match) lines.push(`Matched ${a.match.matched_address} at ${a.match.coordinates.lat}, ${a.match.coordinates.lng} (${a.match.quality}).`);
+    if (a.status === 'ambiguous') for (const c of a.candidates.slice(0, 10)) lines.push(`- candidate: ${c.matched_address} (${c.quality})`);
+  }
+  const geo = geographyLines(d.geographies);
+  if (geo.length) lines.push('Containing geographies:', ...geo, '', 'Use these keys in the geo argument of the data tools.');
+  return [...lines, ...tail(r.meta)].join('\n');
+}

@@ -1,0 +1,156 @@
+// The MCP endpoint: POST {mcp_url} (= /mcp), streamable HTTP transport, stateless.
+//
+// Stateless: every POST gets a fresh SDK Server and transport and no Mcp-Session-Id is issued, so
+// any process behind a load balancer can answer any request and nothing is kept between them but
+// the auth cache. The tools need no server-initiated messages (no sampling, no progress streams),
+// so sessions would buy nothing. Responses are plain JSON (enableJsonResponse), not SSE.
+//
+// Before the MCP exchange, as plain HTTP with problem+json bodies: Host/Origin checks (403
+// forbidden), the Bearer key (401), the plan (403 feature-requires-upgrade for Free). After it,
+// every failure of a tool call is a tool result with isError: true (errors.ts).
+//
+// We use the SDK's low-level Server rather than McpServer so that the tool list (JSON Schema from
+// the verbs' zod shapes) is computed once at boot instead of on every request, and so that bad
+// arguments produce our problem format with field errors and a next step instead of the SDK's
+// generic "Input validation error" text.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { AppError } from '../domain/errors.js';
+import { requireFeature } from '../domain/plans.js';
+import { BEARER_CHALLENGE, extractBearer } from '../http/plugins/auth.js';
+import type { Caller, VerbContext } from '../verbs/context.js';
+import { AuthCache } from './auth-cache.js';
+import { argumentsError, toolErrorResult } from './errors.js';
+import { originPolicy } from './origin.js';
+import { TOOLS, type ToolDef } from './tools.js';
+
+export const MCP_PATH = '/mcp';
+export const MCP_SERVER_INFO = { name: 'census-data-service', title: 'Census Data Service (American Community Survey)', version: '1.2.0' };
+
+const INSTRUCTIONS = `US Census Bureau American Community Survey (ACS) estimates with margins of error.
+Typical flow: search_variables ("median household income") → search_geographies ("Travis") or geocode (an address) → get_census_data / compare_geographies / get_timeseries.
+Geography keys: state:06, county:48453, metro:12420, cd:4835, tract:48453001100, block_group:484530011001. Datasets: acs5 (default; every geography) and acs1 (areas of 65,000+).
+Report values with their margin of error (90% confidence). When a tool returns isError, its text says what to do next.`;
+
+export interface McpOptions {
+  /** Overrides config.MCP_AUTH_CACHE_TTL_MS (tests). */
+  authCacheTtlMs?: number;
+}
+
+function toolListEntry(t: ToolDef): Tool {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown>;
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: schema as Tool['inputSchema'],
+    annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  };
+}
+
+export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): Promise<void> {
+  const services = app.services;
+  const { config } = services;
+  const cache = new AuthCache({ ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 30_000, now: services.now });
+  const policy = originPolicy(config);
+  const tools = TOOLS.map(toolListEntry);
+  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+
+  async function authenticate(req: FastifyRequest): Promise<Caller> {
+    const key = extractBearer(req);
+    if (!key) {
+      throw new AppError('missing-api-key', 'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).', {
+        headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
+      });
+    }
+    const verify = services.seams.authenticateKey;
+    if (!verify) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
+    const ctx = baseContext(req, null, req.id, 'mcp');
+    try {
+      return await cache.get(key, () => verify(key, ctx));
+    } catch (e) {
+      if (e instanceof AppError && e.status === 401) (e.headers as Record<string, string>)['WWW-Authenticate'] = `${BEARER_CHALLENGE}, error="invalid_token"`;
+      throw e;
+    }
+  }
+
+  function baseContext(req: FastifyRequest, caller: Caller | null, requestId: string, via: string): VerbContext {
+    return { requestId, caller, stores: services.stores, config, now: services.now, log: req.log as VerbContext['log'], via };
+  }
+
+  async function callTool(req: FastifyRequest, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+    const instance = `mcp:${name}`;
+    // One request id per tool call: admission's concurrency lease is keyed by it.
+    const requestId = randomUUID();
+    const ctx = baseContext(req, caller, requestId, instance);
+    const { seams } = services;
+    const releases: Array<() => void> = [];
+    ctx.charge = async (units: number) => {
+      if (!seams.admit) return;
+      const admitted = await seams.admit({ ctx, caller, cost: units, ip: req.ip, instance });
+      if (admitted.release) releases.push(admitted.release);
+    };
+    const started = performance.now();
+    try {
+      const tool = byName.get(name);
+      if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
+      const input = args ?? {};
+      const parsed = tool.input.safeParse(input);
+      if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);
+      // Lookups are charged up front, like their REST routes; data verbs charge themselves once
+      // they know how many geographies the request expands to.
+      if (tool.cost !== 'verb') await ctx.charge(tool.cost);
+      const result = await tool.run(ctx, parsed.data as Record<string, unknown>);
+      ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
+      return {
+        content: [{ type: 'text', text: tool.render(result) }],
+        structuredContent: { data: result.data, meta: { ...result.meta, request_id: requestId }, ...(result.page ? { page: result.page } : {}) } as Record<string, unknown>,
+      };
+    } catch (e) {
+      const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
+      if (out.unexpected) ctx.log.error({ err: e, tool: name, mcp_call: requestId }, 'mcp tool failed');
+      else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
+      return out.result;
+    } finally {
+      for (const r of releases) r();
+      seams.release?.(ctx);
+    }
+  }
+
+  async function handle(req: FastifyRequest, reply: FastifyReply) {
+    policy.check(req.headers);
+    const caller = await authenticate(req);
+    requireFeature(caller.plan, { kind: 'mcp' }, config.DASHBOARD_URL);
+    req.caller = caller;
+
+    const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, caller, request.params.name, request.params.arguments));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+
+    // From here the SDK writes the response; headers fastify's hooks set (X-Request-ID, CORS)
+    // are copied onto the raw response first.
+    reply.hijack();
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      req.log.error({ err }, 'mcp transport failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      }
+    }
+  }
+
+  app.post(MCP_PATH, { schema: { hide: true } }, handle);
+}
