@@ -1,9 +1,9 @@
 // GET /v1/data, /v1/compare, /v1/timeseries: thin wrappers over the data operations. The cost of
 // these requests depends on how far their geographies expand, so the operation charges it
-// (ctx.charge) after expanding and before reading values; the route only supplies the meter.
+// (ctx.charge, costOf: 'verb') after expanding and before reading values.
 import { z } from 'zod';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { VerbContext, VerbResult } from '../../verbs/context.js';
+import type { FastifyInstance } from 'fastify';
+import type { VerbResult } from '../../verbs/context.js';
 import { compareGeographies, type ComparedCell } from '../../verbs/compare-geographies.js';
 import { getData, type DataCell } from '../../verbs/get-data.js';
 import { getTimeseries } from '../../verbs/get-timeseries.js';
@@ -21,21 +21,6 @@ const common = {
   geo: repeated('Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.'),
   dataset: queryString('`acs5` (default) or `acs1`.').optional(),
 };
-
-/** The context the operation charges through: admission with this request's path and address. */
-function metered(req: FastifyRequest, ctx: VerbContext): VerbContext {
-  const { seams } = req.server.services;
-  const caller = req.caller;
-  if (!caller || !seams.admit) return ctx;
-  return {
-    ...ctx,
-    charge: async (units) => {
-      const admitted = await seams.admit!({ ctx, caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
-      // The concurrency slot is returned by the route guard's release seam when the reply closes.
-      Object.assign(req.responseHeaders, admitted.headers ?? {});
-    },
-  };
-}
 
 const CELL_COLUMNS = ['geo_key', 'geo_name', 'geo_type', 'variable', 'census_code', 'label', 'unit', 'dataset', 'vintage', 'estimate', 'moe_numeric', 'estimate_annotation', 'moe_annotation'] as const;
 
@@ -66,7 +51,7 @@ export function dataRoutes(app: FastifyInstance) {
       include_geometry: queryBool('Add each geography\'s GeoJSON geometry (20m) to its cells; Pro plan and above.').optional(),
     }),
     data: z.array(dataCellSchema),
-    handler: ({ ctx, query, req }) => getData({ ctx: metered(req, ctx), input: query }),
+    handler: ({ ctx, query }) => getData({ ctx, input: query }),
     csv: (result) => cellsCsv('data', result as VerbResult<DataCell[]>),
   });
 
@@ -83,7 +68,7 @@ export function dataRoutes(app: FastifyInstance) {
     costOf: 'verb',
     querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default: the latest.' }).optional() }),
     data: z.array(comparedCellSchema),
-    handler: ({ ctx, query, req }) => compareGeographies({ ctx: metered(req, ctx), input: query }),
+    handler: ({ ctx, query }) => compareGeographies({ ctx, input: query }),
     csv: (result) => {
       const table = cellsCsv('compare', result as VerbResult<ObservationCell[]>);
       const cells = result.data as ComparedCell[];
@@ -115,7 +100,7 @@ export function dataRoutes(app: FastifyInstance) {
       to: queryInt({ description: 'Last vintage; default: the latest.' }).optional(),
     }),
     data: z.array(observationCellSchema),
-    handler: ({ ctx, query, req }) => getTimeseries({ ctx: metered(req, ctx), input: query }),
+    handler: ({ ctx, query }) => getTimeseries({ ctx, input: query }),
     csv: (result) => cellsCsv('timeseries', result),
   });
 }
