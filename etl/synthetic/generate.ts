@@ -165,6 +165,14 @@ export function keySql(sourceDir: string, level: SyntheticLevel, vintage: number
   }
 }
 
+/** (Re)create the temp table `synth_geo(geo_key)` that partitionCopySql reads. */
+export const geoTableSql = (sourceDir: string, level: SyntheticLevel, vintage: number, states?: string[]) =>
+  `CREATE OR REPLACE TEMP TABLE synth_geo AS SELECT DISTINCT geo_key FROM (${keySql(sourceDir, level, vintage, states)})`;
+
+/** (Re)create the temp table `synth_codes(variable)` that partitionCopySql reads. */
+export const codesTableSql = (codes: string[]) =>
+  `CREATE OR REPLACE TEMP TABLE synth_codes AS SELECT unnest([${codes.map(sqlString).join(',')}]::VARCHAR[]) AS variable`;
+
 // ---------------------------------------------------------------------------------------------
 // Values
 
@@ -185,15 +193,34 @@ const LEVEL_SCALE: Record<SyntheticLevel, number> = {
  * variable); DuckDB preserves insertion order into the Parquet file. Values come from hash() of
  * (seed, geography, code[, vintage]), so the output is a pure function of the seed.
  */
-export function partitionCopySql(opts: { target: string; seed: number; vintage: number; level: SyntheticLevel }): string {
+export function partitionCopySql(opts: {
+  target: string;
+  seed: number;
+  vintage: number;
+  level: SyntheticLevel;
+  /**
+   * Row order. 'geo_key' is the real layout (geo_key, variable). The others exist only for the
+   * layout benchmark: 'variable' = (variable, geo_key); 'shuffled' = a fixed pseudo-random
+   * permutation (row j holds cell j·P mod N, P a prime larger than N).
+   */
+  order?: 'geo_key' | 'variable' | 'shuffled';
+  rowGroupSize?: number;
+}): string {
   const { seed, vintage, level } = opts;
+  const order = opts.order ?? 'geo_key';
+  const cell =
+    order === 'variable'
+      ? 'g.k[i % g.n + 1] AS geo_key, v.k[i // g.n + 1] AS variable'
+      : 'g.k[i // v.n + 1] AS geo_key, v.k[i % v.n + 1] AS variable';
+  const index = order === 'shuffled' ? '((j * 2654435761) % ((SELECT n FROM g) * (SELECT n FROM v)))' : 'j';
+  const options = opts.rowGroupSize ? PARQUET_OPTIONS.replace(/ROW_GROUP_SIZE \d+/, `ROW_GROUP_SIZE ${opts.rowGroupSize}`) : PARQUET_OPTIONS;
   const u = (...parts: string[]) => `((hash(${[String(seed), ...parts].join(', ')}) % 1000003)::DOUBLE / 1000003)`;
   return `COPY (
   WITH g AS (SELECT list(geo_key ORDER BY geo_key) AS k, count(*)::BIGINT AS n FROM synth_geo),
        v AS (SELECT list(variable ORDER BY variable) AS k, count(*)::BIGINT AS n FROM synth_codes),
        cells AS (
-         SELECT g.k[i // v.n + 1] AS geo_key, v.k[i % v.n + 1] AS variable
-         FROM range((SELECT n FROM g) * (SELECT n FROM v)) r(i), g, v
+         SELECT ${cell}
+         FROM (SELECT ${index} AS i FROM range((SELECT n FROM g) * (SELECT n FROM v)) r(j)), g, v
        ),
        drawn AS (
          SELECT geo_key, variable,
@@ -214,7 +241,7 @@ export function partitionCopySql(opts: { target: string; seed: number; vintage: 
     CASE WHEN z < 0.003 THEN 'moe_not_computable'
          WHEN z < 0.01 AND variable LIKE '%\\_001E' ESCAPE '\\' THEN 'controlled' END AS moe_annotation
   FROM drawn
-) TO ${sqlString(opts.target)} (${PARQUET_OPTIONS}, KV_METADATA {${SYNTHETIC_KV_KEY}: 'true', seed: '${seed}', generator: 'etl/synthetic'})`;
+) TO ${sqlString(opts.target)} (${options}, KV_METADATA {${SYNTHETIC_KV_KEY}: 'true', seed: '${seed}', generator: 'etl/synthetic'})`;
 }
 
 /** Options of `etl synth` (comma-separated strings) → generator options. */
@@ -311,12 +338,12 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
   const inputFiles = new Set<string>();
   try {
     await withDuckDB(async (db) => {
-      await db.run(`CREATE TEMP TABLE synth_codes AS SELECT unnest([${codes.map(sqlString).join(',')}]::VARCHAR[]) AS variable`);
+      await db.run(codesTableSql(codes));
       const bar = log.progress('synthetic partitions', vintages.length * levels.length);
       for (const vintage of vintages) {
         for (const level of levels) {
           for (const f of keyInputs(level, vintage)) inputFiles.add(f);
-          await db.run(`CREATE OR REPLACE TEMP TABLE synth_geo AS SELECT DISTINCT geo_key FROM (${keySql(sourceDir, level, vintage, opts.states)})`);
+          await db.run(geoTableSql(sourceDir, level, vintage, opts.states));
           const rel = partitionDir({ dataset: 'acs5', vintage, level });
           const target = path.join(tmpDir, rel, 'data_0.parquet');
           await fs.mkdir(path.dirname(target), { recursive: true });
