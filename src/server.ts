@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/plugins/logging.js';
 import { openStores } from './store/open.js';
+import { resolveCurrentBuild } from './store/data-dir.js';
 
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<FastifyInstance> {
   let config: Config;
@@ -20,8 +21,19 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   }
   const logger = createLogger(config);
 
-  // HOOK (lead): when AUTO_BUILD_DATA is on and `${DATA_DIR}/current` is missing, build data from
-  // CENSUS_SOURCE_DIR here, before the stores open.
+  // A fresh clone has no data/: build it from the configured source tree first (progress on
+  // stderr), so `npm start` alone gives a working service on the embedded default data.
+  if (config.AUTO_BUILD_DATA && !resolveCurrentBuild(config.DATA_DIR)) {
+    logger.info({ source: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR }, 'no data build found: building it now (a few minutes, once)');
+    try {
+      const { build } = await import('../etl/build.js');
+      const summary = await build({ sourceDir: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR });
+      logger.info({ build: summary.buildId, rows: summary.rows, seconds: summary.seconds }, 'data build ready');
+    } catch (err) {
+      // Serve what can be served (health, accounts, docs); data endpoints answer 503.
+      logger.error({ err }, 'data build failed: data endpoints will answer 503 until `npm run etl` succeeds');
+    }
+  }
 
   // Each store is optional: one that fails to open is logged and its endpoints answer 503.
   const runtime = await openStores(config, logger);
