@@ -80,7 +80,7 @@ export function ratio(subject: number, baseline: number): string {
 
 /** One line: `label  p50 … p95 … p99 … (n)`. */
 export function latencyLine(label: string, s: Summary): string {
-  return `${label.padEnd(58)} p50 ${fmtMs(s.p50).padStart(7)} ms  p95 ${fmtMs(s.p95).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  (n=${s.n})`;
+  return `${label.padEnd(66)} p50 ${fmtMs(s.p50).padStart(7)} ms  p95 ${fmtMs(s.p95).padStart(7)} ms  p99 ${fmtMs(s.p99).padStart(7)} ms  (n=${s.n})`;
 }
 
 /** Print a fixed-width table (first column left-aligned, the rest right-aligned). */
