@@ -5,10 +5,16 @@ import { healthRoutes } from './health.js';
 import { catalogRoutes } from './catalog/index.js';
 import { dataRoutes } from './data.js';
 import { accountRoutes } from './account/index.js';
+import { geographyRoutes } from './geographies.js';
+import { boundaryRoutes } from './boundaries.js';
+import { geocodeRoutes } from './geocode.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   healthRoutes(app);
   catalogRoutes(app);
   dataRoutes(app);
   accountRoutes(app);
+  geographyRoutes(app);
+  boundaryRoutes(app);
+  geocodeRoutes(app);
 }

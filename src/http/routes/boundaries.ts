@@ -1,0 +1,158 @@
+// GET /v1/boundaries/{geo_type | geo_key} and GET /v1/centroids/{geo_type}: bare GeoJSON
+// (application/geo+json, not enveloped), a strong ETag with If-None-Match → 304, and
+// X-Boundary-Vintage. Collections are the operations' Node Readables piped as they come
+// (docs/boundaries.md, "streaming contract"); one Feature is a small object.
+//
+// Gates: the operations take `access` (levels and resolutions the plan allows, the plan that
+// unlocks each gate, the upgrade address); `boundaryAccess` below builds it from the plans table.
+// It lives here because the operation modules belong to another slice; the MCP server has no
+// boundary tools, so this is its only user.
+//
+// Metering: the operation runs first (cheap: gate, index lookup; the stream is lazy) and the
+// request is then charged the operation's `meta.cost_units` (0 for plans with access), so a gated
+// request answers 403, never 429, and is not charged.
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BOUNDARY_LEVELS, RESOLUTIONS, planOf, requiredPlanFor, upgradeUrl, type BoundaryLevel, type Resolution } from '../../domain/plans.js';
+import type { BoundaryAccess } from '../../verbs/boundaries-common.js';
+import { boundariesCollection } from '../../verbs/boundaries-collection.js';
+import { boundariesFeature } from '../../verbs/boundaries-feature.js';
+import { centroids } from '../../verbs/centroids.js';
+import type { Caller, VerbContext, VerbResult } from '../../verbs/context.js';
+import { defineRawRoute, queryString } from '../route-helpers.js';
+
+export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
+/** Boundaries change only with a new build (and then their ETag changes). */
+export const BOUNDARY_CACHE_CONTROL = 'private, max-age=86400';
+
+const isLevel = (s: string | undefined): s is BoundaryLevel => (BOUNDARY_LEVELS as readonly string[]).includes(s ?? '');
+const isResolution = (s: string | undefined): s is Resolution => (RESOLUTIONS as readonly string[]).includes(s ?? '');
+
+/**
+ * The `access` argument of the boundary and centroid operations for a caller's plan. `want` (the
+ * level and resolution asked for) only picks the plan the upgrade link preselects: the cheapest
+ * one that grants the whole request.
+ */
+export function boundaryAccess(
+  caller: Caller | null,
+  dashboardUrl: string,
+  kind: 'boundaries' | 'centroids',
+  want: { level?: string; resolution?: string } = {},
+): BoundaryAccess {
+  const plan = planOf(caller?.plan ?? 'free');
+  const requiredPlan: Record<string, string> = {};
+  for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
+  for (const resolution of RESOLUTIONS) requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;
+  let target: string | undefined;
+  if (isLevel(want.level)) {
+    const resolution = isResolution(want.resolution) ? want.resolution : undefined;
+    target = (kind === 'boundaries' ? requiredPlanFor({ kind, level: want.level, resolution }) : requiredPlanFor({ kind, level: want.level })).id;
+  }
+  return {
+    allowedLevels: [...(kind === 'boundaries' ? plan.features.boundaryLevels : plan.features.centroidLevels)],
+    allowedResolutions: kind === 'boundaries' ? [...plan.features.resolutions] : [...RESOLUTIONS],
+    requiredPlan,
+    upgradeUrl: upgradeUrl(dashboardUrl, target as Parameters<typeof upgradeUrl>[1]),
+  };
+}
+
+/** The entity tags of an If-None-Match header (quoted, so tags holding commas survive). */
+export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
+  if (!header) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  // Weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored.
+  return (value.match(/(?:W\/)?"[^"]*"/g) ?? []).some((t) => t.replace(/^W\//, '') === bare);
+}
+
+type GeoJsonResult = VerbResult<unknown> & { meta?: { etag?: unknown; headers?: unknown; cost_units?: unknown } };
+
+/** Charge, then 304 on a matching If-None-Match, else the GeoJSON with the operation's headers. */
+async function sendGeoJson(ctx: VerbContext, req: FastifyRequest, reply: FastifyReply, result: GeoJsonResult) {
+  const stream = isReadable(result.data) ? result.data : null;
+  try {
+    await ctx.charge?.(Number(result.meta?.cost_units ?? 0));
+  } catch (e) {
+    stream?.destroy();
+    throw e;
+  }
+  const headers = { ...((result.meta?.headers ?? {}) as Record<string, string>) };
+  const etag = String(result.meta?.etag ?? headers.ETag ?? '');
+  reply.header('Cache-Control', BOUNDARY_CACHE_CONTROL);
+  if (etag && ifNoneMatch(req.headers['if-none-match'], etag)) {
+    stream?.destroy();
+    delete headers['Content-Type'];
+    return reply.code(304).headers(headers).send();
+  }
+  reply.headers(headers).type(GEOJSON_CONTENT_TYPE);
+  return reply.send(stream ?? JSON.stringify(result.data));
+}
+
+function isReadable(x: unknown): x is Readable {
+  return typeof x === 'object' && x !== null && typeof (x as Readable).pipe === 'function' && typeof (x as Readable).destroy === 'function';
+}
+
+const resolution = queryString('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).').pipe(z.enum(RESOLUTIONS)).optional();
+const edition = queryString('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.').pipe(z.string().max(20)).optional();
+
+const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only features whose bounding box meets it.')
+  .transform((s) => s.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x))))
+  .pipe(
+    z
+      .tuple([z.number().min(-180).max(180), z.number().min(-90).max(90), z.number().min(-180).max(180), z.number().min(-90).max(90)])
+      .refine(([x0, y0, x1, y1]) => x0 <= x1 && y0 <= y1, 'min must not exceed max'),
+  )
+  .optional();
+
+const notModified = z.null().describe('Not Modified: If-None-Match matched the ETag; no body.');
+
+export function boundaryRoutes(app: FastifyInstance) {
+  defineRawRoute(app, {
+    url: '/v1/boundaries/:target',
+    summary: 'Boundaries: every geography of a type (FeatureCollection) or one geography (Feature)',
+    description:
+      '`{target}` is a geography type (`state`, `county`, `metro`, `cd`, `tract`, …) for a streamed FeatureCollection of every geography of the type, or a geo key (`state:06`, `county:48453`) for one Feature. Bare GeoJSON (`application/geo+json`, not enveloped); `X-Boundary-Vintage` names the boundary vintage; strong `ETag` with `If-None-Match` → 304. Levels by plan: Free nation and state; Pioneer adds county, metro, cd; Pro adds tract; Business adds block_group and 5m; Enterprise 500k. Other levels or resolutions → 403 `feature-requires-upgrade` with `upgrade_url`. A slot the data lacks (e.g. state 5m) → 404 with the reason. Costs 0 units.',
+    tags: ['boundaries'],
+    auth: 'api-key',
+    needs: ['boundaries'],
+    feature: 'boundaries',
+    costOf: 'verb',
+    params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
+    querystring: z.object({ resolution, edition, bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.') }),
+    produces: [GEOJSON_CONTENT_TYPE],
+    response: { 304: notModified },
+    handler: async ({ ctx, params, query, req, reply }) => {
+      const target = params.target.trim();
+      const colon = target.indexOf(':');
+      const level = colon >= 0 ? target.slice(0, colon) : target;
+      const access = boundaryAccess(ctx.caller, ctx.config.DASHBOARD_URL, 'boundaries', { level, resolution: query.resolution });
+      const result = colon >= 0
+        ? await boundariesFeature({ ctx, input: { geo_key: target, resolution: query.resolution, edition: query.edition, access } })
+        : await boundariesCollection({ ctx, input: { level: level as BoundaryLevel, resolution: query.resolution, edition: query.edition, bbox: query.bbox, access } });
+      return sendGeoJson(ctx, req, reply, result);
+    },
+  });
+
+  defineRawRoute(app, {
+    url: '/v1/centroids/:geo_type',
+    summary: 'Centroid points of every geography of a type (GeoJSON, for dot maps)',
+    description:
+      'A streamed GeoJSON FeatureCollection of Points (`application/geo+json`, not enveloped); the collection\'s `centroids` member says which kind of point the level has (`population_center` or `internal_point`) and its source. `X-Boundary-Vintage`, strong `ETag`, If-None-Match → 304. Levels by plan as for boundaries (Free nation and state … Business block_group). Costs 0 units.',
+    tags: ['boundaries'],
+    auth: 'api-key',
+    needs: ['boundaries'],
+    feature: 'centroids',
+    costOf: 'verb',
+    params: z.object({ geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.') }),
+    querystring: z.object({ bbox }),
+    produces: [GEOJSON_CONTENT_TYPE],
+    response: { 304: notModified },
+    handler: async ({ ctx, params, query, req, reply }) => {
+      const access = boundaryAccess(ctx.caller, ctx.config.DASHBOARD_URL, 'centroids', { level: params.geo_type });
+      const result = await centroids({ ctx, input: { level: params.geo_type as BoundaryLevel, bbox: query.bbox, access } });
+      return sendGeoJson(ctx, req, reply, result);
+    },
+  });
+}
