@@ -2,6 +2,7 @@
 // one RFC 9457 problem body. Nothing else is ever written to a client on failure: unknown
 // exceptions turn into a generic 500 so stack traces, SQL and file paths never leak.
 import { AppError, isAppError, slugOf, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { validationError, type SchemaIssue } from '../domain/validation.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -30,86 +31,7 @@ export function problemBody(err: AppError, errorsUrl: string, requestId: string,
   };
 }
 
-// Validation types that mean "the parameter could not be read as its declared type". Any of these
-// makes the whole response 422; otherwise a schema failure is a 400 (well-typed but unacceptable
-// value). docs/errors.md states the rule.
-const UNREADABLE = new Set(['missing', 'int_parsing', 'float_parsing', 'bool_parsing', 'string_type', 'list_type', 'dict_type', 'enum']);
-
 const CONTEXT_NAMES: Record<string, string> = { querystring: 'query', params: 'path', body: 'body', headers: 'header' };
-
-interface SchemaIssue {
-  keyword?: string;
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
-function valueAt(root: unknown, segments: string[]): unknown {
-  let cur = root;
-  for (const s of segments) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[s];
-  }
-  return cur;
-}
-
-function typeOfIssue(issue: SchemaIssue, raw: unknown): string {
-  const p = issue.params ?? {};
-  const nested = p.params as Record<string, unknown> | undefined;
-  if (typeof nested?.type === 'string') return nested.type;
-  // `?geo=` is how forms and careless clients say "no value": report it as missing, whatever check failed.
-  if (raw === '') return 'missing';
-  // Any check that fails on an absent value (a union, a preprocess) means the value is missing.
-  if (raw === undefined) return 'missing';
-  switch (issue.keyword) {
-    case 'invalid_type': {
-      if (raw === undefined) return 'missing';
-      const expected = String(p.expected ?? '');
-      if (expected === 'int') return 'int_parsing';
-      if (expected === 'number') return 'float_parsing';
-      if (expected === 'boolean') return 'bool_parsing';
-      if (expected === 'array') return 'list_type';
-      if (expected === 'object') return 'dict_type';
-      return 'string_type';
-    }
-    case 'invalid_value':
-      return p.expected === 'stringbool' ? 'bool_parsing' : 'enum';
-    case 'too_small':
-      return p.origin === 'string' ? 'string_too_short' : p.origin === 'array' ? 'too_short' : 'greater_than_equal';
-    case 'too_big':
-      return p.origin === 'string' ? 'string_too_long' : p.origin === 'array' ? 'too_long' : 'less_than_equal';
-    case 'invalid_format':
-      return 'string_pattern_mismatch';
-    case 'unrecognized_keys':
-      return 'extra_forbidden';
-    case 'not_multiple_of':
-      return 'multiple_of';
-    default:
-      return 'value_error';
-  }
-}
-
-function messageOf(type: string, issue: SchemaIssue, field: string): string {
-  if (type === 'missing') return `Field required: ${field.split(' → ').pop()}`;
-  if (type === 'int_parsing') return 'Input should be a valid integer';
-  if (type === 'float_parsing') return 'Input should be a valid number';
-  if (type === 'bool_parsing') return 'Input should be a valid boolean (true or false)';
-  return issue.message ?? 'Invalid value';
-}
-
-/** Turn fastify's schema-validation failure (zod issues) into the spec's 422/400 validation-error. */
-export function validationError(issues: SchemaIssue[], context: string | undefined, raw: unknown): AppError {
-  const where = CONTEXT_NAMES[context ?? ''] ?? context ?? 'request';
-  const errors: FieldError[] = issues.map((issue) => {
-    const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
-    const type = typeOfIssue(issue, valueAt(raw, segments));
-    const field = [where, ...segments].join(' → ');
-    return { field, message: messageOf(type, issue, field), type };
-  });
-  const unreadable = errors.some((e) => UNREADABLE.has(e.type));
-  const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-  return new AppError(unreadable ? 'unprocessable-request' : 'validation-error', detail, { errors });
-}
 
 const FRAMEWORK_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'validation-error', detail: 'The request body is not valid JSON.' },
@@ -139,7 +61,7 @@ export function toAppError(err: unknown, raw: (context: string | undefined) => u
   if (isAppError(err)) return { error: err, unexpected: err.status >= 500 && err.code === 'internal-error' };
   const fe = (err ?? {}) as FrameworkError;
   if (Array.isArray(fe.validation) && fe.validation.length > 0) {
-    return { error: validationError(fe.validation, fe.validationContext, raw(fe.validationContext)), unexpected: false };
+    return { error: validationError(fe.validation, CONTEXT_NAMES[fe.validationContext ?? ''] ?? fe.validationContext ?? 'request', raw(fe.validationContext)), unexpected: false };
   }
   const known = fe.code ? FRAMEWORK_CODES[fe.code] : undefined;
   if (known) return { error: new AppError(known.code, known.detail), unexpected: false };

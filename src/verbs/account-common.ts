@@ -33,16 +33,8 @@ export function signedInAccount(ctx: VerbContext): { store: AccountStore; accoun
   return { store, account };
 }
 
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = 'body'): z.infer<S> {
-  const r = schema.safeParse(input ?? {});
-  if (r.success) return r.data;
-  const errors: FieldError[] = r.error.issues.map((i) => ({
-    field: [where, ...i.path.map(String)].join(' → '),
-    message: i.message,
-    type: i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'missing' : i.code,
-  }));
-  throw new AppError('unprocessable-request', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-}
+/** Operations validate their input with the shared rule (src/domain/validation.ts). */
+export { parseInput } from '../domain/validation.js';
 
 export interface KeyPayload {
   id: string;

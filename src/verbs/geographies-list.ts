@@ -1,6 +1,7 @@
 // GET /v1/geographies — browse geographies by type, by parent, or by name search; paginated.
 // The page-size ceiling depends on the plan, so the caller passes it in (`maxLimit`).
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES } from '../domain/geo/keys.js';
 import { LATEST_VINTAGE, geographyStore, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
@@ -24,7 +25,7 @@ export const geographiesListInput = z.object({
 export type GeographiesListInput = z.input<typeof geographiesListInput>;
 
 export async function geographiesList({ ctx, input }: { ctx: VerbContext; input: GeographiesListInput }): Promise<VerbResult<GeographyView[]>> {
-  const q = geographiesListInput.parse(input);
+  const q = parseInput(geographiesListInput, input);
   const store = geographyStore(ctx);
   const vintage = q.vintage ?? LATEST_VINTAGE;
   if (q.limit !== undefined && q.limit > q.maxLimit) {

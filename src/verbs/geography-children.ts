@@ -1,6 +1,7 @@
 // GET /v1/geographies/{geo_key}/children?type=… — child geographies of a parent. The parent may
 // be a key or, as in data requests, a place name ("Travis County, TX", "TX-35").
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES, splitKey } from '../domain/geo/keys.js';
 import { resolvePlaceName } from '../domain/geo/resolve-name.js';
@@ -46,7 +47,7 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
 }
 
 export async function geographyChildren({ ctx, input }: { ctx: VerbContext; input: GeographyChildrenInput }): Promise<VerbResult<GeographyView[]>> {
-  const q = geographyChildrenInput.parse(input);
+  const q = parseInput(geographyChildrenInput, input);
   const store = geographyStore(ctx);
   const vintage = q.vintage ?? LATEST_VINTAGE;
   if (q.limit !== undefined && q.limit > q.maxLimit) {

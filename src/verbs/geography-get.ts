@@ -1,6 +1,7 @@
 // GET /v1/geographies/{geo_key} — one geography with its parent hierarchy, the definitions it has
 // had across ACS vintages, and (counties) its metro.
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, FIPS_SHAPE } from '../domain/geo/keys.js';
 import { parseSpecifier } from '../domain/geo/specifier.js';
@@ -24,7 +25,7 @@ export interface GeographyDetail extends GeographyView {
 }
 
 export async function geographyGet({ ctx, input }: { ctx: VerbContext; input: GeographyGetInput }): Promise<VerbResult<GeographyDetail>> {
-  const q = geographyGetInput.parse(input);
+  const q = parseInput(geographyGetInput, input);
   const store = geographyStore(ctx);
   const spec = parseSpecifier(q.geo_key);
   if (spec.kind !== 'key') {

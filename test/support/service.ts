@@ -36,7 +36,7 @@ export async function startService(opts: { config?: Partial<Config>; now?: () =>
     const r = await adminIssueKey({ ctx: verbContext(stores, { plan: null }), input: { email: `${plan}@example.org`, plan } });
     keys[plan] = r.data.key;
   }
-  const app = await buildApp({ config, stores, logger: pino({ level: 'silent' }), now: opts.now });
+  const app = await buildApp({ config, stores, logger: pino({ level: config.LOG_LEVEL }), now: opts.now });
   await app.ready();
   return {
     app,
