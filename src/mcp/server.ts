@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
@@ -59,6 +60,9 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
   const policy = originPolicy(config);
   const tools = TOOLS.map(toolListEntry);
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  // The SDK builds a new Ajv per Server unless given one, which dominated the per-request cost
+  // (profiled: ~0.4 ms of CPU per call). It is only used for elicitation, which we never send.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   async function authenticate(req: FastifyRequest): Promise<Caller> {
     const key = extractBearer(req);
@@ -127,7 +131,7 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
     requireFeature(caller.plan, { kind: 'mcp' }, config.DASHBOARD_URL);
     req.caller = caller;
 
-    const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, caller, request.params.name, request.params.arguments));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
