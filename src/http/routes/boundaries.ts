@@ -94,7 +94,7 @@ function isReadable(x: unknown): x is Readable {
   return typeof x === 'object' && x !== null && typeof (x as Readable).pipe === 'function' && typeof (x as Readable).destroy === 'function';
 }
 
-const resolution = queryString('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).').pipe(z.enum(RESOLUTIONS)).optional();
+const resolution = z.enum(RESOLUTIONS).optional().describe('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).');
 const edition = queryString('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.').pipe(z.string().max(20)).optional();
 
 const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only features whose bounding box meets it.')

@@ -34,7 +34,7 @@ export function geographyRoutes(app: FastifyInstance) {
     needs: ['geographies'],
     paginated: true,
     querystring: z.object({
-      type: queryString('Geography type: nation, state, county, metro, cd, tract, block_group.').pipe(geoTypeSchema).optional(),
+      type: geoTypeSchema.optional().describe('Geography type.'),
       parent: queryString('A parent geography key (`state:48`) or name (`Travis County, TX`, `TX-35`).').pipe(z.string().max(300)).optional(),
       search: queryString('Name words, e.g. `travis`.').pipe(z.string().max(200)).optional(),
       vintage,
@@ -68,7 +68,7 @@ export function geographyRoutes(app: FastifyInstance) {
     paginated: true,
     params: z.object({ geo_key: geoKeyParam.describe('Parent key (`metro:12420`) or name.') }),
     querystring: z.object({
-      type: queryString('Child type.').pipe(geoTypeSchema),
+      type: geoTypeSchema.describe('Child type; see the pairs above.'),
       vintage,
       ...paginationQuery,
     }),
