@@ -52,6 +52,12 @@ describe('GET /v1/geographies/{geo_key}/children', () => {
     expect(body.meta.parent?.geo_key).toBe('county:48453');
     expect(body.data).toHaveLength(5);
     for (const t of body.data) expect(t.geo_key).toMatch(/^tract:48453\d{6}$/);
+    // A name holding a slash (%2F) stays one path segment.
+    const louisville = await get(`/v1/geographies/${encodeURIComponent('Louisville/Jefferson County, KY-IN')}/children?type=county`);
+    expect(louisville.statusCode).toBe(200);
+    const lb = louisville.json() as Body;
+    expect(lb.meta.parent?.geo_key).toBe('metro:31140');
+    expect(lb.data.map((g) => g.geo_key)).toEqual(expect.arrayContaining(['county:21111', 'county:18019']));
   });
 
   it("lists Texas's 254 counties, paged with next/prev links; the whole set on one Enterprise page", async () => {
