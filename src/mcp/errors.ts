@@ -108,8 +108,10 @@ function nextStep(e: AppError): string {
 export function toolErrorResult(err: unknown, opts: { requestId: string; errorsUrl: string; instance: string }): { result: CallToolResult; error: AppError; unexpected: boolean } {
   const { error, unexpected } = toAppError(err, () => undefined);
   const problem = problemBody(error, opts.errorsUrl, opts.requestId, opts.instance);
+  // Operations name fields as REST sees them (`query → topic`); over MCP they are arguments.
+  if (problem.errors) problem.errors = problem.errors.map((f) => ({ ...f, field: f.field.replace(/^query → /, 'arguments → ') }));
   const lines = [`Error: ${error.title} (${error.status}). ${error.detail}`];
-  for (const f of error.errors ?? []) lines.push(`- ${f.field}: ${f.message}`);
+  for (const f of problem.errors ?? []) lines.push(`- ${f.field}: ${f.message}`);
   lines.push(`Next step: ${nextStep(error)}`);
   lines.push(`(request_id ${opts.requestId})`);
   return { result: { isError: true, content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { problem } }, error, unexpected };

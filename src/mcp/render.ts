@@ -211,7 +211,7 @@ function geographyLines(g: Geographies | null): string[] {
   return Object.entries(g).map(([level, a]) => {
     if (a.key === null) return `  ${level}: none (${(a as { reason: string }).reason})`;
     const m = a as { key: string; name: string; method: string; approximate: boolean; boundary_vintage: string };
-    return `  ${level}: ${m.name} (${m.key})${m.approximate ? ', approximate' : ''} [${m.method}, boundaries ${m.boundary_vintage}]`;
+    return `  ${level}: ${m.name ? `${m.name} ` : ''}(${m.key})${m.approximate ? ', approximate' : ''} [${m.method}, boundaries ${m.boundary_vintage}]`;
   });
 }
 

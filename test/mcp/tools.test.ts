@@ -177,6 +177,14 @@ describe('errors are tool results, never transport failures', () => {
     expect(textOf(r)).toMatch(/Next step: Call list_datasets/);
   });
 
+  it('an operation\'s own validation names the field as an argument, not a query parameter', async () => {
+    const r = await call(client, 'search_variables', { search: 'poverty', topic: 'nope' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/Unknown topic "nope"\. Topics: core, /);
+    expect(textOf(r)).toContain('- arguments → topic: Expected one of: core');
+    expect((r.structuredContent as { problem: { errors: Array<{ field: string }> } }).problem.errors[0]!.field).toBe('arguments → topic');
+  });
+
   it('geocode with neither address nor coordinates, and an unknown tool name', async () => {
     const r = await call(client, 'geocode', {});
     expect(r.isError).toBe(true);
