@@ -31,7 +31,7 @@ function typeOfIssue(issue: SchemaIssue, raw: unknown): string {
   const nested = p.params as Record<string, unknown> | undefined;
   if (typeof nested?.type === 'string') return nested.type;
   // `?geo=` is how forms and careless clients say "no value": report it as missing, whatever check failed.
-  if (raw === '') return 'missing';
+  if (typeof raw === 'string' && raw.trim() === '') return 'missing';
   // Any check that fails on an absent value (a union, a preprocess) means the value is missing.
   if (raw === undefined) return 'missing';
   switch (issue.keyword) {

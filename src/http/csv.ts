@@ -3,7 +3,7 @@
 // Numbers are written as numbers: a negative estimate is data, not a formula, and quoting it
 // would turn it into text in the spreadsheet.
 import { stringify } from 'csv-stringify/sync';
-import { AppError } from '../domain/errors.js';
+import { checkRowCap } from '../domain/row-cap.js';
 
 export const CSV_ROW_CAP = 10_000;
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
@@ -37,13 +37,7 @@ export function safeFilename(name: string): string {
  * narrow the request.
  */
 export function renderCsv(table: CsvTable, cap: number = CSV_ROW_CAP): string {
-  if (table.rows.length > cap) {
-    throw new AppError(
-      'payload-too-large',
-      `The CSV would have ${table.rows.length} rows; the limit is ${cap}. Narrow the request (fewer geographies or variables, a smaller wildcard) or page through it with limit/offset.`,
-      { extensions: { row_count: table.rows.length, row_cap: cap } },
-    );
-  }
+  checkRowCap(table.rows.length, cap);
   const header = table.columns.map((c) => escapeCell(c));
   return stringify([header, ...table.rows.map((r) => r.map(escapeCell))], {
     cast: { boolean: (b) => (b ? 'true' : 'false') },

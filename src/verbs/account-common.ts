@@ -1,6 +1,7 @@
 // Helpers shared by the account operations (not an operation itself): the signed-in account,
 // input parsing into the 422 shape, and the public payloads of accounts and keys.
 import type { z } from 'zod';
+import { parseInput as parseValidated } from '../domain/validation.js';
 import { AppError, type FieldError } from '../domain/errors.js';
 import { planOf } from '../domain/plans.js';
 import { getAccount, type AccountRow } from '../store/accounts/accounts-repo.js';
@@ -33,8 +34,10 @@ export function signedInAccount(ctx: VerbContext): { store: AccountStore; accoun
   return { store, account };
 }
 
-/** Operations validate their input with the shared rule (src/domain/validation.ts). */
-export { parseInput } from '../domain/validation.js';
+/** Account operations take JSON bodies: their field errors read `body → name`. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = 'body'): z.output<S> {
+  return parseValidated(schema, input, where);
+}
 
 export interface KeyPayload {
   id: string;

@@ -3,6 +3,7 @@
 // Bureau's test of whether the difference is statistically significant at 90% confidence.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import { checkRowCap } from '../domain/row-cap.js';
 import { CENSUS_PROGRAM, checkVintage, latestVintage, referencePeriod } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { hintFor } from './observations/hints.js';
@@ -13,7 +14,8 @@ export const compareInput = z.object({
   ...observationInputShape,
   vintage: z.number().int().optional().describe('Survey year; defaults to the latest vintage of the dataset.'),
 });
-export type CompareInput = z.infer<typeof compareInput>;
+/** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
+export type CompareInput = z.infer<typeof compareInput> & { max_rows?: number };
 
 export interface Comparison {
   /** The geography every other one is compared with: the first one requested. */
@@ -48,6 +50,7 @@ export async function compareGeographies({ ctx, input }: { ctx: VerbContext; inp
       errors: [{ field: 'query → geo', message: 'at least two geographies', type: 'too_short' }],
     });
   }
+  checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
   await charge(ctx, p.plan, { kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
   const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies });
   const first = p.geo.geographies[0]!.key;

@@ -1,6 +1,7 @@
 // GET /v1/data and the MCP tool get_census_data: values of variables for geographies in one
 // vintage, one cell per geography × variable (long format, as tidycensus returns it).
 import { z } from 'zod';
+import { checkRowCap } from '../domain/row-cap.js';
 import { CENSUS_PROGRAM, checkVintage, latestVintage, referencePeriod } from '../domain/datasets.js';
 import type { Geometry } from 'geojson';
 import { geometriesFor } from './boundaries-geometries.js';
@@ -14,7 +15,8 @@ export const getDataInput = z.object({
   vintage: z.number().int().optional().describe('Survey year; defaults to the latest vintage of the dataset (2024).'),
   include_geometry: z.boolean().optional().describe('Add each geography\'s boundary (GeoJSON geometry, 20m) to its cells; Pro plan and above.'),
 });
-export type GetDataInput = z.infer<typeof getDataInput>;
+/** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
+export type GetDataInput = z.infer<typeof getDataInput> & { max_rows?: number };
 
 export type DataCell = ObservationCell & { geometry?: Geometry | null };
 
@@ -22,6 +24,7 @@ export async function getData({ ctx, input }: { ctx: VerbContext; input: GetData
   const p = await prepare(ctx, input, (d) => input.vintage ?? latestVintage(d));
   const vintage = checkVintage(p.dataset, input.vintage);
   if (input.include_geometry) requireGeometryFeature(ctx, p.plan);
+  checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
   await charge(ctx, p.plan, { kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
 
   const result = await computeCells(p.stores, p.stores.catalog, {

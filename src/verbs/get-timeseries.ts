@@ -3,6 +3,7 @@
 // the reason (not published that year, not loaded, changed meaning).
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import { checkRowCap } from '../domain/row-cap.js';
 import { CENSUS_PROGRAM, DATASETS, checkVintage, referencePeriod } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { hintFor } from './observations/hints.js';
@@ -14,7 +15,8 @@ export const timeseriesInput = z.object({
   from: z.number().int().optional().describe('First vintage (default: the first of the dataset: acs5 2009, acs1 2005).'),
   to: z.number().int().optional().describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
 });
-export type TimeseriesInput = z.infer<typeof timeseriesInput>;
+/** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
+export type TimeseriesInput = z.infer<typeof timeseriesInput> & { max_rows?: number };
 
 /** Points per variable and geography: the whole acs5 range (2009–2024) is 16. */
 export const MAX_POINTS = 16;
@@ -36,6 +38,7 @@ export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: T
       errors: [{ field: 'query → from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
     });
   }
+  checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, input.max_rows);
   await charge(ctx, p.plan, { kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
   const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages, variables: p.variables, geographies: p.geo.geographies });
   // One series per variable and geography, in vintage order.

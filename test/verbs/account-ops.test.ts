@@ -68,7 +68,8 @@ describe('cross-account probes', () => {
     await accountUpdateProfile({ ctx: bob.ctx(), input: { name: 'Bob' } });
     expect((await accountGetProfile({ ctx: alice.ctx() })).data).toMatchObject({ email: 'alice@example.com', name: null });
     // The body cannot redirect the operation to another account.
-    expect((await failure(accountUpdateProfile({ ctx: bob.ctx(), input: { id: alice.account.id, name: 'x' } }))).status).toBe(422);
+    // An unknown field is readable but not accepted: 400 under the API-wide rule (docs/errors.md).
+    expect((await failure(accountUpdateProfile({ ctx: bob.ctx(), input: { id: alice.account.id, name: 'x' } }))).status).toBe(400);
   });
 
   it('a signed-out or deleted caller gets 401 invalid-token with a Bearer challenge', async () => {
@@ -153,7 +154,8 @@ describe('usage', () => {
       by_key: [{ key_id: 'key_x', units: 2, requests: 2 }],
     });
     expect((await accountUsage({ ctx: u.ctx(), input: { period: '2026-02' } })).data).toMatchObject({ units: { used: 5 }, requests: 1 });
-    expect((await failure(accountUsage({ ctx: u.ctx(), input: { period: '2026-13' } }))).status).toBe(422);
+    // A well-formed string that is not a valid month: 400 (docs/errors.md).
+    expect((await failure(accountUsage({ ctx: u.ctx(), input: { period: '2026-13' } }))).status).toBe(400);
   });
 });
 

@@ -3,7 +3,8 @@
 // (ctx.charge, costOf: 'verb') after expanding and before reading values.
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import type { VerbResult } from '../../verbs/context.js';
+import { planOf } from '../../domain/plans.js';
+import type { VerbContext, VerbResult } from '../../verbs/context.js';
 import { compareGeographies, type ComparedCell } from '../../verbs/compare-geographies.js';
 import { getData, type DataCell } from '../../verbs/get-data.js';
 import { getTimeseries } from '../../verbs/get-timeseries.js';
@@ -21,6 +22,11 @@ const common = {
   geo: repeated('Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.'),
   dataset: queryString('`acs5` (default) or `acs1`.').optional(),
 };
+
+/** The plan's CSV row cap when CSV is asked for: the operation refuses an oversized export early. */
+function csvCap(ctx: VerbContext, query: object): number | undefined {
+  return (query as { format?: string }).format === 'csv' && ctx.caller ? planOf(ctx.caller.plan).limits.csvRowCap : undefined;
+}
 
 const CELL_COLUMNS = ['geo_key', 'geo_name', 'geo_type', 'variable', 'census_code', 'label', 'unit', 'dataset', 'vintage', 'estimate', 'moe_numeric', 'estimate_annotation', 'moe_annotation'] as const;
 
@@ -51,7 +57,7 @@ export function dataRoutes(app: FastifyInstance) {
       include_geometry: queryBool('Add each geography\'s GeoJSON geometry (20m) to its cells; Pro plan and above.').optional(),
     }),
     data: z.array(dataCellSchema),
-    handler: ({ ctx, query }) => getData({ ctx, input: query }),
+    handler: ({ ctx, query }) => getData({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => cellsCsv('data', result as VerbResult<DataCell[]>),
   });
 
@@ -68,7 +74,7 @@ export function dataRoutes(app: FastifyInstance) {
     costOf: 'verb',
     querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default: the latest.' }).optional() }),
     data: z.array(comparedCellSchema),
-    handler: ({ ctx, query }) => compareGeographies({ ctx, input: query }),
+    handler: ({ ctx, query }) => compareGeographies({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => {
       const table = cellsCsv('compare', result as VerbResult<ObservationCell[]>);
       const cells = result.data as ComparedCell[];
@@ -100,7 +106,7 @@ export function dataRoutes(app: FastifyInstance) {
       to: queryInt({ description: 'Last vintage; default: the latest.' }).optional(),
     }),
     data: z.array(observationCellSchema),
-    handler: ({ ctx, query }) => getTimeseries({ ctx, input: query }),
+    handler: ({ ctx, query }) => getTimeseries({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => cellsCsv('timeseries', result),
   });
 }

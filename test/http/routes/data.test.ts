@@ -41,6 +41,15 @@ describe('GET /v1/data', () => {
     expect(free.json().type).toMatch(/\/feature-requires-upgrade$/);
   });
 
+  it('refuses a CSV over 10,000 rows with 413 before reading values, telling how to narrow it', async () => {
+    // 254 Texas counties × 40 variables = 10,160 rows.
+    const vars = (svc.stores.catalog!.list({ offset: 0, limit: 40 }).items).map((v) => v.api_name).join(',');
+    const res = await svc.app.inject({ url: `/v1/data?variables=${vars}&geo=county:48*&vintage=2023&format=csv`, headers: as('pro') });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ row_count: 10_160, row_cap: 10_000 });
+    expect(res.json().detail).toMatch(/Narrow the request/);
+  });
+
   it('gives 422 with the errors array for a non-integer vintage and for a missing geo', async () => {
     const a = await svc.app.inject({ url: '/v1/data?variables=B19013_001E&geo=state:06&vintage=abc', headers: as('pro') });
     expect(a.statusCode).toBe(422);
