@@ -23,7 +23,7 @@ export type DataCell = ObservationCell & { geometry?: Geometry | null };
 export async function getData({ ctx, input }: { ctx: VerbContext; input: GetDataInput }): Promise<VerbResult<DataCell[]>> {
   const p = await prepare(ctx, input, (d) => input.vintage ?? latestVintage(d));
   const vintage = checkVintage(p.dataset, input.vintage);
-  if (input.include_geometry) requireGeometryFeature(ctx, p.plan);
+  if (input.include_geometry) requireGeometryFeature(ctx, p.plan, p.geo.geographies.map((g) => g.type));
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
   await charge(ctx, p.plan, { kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
 

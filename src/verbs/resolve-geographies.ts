@@ -2,6 +2,7 @@
 // parse every specifier, apply the plan gates to wildcard and name expansions, count the expansion
 // against the plan's limit BEFORE any data is fetched, then build the records.
 import { AppError } from '../domain/errors.js';
+import { upgradeUrl, type PlanId } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
 import { resolvePlaceName, type NameTarget } from '../domain/geo/resolve-name.js';
 import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
@@ -14,8 +15,8 @@ export interface GeoGates {
   /** Largest number of geographies wildcard and name expansions may produce in one request. */
   maxExpansion: number;
   plan: string;
-  /** Where `feature-requires-upgrade` points (e.g. `${config.DASHBOARD_URL}/billing`). */
-  upgradeUrl?: string;
+  /** The dashboard; `feature-requires-upgrade` links to its billing page with the required plan. */
+  dashboardUrl?: string;
 }
 
 export interface ResolveOptions extends GeoGates {
@@ -64,14 +65,14 @@ export function definitionOf(vintage: number): DefinitionVintage {
   };
 }
 
-const REQUIRED_PLAN: Record<'wildcard' | 'block_group', string> = { wildcard: 'pro', block_group: 'business' };
+const REQUIRED_PLAN: Record<'wildcard' | 'block_group', PlanId> = { wildcard: 'pro', block_group: 'business' };
 
 function gate(type: GeoType, spec: string, what: string, opts: ResolveOptions): void {
   const bg = type === 'block_group';
   if (opts.allowWildcard && (!bg || opts.allowBlockGroupWildcard)) return;
   const required = bg && opts.allowWildcard ? REQUIRED_PLAN.block_group : bg ? REQUIRED_PLAN.block_group : REQUIRED_PLAN.wildcard;
   throw new AppError('feature-requires-upgrade', `"${spec}" is a ${what}, which expands to many geographies: ${bg ? 'block group expansions need the Business plan or above' : 'wildcard and name expansions need the Pro plan or above'}; your plan is ${opts.plan}. Request individual geography keys instead, or upgrade.`, {
-    extensions: { upgrade_url: opts.upgradeUrl ?? '/billing', required_plan: required, plan: opts.plan },
+    extensions: { upgrade_url: upgradeUrl(opts.dashboardUrl ?? '', required), required_plan: required, plan: opts.plan },
   });
 }
 

@@ -8,8 +8,8 @@ import { geoStore, sourceTable } from '../domain/geo/fixture.js';
 
 let store: GeographyStore;
 const ENTERPRISE: ResolveOptions = { vintage: 2023, allowWildcard: true, allowBlockGroupWildcard: true, maxExpansion: 50_000, plan: 'enterprise' };
-const PRO: ResolveOptions = { ...ENTERPRISE, allowBlockGroupWildcard: false, maxExpansion: 5_000, plan: 'pro', upgradeUrl: 'https://example.test/dashboard/billing' };
-const FREE: ResolveOptions = { ...ENTERPRISE, allowWildcard: false, allowBlockGroupWildcard: false, maxExpansion: 0, plan: 'free', upgradeUrl: 'https://example.test/dashboard/billing' };
+const PRO: ResolveOptions = { ...ENTERPRISE, allowBlockGroupWildcard: false, maxExpansion: 5_000, plan: 'pro', dashboardUrl: 'https://example.test/dashboard' };
+const FREE: ResolveOptions = { ...ENTERPRISE, allowWildcard: false, allowBlockGroupWildcard: false, maxExpansion: 0, plan: 'free', dashboardUrl: 'https://example.test/dashboard' };
 
 function keys(specs: string | string[], opts: Partial<ResolveOptions> = {}): string[] {
   return resolveGeographies(store, specs, { ...ENTERPRISE, ...opts }).geographies.map((g) => g.key);
@@ -70,7 +70,7 @@ describe('plan gates and expansion limits', () => {
       const e = failure(() => resolveGeographies(store, spec, FREE));
       expect(e.code).toBe('feature-requires-upgrade');
       expect(e.status).toBe(403);
-      expect(e.extensions).toMatchObject({ upgrade_url: 'https://example.test/dashboard/billing', required_plan: 'pro' });
+      expect(e.extensions).toMatchObject({ upgrade_url: 'https://example.test/dashboard/billing?plan=pro', required_plan: 'pro' });
     }
     expect(resolveGeographies(store, 'county:Travis County, TX', FREE).geographies.map((g) => g.key)).toEqual(['county:48453']);
     expect(resolveGeographies(store, 'tract:48453000101', FREE).geographies).toHaveLength(1);

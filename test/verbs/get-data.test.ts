@@ -142,3 +142,18 @@ describe('getTimeseries', () => {
     expect(r.meta?.hint).toMatch(/overlap/);
   });
 });
+
+describe('include_geometry gates', () => {
+  // Regression (MCP review): include_geometry checked only the flag, so a Pro key got block-group
+  // shapes although block-group boundaries need Business.
+  it('regression: block-group geometry needs Business even on Pro', async () => {
+    const e = await failure(getData({ ctx: verbContext(stores, { plan: 'pro' }), input: { variables: 'B19013_001E', geo: 'block_group:484530011001', vintage: 2018, include_geometry: true } }));
+    expect(e.code).toBe('feature-requires-upgrade');
+    expect(e.extensions).toMatchObject({ required_plan: 'business', upgrade_url: expect.stringContaining('plan=business') });
+  });
+
+  it('a block-group wildcard on Pro links the upgrade to Business, not Pro', async () => {
+    const e = await failure(getData({ ctx: verbContext(stores, { plan: 'pro' }), input: { variables: 'B19013_001E', geo: 'block_group:48453001100*', vintage: 2018 } }));
+    expect(e.extensions).toMatchObject({ required_plan: 'business', upgrade_url: expect.stringContaining('plan=business') });
+  });
+});

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { checkVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
 import { AppError } from '../../domain/errors.js';
-import { planOf, requireFeature, upgradeUrl, type Plan } from '../../domain/plans.js';
+import { planOf, requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import { costOf, type GeoTerm } from '../../domain/cost.js';
 import { CatalogStore, type CatalogVariable } from '../../store/catalog.js';
 import { ObservationStore } from '../../store/observations.js';
@@ -111,13 +111,17 @@ export async function prepare(
     allowBlockGroupWildcard: plan.features.blockGroupWildcards,
     maxExpansion: plan.limits.wildcardExpansionMax,
     plan: plan.id,
-    upgradeUrl: upgradeUrl(ctx.config.DASHBOARD_URL, 'pro'),
+    dashboardUrl: ctx.config.DASHBOARD_URL,
   });
   return { dataset, plan, variables, geo, stores: { catalog, observations, geographies } };
 }
 
-export function requireGeometryFeature(ctx: VerbContext, plan: Plan): void {
+/** Geometry follows boundary access: block-group shapes need Business, tract shapes Pro, … */
+export function requireGeometryFeature(ctx: VerbContext, plan: Plan, levels: Iterable<string>): void {
   requireFeature(plan, { kind: 'include_geometry' }, ctx.config.DASHBOARD_URL);
+  for (const level of new Set(levels)) {
+    requireFeature(plan, { kind: 'include_geometry', level: level as BoundaryLevel }, ctx.config.DASHBOARD_URL);
+  }
 }
 
 export async function charge(ctx: VerbContext, plan: Plan, shape: Parameters<typeof costOf>[1]): Promise<number> {
