@@ -92,7 +92,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(cors, {
     origin: config.CORS_ORIGINS.length > 0 ? config.CORS_ORIGINS : false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-ID', 'If-None-Match'],
+    // Mcp-Protocol-Version lets browser-based MCP clients pass the preflight for /mcp.
+    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-ID', 'If-None-Match', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });

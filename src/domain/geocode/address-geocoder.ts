@@ -56,7 +56,7 @@ export class AddressGeocoder {
       else if (a.kind === 'addrfeat') for (const e of data as AddrEdge[]) push(edges, e.street, { e, source: a.source });
       else zcta = data as Record<string, string[]>;
     }
-    return new AddressGeocoder(points, edges, zcta, store.index.address.filter((a) => a.kind !== 'zcta_counties').map((a) => a.source));
+    return new AddressGeocoder(points, edges, zcta, store.index.address.filter((a) => a.kind !== 'zcta_counties').map(coverageLabel));
   }
 
   geocode(input: string, geo: PointGeocoder): AddressResult {
@@ -117,6 +117,12 @@ export class AddressGeocoder {
       geographies: geo.locate(best.coordinates.lat, best.coordinates.lng),
     };
   }
+}
+
+/** A data set as users know it ("TIGER/Line address ranges tl_2021_30059"), not a path in our source tree. */
+function coverageLabel(a: { kind: string; source: string }): string {
+  const name = (a.source.split('/').pop() ?? a.source).replace(/(_addrfeat)?\.(zip|csv|csv\.gz)$/, '');
+  return `${a.kind === 'addrfeat' ? 'TIGER/Line address ranges' : 'OpenAddresses points'} ${name}`;
 }
 
 function miss(parsed: ParsedAddress | null, reason: string, candidates: AddressCandidate[]): AddressResult {
