@@ -3,7 +3,6 @@
 // Gates, expansion limits and cost live in the verbs; nothing here decides a business rule.
 import { z } from 'zod';
 import { costOf } from '../domain/cost.js';
-import { pageSizeFor, planOf } from '../domain/plans.js';
 import { listDatasets, listTopics, searchVariables } from '../verbs/catalog.js';
 import { compareGeographies, compareInput } from '../verbs/compare-geographies.js';
 import type { VerbContext, VerbResult } from '../verbs/context.js';
@@ -121,10 +120,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Find geography keys: search states, counties, metros and congressional districts by name ("Travis", "Austin"), or list the children of a geography (type "tract" with parent "county:48453"), or list every geography of a type. Returns geo_key, name, type and population. 1 quota unit.',
     input: searchGeographiesSchema,
     cost: LOOKUP_UNITS,
-    run: (ctx, args) => {
-      const plan = planOf(ctx.caller?.plan ?? 'enterprise');
-      return geographiesList({ ctx, input: { ...(args as z.output<typeof searchGeographiesSchema>), maxLimit: plan.limits.pageSizeMax, defaultLimit: pageSizeFor(plan, undefined) } });
-    },
+    run: (ctx, args) => geographiesList({ ctx, input: args as z.output<typeof searchGeographiesSchema> }),
     render: (r) => renderGeographies(r as Parameters<typeof renderGeographies>[0]),
   },
   {

@@ -15,7 +15,7 @@ import { GEO_FORMAT_VERSION, type GeoFile, type GeoProvenance } from './geograph
 import { LevelTable } from './geographies/level-table.js';
 import { Crosswalks } from './geographies/crosswalks.js';
 import { membersOf, type Members } from './geographies/members.js';
-import { searchNames, type NameIndex, buildNameIndex } from './geographies/name-index.js';
+import { searchNames, type NameIndex, type NameSearch, buildNameIndex } from './geographies/name-index.js';
 
 export interface GeographyPoint {
   lat: number;
@@ -190,7 +190,7 @@ export class GeographyStore {
    * Search names of states, counties, metros and districts (tracts and block groups have
    * generated names: reach them by their parent). Best matches first.
    */
-  search(name: string, opts: { type?: GeoType; limit: number; vintage?: number }): GeographyRecord[] {
+  search(name: string, opts: { type?: GeoType; limit: number; vintage?: number }): NameSearch {
     return searchNames(this, name, opts);
   }
 }

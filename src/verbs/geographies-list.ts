@@ -1,10 +1,12 @@
 // GET /v1/geographies — browse geographies by type, by parent, or by name search; paginated.
-// The page-size ceiling depends on the plan, so the caller passes it in (`maxLimit`).
+// The page size follows the caller's plan (a larger limit is reduced to the plan's maximum).
 import { z } from 'zod';
 import { parseInput } from '../domain/validation.js';
+import { pageSizeFor } from '../domain/plans.js';
+import { callerPlan } from './caller-plan.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES } from '../domain/geo/keys.js';
-import { LATEST_VINTAGE, geographyStore, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
+import { LATEST_VINTAGE, geographyStore, pastEnd, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
 import type { GeographyRecord } from '../store/geographies.js';
 import type { VerbContext, VerbResult } from './context.js';
 import { resolveParent } from './geography-children.js';
@@ -18,9 +20,6 @@ export const geographiesListInput = z.object({
   vintage: z.coerce.number().int().min(2005).max(2100).optional(),
   limit: z.coerce.number().int().min(1).optional(),
   offset: z.coerce.number().int().min(0).default(0),
-  /** Plan ceiling for `limit`, from the plans table. */
-  maxLimit: z.number().int().min(1),
-  defaultLimit: z.number().int().min(1).default(100),
 });
 export type GeographiesListInput = z.input<typeof geographiesListInput>;
 
@@ -28,24 +27,24 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
   const q = parseInput(geographiesListInput, input);
   const store = geographyStore(ctx);
   const vintage = q.vintage ?? LATEST_VINTAGE;
-  if (q.limit !== undefined && q.limit > q.maxLimit) {
-    throw new AppError('validation-error', `limit ${q.limit} is above the ${q.maxLimit} your plan allows per page; use offset to page through.`, {
-      extensions: { limit: q.limit, max_limit: q.maxLimit },
-    });
-  }
-  const limit = Math.min(q.limit ?? q.defaultLimit, q.maxLimit);
+  // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
+  const limit = pageSizeFor(callerPlan(ctx), q.limit);
   let rows: GeographyRecord[];
   let hint: string | null = null;
   if (q.search) {
     if (q.type === 'tract' || q.type === 'block_group') {
       throw new AppError('validation-error', `Name search covers states, counties, metros and districts; tract and block group names are generated. List them by parent instead (parent=county:48453 or parent="Travis County, TX").`);
     }
-    rows = store.search(q.search, { type: q.type, limit: 1000, vintage });
+    const found = store.search(q.search, { type: q.type, limit: 1000, vintage });
+    rows = found.matches;
     if (q.parent) {
       const parent = resolveParent(store, q.parent, vintage);
       rows = rows.filter((r) => r.state_keys.includes(parent.key) || r.parent_key === parent.key);
     }
-    if (rows.length === 0) hint = `No geography name contains "${q.search}". Try fewer words or a state abbreviation.`;
+    if (rows.length === 0) {
+      const near = found.closest.map((r) => `${r.name} (${r.key})`).join('; ');
+      hint = `No geography name contains "${q.search}". Try fewer words or a state abbreviation.${near ? ` Closest names: ${near}.` : ''}`;
+    }
   } else if (q.parent) {
     if (!q.type) {
       throw new AppError('unprocessable-request', 'type is required with parent: say which child type to list.', {
@@ -79,10 +78,12 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
     }, vintage);
   }
   const page = rows.slice(q.offset, q.offset + limit);
+  if (page.length === 0 && rows.length > 0) hint = pastEnd(q.offset, rows.length);
   return { data: page.map(viewOf), meta: { total_count: rows.length, vintage, hint }, page: { offset: q.offset, limit, total: rows.length } };
 }
 
 function paged(total: number, offset: number, limit: number, fetch: () => GeographyRecord[], vintage: number): VerbResult<GeographyView[]> {
   const data = offset >= total ? [] : fetch().map(viewOf);
-  return { data, meta: { total_count: total, vintage, hint: total === 0 ? 'No geographies of this type in this vintage.' : null }, page: { offset, limit, total } };
+  const hint = total === 0 ? 'No geographies of this type in this vintage.' : offset >= total ? pastEnd(offset, total) : null;
+  return { data, meta: { total_count: total, vintage, hint }, page: { offset, limit, total } };
 }

@@ -2,10 +2,12 @@
 // be a key or, as in data requests, a place name ("Travis County, TX", "TX-35").
 import { z } from 'zod';
 import { parseInput } from '../domain/validation.js';
+import { pageSizeFor } from '../domain/plans.js';
+import { callerPlan } from './caller-plan.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES, splitKey } from '../domain/geo/keys.js';
 import { resolvePlaceName } from '../domain/geo/resolve-name.js';
-import { LATEST_VINTAGE, geographyStore, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
+import { LATEST_VINTAGE, geographyStore, pastEnd, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -15,9 +17,6 @@ export const geographyChildrenInput = z.object({
   vintage: z.coerce.number().int().min(2005).max(2100).optional(),
   limit: z.coerce.number().int().min(1).optional(),
   offset: z.coerce.number().int().min(0).default(0),
-  /** Plan ceiling for `limit`, from the plans table. */
-  maxLimit: z.number().int().min(1),
-  defaultLimit: z.number().int().min(1).default(100),
 });
 export type GeographyChildrenInput = z.input<typeof geographyChildrenInput>;
 
@@ -50,12 +49,8 @@ export async function geographyChildren({ ctx, input }: { ctx: VerbContext; inpu
   const q = parseInput(geographyChildrenInput, input);
   const store = geographyStore(ctx);
   const vintage = q.vintage ?? LATEST_VINTAGE;
-  if (q.limit !== undefined && q.limit > q.maxLimit) {
-    throw new AppError('validation-error', `limit ${q.limit} is above the ${q.maxLimit} your plan allows per page; use offset to page through.`, {
-      extensions: { limit: q.limit, max_limit: q.maxLimit },
-    });
-  }
-  const limit = Math.min(q.limit ?? q.defaultLimit, q.maxLimit);
+  // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
+  const limit = pageSizeFor(callerPlan(ctx), q.limit);
   const parent = resolveParent(store, q.geo_key, vintage);
   const allowed = CHILD_TYPES[parent.type];
   if (!allowed.includes(q.type)) {
@@ -73,7 +68,7 @@ export async function geographyChildren({ ctx, input }: { ctx: VerbContext; inpu
   });
   return {
     data,
-    meta: { total_count: m.keys.length, vintage, parent: viewOf(parent), notes: m.notes, hint: m.keys.length === 0 ? `${parent.name} has no ${q.type} in ACS ${vintage}.` : null },
+    meta: { total_count: m.keys.length, vintage, parent: viewOf(parent), notes: m.notes, hint: m.keys.length === 0 ? `${parent.name} has no ${q.type} in ACS ${vintage}.` : q.offset >= m.keys.length ? pastEnd(q.offset, m.keys.length) : null },
     page: { offset: q.offset, limit, total: m.keys.length },
   };
 }

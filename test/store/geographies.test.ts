@@ -103,8 +103,8 @@ describe('GeographyStore', () => {
   });
 
   it('search ranks exact and prefix names first', () => {
-    expect(store.search('Travis County', { limit: 3 })[0]?.key).toBe('county:48453');
-    expect(store.search('doña ana', { limit: 3 })[0]?.key).toBe('county:35013');
-    expect(store.search('austin', { type: 'metro', limit: 5 }).map((r) => r.key)).toContain('metro:12420');
+    expect(store.search('Travis County', { limit: 3 }).matches[0]?.key).toBe('county:48453');
+    expect(store.search('doña ana', { limit: 3 }).matches[0]?.key).toBe('county:35013');
+    expect(store.search('austin', { type: 'metro', limit: 5 }).matches.map((r) => r.key)).toContain('metro:12420');
   });
 });

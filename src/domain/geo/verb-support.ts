@@ -34,3 +34,8 @@ export function viewOf(r: GeographyRecord): GeographyView {
   const { key, ...rest } = r;
   return { geo_key: key, ...rest };
 }
+
+/** The hint for a page that starts past the last result. */
+export function pastEnd(offset: number, total: number): string {
+  return `offset ${offset} is past the last of ${total} results; the last page starts at offset ${Math.max(0, total - 1)} or earlier.`;
+}

@@ -3,22 +3,11 @@
 // children endpoint, a URL-encoded name (`Travis%20County%2C%20TX`); the router decodes it.
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import { pageSizeFor, planOf } from '../../domain/plans.js';
-import type { Caller } from '../../verbs/context.js';
 import { geographiesList } from '../../verbs/geographies-list.js';
 import { geographyChildren } from '../../verbs/geography-children.js';
 import { geographyGet } from '../../verbs/geography-get.js';
 import { defineRoute, paginationQuery, queryInt, queryString } from '../route-helpers.js';
 import { childGeographySchema, geographyDetailSchema, geographySchema, geoTypeSchema } from './geographies-schemas.js';
-
-/**
- * Page size as docs/api.md states it: default from the plan, a `limit` above the plan maximum is
- * reduced to it (pageSizeFor), never refused; the ceiling goes to the operation as `maxLimit`.
- */
-export function pagingFor(caller: Caller | null, limit: number | undefined) {
-  const plan = planOf(caller?.plan ?? 'free');
-  return { limit: limit === undefined ? undefined : pageSizeFor(plan, limit), maxLimit: plan.limits.pageSizeMax, defaultLimit: pageSizeFor(plan, undefined) };
-}
 
 const vintage = queryInt({ description: 'ACS vintage whose geography definitions to use; default: the latest.' }).optional();
 const geoKeyParam = z.string().min(1).max(300);
@@ -41,7 +30,7 @@ export function geographyRoutes(app: FastifyInstance) {
       ...paginationQuery,
     }),
     data: z.array(geographySchema),
-    handler: ({ ctx, query }) => geographiesList({ ctx, input: { ...query, ...pagingFor(ctx.caller, query.limit) } }),
+    handler: ({ ctx, query }) => geographiesList({ ctx, input: query }),
   });
 
   defineRoute(app, {
@@ -73,6 +62,6 @@ export function geographyRoutes(app: FastifyInstance) {
       ...paginationQuery,
     }),
     data: z.array(childGeographySchema),
-    handler: ({ ctx, params, query }) => geographyChildren({ ctx, input: { ...query, geo_key: params.geo_key, ...pagingFor(ctx.caller, query.limit) } }),
+    handler: ({ ctx, params, query }) => geographyChildren({ ctx, input: { ...query, geo_key: params.geo_key } }),
   });
 }

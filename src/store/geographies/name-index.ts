@@ -96,11 +96,18 @@ export function buildNameIndex(store: GeographyStore): NameIndex {
   return { states, stateByToken, counties, countyExact, countyBare, metros, metroExact, metroShort, metroNoState };
 }
 
-/** Name search for the browse operation: exact and prefix matches first, then closest names. */
-export function searchNames(store: GeographyStore, query: string, opts: { type?: GeoType; limit: number; vintage?: number }): GeographyRecord[] {
+export interface NameSearch {
+  /** Names containing every word of the query: exact, then prefix, then the rest; larger places first. */
+  matches: GeographyRecord[];
+  /** Only when nothing matched: a few closest names, to suggest (never to pass off as results). */
+  closest: GeographyRecord[];
+}
+
+/** Name search for the browse operation. */
+export function searchNames(store: GeographyStore, query: string, opts: { type?: GeoType; limit: number; vintage?: number }): NameSearch {
   const types: GeoType[] = opts.type ? [opts.type] : ['nation', 'state', 'county', 'metro', 'cd'];
   const q = foldName(query);
-  if (!q) return [];
+  if (!q) return { matches: [], closest: [] };
   const words = q.split(' ');
   const scored: { rec: GeographyRecord; score: number }[] = [];
   for (const type of types) {
@@ -120,15 +127,15 @@ export function searchNames(store: GeographyStore, query: string, opts: { type?:
     }
   }
   if (scored.length === 0) {
-    // Nothing contains the words: offer the closest names instead of an empty page.
+    // Nothing contains the words: suggest the closest names.
     const pool: GeographyRecord[] = [];
     for (const type of types) {
       const L = store.tables[type];
       if (!L.name) continue;
       for (let i = 0; i < L.size; i++) if (opts.vintage === undefined || L.validAt(i, opts.vintage)) pool.push(store.record(type, i));
     }
-    return closest(query, pool, (r) => r.name, opts.limit);
+    return { matches: [], closest: closest(query, pool, (r) => r.name, 5) };
   }
   scored.sort((a, b) => a.score - b.score || (b.rec.population ?? 0) - (a.rec.population ?? 0));
-  return scored.slice(0, opts.limit).map((s) => s.rec);
+  return { matches: scored.slice(0, opts.limit).map((s) => s.rec), closest: [] };
 }

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { checkVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
 import { AppError } from '../../domain/errors.js';
-import { planOf, requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
+import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
+import { callerPlan } from '../caller-plan.js';
 import { costOf, type GeoTerm } from '../../domain/cost.js';
 import { CatalogStore, type CatalogVariable } from '../../store/catalog.js';
 import { ObservationStore } from '../../store/observations.js';
@@ -85,10 +86,6 @@ export function resolveVariables(catalog: CatalogStore, value: string | readonly
   return found;
 }
 
-/** Plan of the caller; operations without a caller (admin CLI) run with the top plan's gates. */
-export function callerPlan(ctx: VerbContext): Plan {
-  return planOf(ctx.caller?.plan ?? 'enterprise');
-}
 
 export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
   return geo.expansions.map((e) => (e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count }));
