@@ -1,7 +1,7 @@
 // `npm run bench:http`: autocannon against GET /v1/data (one geography, five variables, real
-// data, real key, real admission) and, in the same run, against a bare fastify route returning a
-// constant body of the same size. Reports both and the ratio: what the service costs over the
-// framework itself.
+// data, real key, real admission) and GET /v1/geocode (a coordinate), each against a bare fastify
+// route returning a constant body of the same size in the same run. Reports both and the ratio:
+// what the service costs over the framework itself.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,10 @@ import type { Stores, VerbContext } from '../src/verbs/context.js';
 const DATA_DIR = process.env.DATA_DIR ?? 'data';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const QUERY = '/v1/data?variables=B19013_001E,B01001_001E,B01002_001E,B17001_002E,B25077_001E&geo=state:06&dataset=acs1&vintage=2018';
+const CASES = [
+  { name: 'GET /v1/data (1 geo, 5 vars)', path: '/v1/data?variables=B19013_001E,B01001_001E,B01002_001E,B17001_002E,B25077_001E&geo=state:06&dataset=acs1&vintage=2018' },
+  { name: 'GET /v1/geocode (lat/lng)', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
+];
 
 async function run(url: string, headers: Record<string, string>) {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
@@ -41,30 +44,39 @@ async function main() {
   const app = await buildApp({ config, stores, logger: pino({ level: 'silent' }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const sample = await fetch(base + QUERY, { headers: { 'x-api-key': key } });
-  const body = await sample.text();
-  if (sample.status !== 200) throw new Error(`data route answered ${sample.status}: ${body.slice(0, 200)}`);
-
-  const bare = Fastify({ logger: false });
-  bare.get('/constant', async (_req, reply) => reply.type('application/json').send(body));
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/constant`;
-
-  console.log(`payload ${body.length} bytes; ${CONNECTIONS} connections × ${DURATION} s each; ${os.cpus().length} cores`);
-  // Interleave twice so load from other processes hits both sides alike.
-  const results = { data: [] as Awaited<ReturnType<typeof run>>[], bare: [] as Awaited<ReturnType<typeof run>>[] };
-  for (let round = 0; round < 2; round++) {
-    results.bare.push(await run(bareUrl, {}));
-    results.data.push(await run(base + QUERY, { 'x-api-key': key }));
+  const bodies = new Map<string, string>();
+  for (const c of CASES) {
+    const res = await fetch(base + c.path, { headers: { 'x-api-key': key } });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${c.path} answered ${res.status}: ${text.slice(0, 200)}`);
+    bodies.set(c.path, text);
   }
+
+  // The baseline: fastify alone, sending the very bytes the service sends for the same request.
+  const bare = Fastify({ logger: false });
+  bare.get('/constant/:i', async (req, reply) => reply.type('application/json').send(bodies.get(CASES[Number((req.params as { i: string }).i)]!.path)));
+  await bare.listen({ port: 0, host: '127.0.0.1' });
+  const bareBase = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/constant/`;
+
+  console.log(`${CONNECTIONS} connections × ${DURATION} s per run, two interleaved rounds; ${os.cpus().length} cores`);
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const d = { rps: avg(results.data.map((r) => r.rps)), p99: avg(results.data.map((r) => r.p99)), p50: avg(results.data.map((r) => r.p50)) };
-  const b = { rps: avg(results.bare.map((r) => r.rps)), p99: avg(results.bare.map((r) => r.p99)), p50: avg(results.bare.map((r) => r.p50)) };
-  console.log(`bare fastify constant body : ${b.rps.toFixed(0)} req/s, p50 ${b.p50} ms, p99 ${b.p99.toFixed(1)} ms`);
-  console.log(`GET /v1/data (1 geo, 5 vars): ${d.rps.toFixed(0)} req/s, p50 ${d.p50} ms, p99 ${d.p99.toFixed(1)} ms`);
-  console.log(`ratio /v1/data ÷ bare: throughput ${(d.rps / b.rps).toFixed(3)}, p99 ${(d.p99 / b.p99).toFixed(1)}×`);
-  const bad = results.data.reduce((a, r) => a + r.non2xx + r.errors, 0);
-  if (bad) console.log(`warning: ${bad} non-2xx or errored responses on /v1/data`);
+  for (const [i, c] of CASES.entries()) {
+    const subject: Awaited<ReturnType<typeof run>>[] = [];
+    const baseline: Awaited<ReturnType<typeof run>>[] = [];
+    // Interleave so load from other processes hits both sides alike.
+    for (let round = 0; round < 2; round++) {
+      baseline.push(await run(bareBase + i, {}));
+      subject.push(await run(base + c.path, { 'x-api-key': key }));
+    }
+    const d = { rps: avg(subject.map((r) => r.rps)), p50: avg(subject.map((r) => r.p50)), p99: avg(subject.map((r) => r.p99)) };
+    const b = { rps: avg(baseline.map((r) => r.rps)), p50: avg(baseline.map((r) => r.p50)), p99: avg(baseline.map((r) => r.p99)) };
+    console.log(`\n${c.name} — payload ${bodies.get(c.path)!.length} bytes`);
+    console.log(`  bare fastify, same bytes : ${b.rps.toFixed(0)} req/s, p50 ${b.p50} ms, p99 ${b.p99.toFixed(1)} ms`);
+    console.log(`  service                  : ${d.rps.toFixed(0)} req/s, p50 ${d.p50} ms, p99 ${d.p99.toFixed(1)} ms`);
+    console.log(`  ratio service ÷ bare     : throughput ${(d.rps / b.rps).toFixed(3)}, p99 ${(d.p99 / b.p99).toFixed(1)}×`);
+    const bad = subject.reduce((a, r) => a + r.non2xx + r.errors, 0);
+    if (bad) console.log(`  warning: ${bad} non-2xx or errored responses`);
+  }
 
   await bare.close();
   await app.close();
