@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkRowCap } from '../domain/row-cap.js';
-import { CENSUS_PROGRAM, checkVintage, latestVintage, referencePeriod } from '../domain/datasets.js';
+import { checkVintage, latestVintage } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
-import { hintFor } from './observations/hints.js';
+import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -63,13 +63,6 @@ export async function compareGeographies({ ctx, input }: { ctx: VerbContext; inp
     .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
   return {
     data: cells,
-    meta: {
-      source: { dataset: p.dataset, vintage_year: vintage, reference_period: referencePeriod(p.dataset, vintage), census_program: CENSUS_PROGRAM },
-      variable_count: p.variables.length,
-      geography_count: p.geo.geographies.length,
-      hint: hintFor(p.dataset, [vintage], result, cells.length),
-      geography_definitions: p.geo.definitionVintage.description,
-      ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
-    },
+    meta: observationMeta(p, [vintage], result),
   };
 }

@@ -2,11 +2,11 @@
 // vintage, one cell per geography × variable (long format, as tidycensus returns it).
 import { z } from 'zod';
 import { checkRowCap } from '../domain/row-cap.js';
-import { CENSUS_PROGRAM, checkVintage, latestVintage, referencePeriod } from '../domain/datasets.js';
+import { checkVintage, latestVintage } from '../domain/datasets.js';
 import type { Geometry } from 'geojson';
 import { geometriesFor } from './boundaries-geometries.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
-import { hintFor } from './observations/hints.js';
+import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -43,14 +43,6 @@ export async function getData({ ctx, input }: { ctx: VerbContext; input: GetData
   }
   return {
     data: cells,
-    meta: {
-      source: { dataset: p.dataset, vintage_year: vintage, reference_period: referencePeriod(p.dataset, vintage), census_program: CENSUS_PROGRAM },
-      variable_count: p.variables.length,
-      geography_count: p.geo.geographies.length,
-      hint: hintFor(p.dataset, [vintage], result, cells.length),
-      geography_definitions: p.geo.definitionVintage.description,
-      ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
-      ...meta,
-    },
+    meta: { ...observationMeta(p, [vintage], result), ...meta },
   };
 }

@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkRowCap } from '../domain/row-cap.js';
-import { CENSUS_PROGRAM, DATASETS, checkVintage, referencePeriod } from '../domain/datasets.js';
+import { DATASETS, checkVintage, referencePeriod } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
-import { hintFor } from './observations/hints.js';
+import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -44,19 +44,8 @@ export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: T
   // One series per variable and geography, in vintage order.
   const cells = [...result.cells].sort((a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage);
   const overlap = p.dataset === 'acs5' && vintages.length > 1
-    ? ' ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
-    : '';
-  const hint = hintFor(p.dataset, vintages, result, cells.length);
-  return {
-    data: cells,
-    meta: {
-      source: { dataset: p.dataset, vintage_year: to, reference_period: `${referencePeriod(p.dataset, from).split('–')[0]}–${to}`, census_program: CENSUS_PROGRAM },
-      variable_count: p.variables.length,
-      geography_count: p.geo.geographies.length,
-      vintages,
-      hint: hint || overlap ? `${hint ?? ''}${overlap}`.trim() : null,
-      geography_definitions: p.geo.definitionVintage.description,
-      ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
-    },
-  };
+    ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
+    : undefined;
+  const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
+  return { data: cells, meta: { ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }), vintages } };
 }

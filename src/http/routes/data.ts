@@ -39,18 +39,23 @@ function cellsCsv(name: string, result: VerbResult<ObservationCell[]>): CsvTable
   return { columns: [...CELL_COLUMNS], rows: result.data.map(cellRow), filename: `${name}-${source?.dataset ?? 'acs'}-${source?.vintage_year ?? ''}` };
 }
 
+/** What the three data routes share: auth, stores, flag, formats and operation-level metering. */
+const DATA_ROUTE = {
+  tags: ['data'],
+  auth: 'api-key',
+  needs: ['catalog', 'geographies', 'observations'],
+  feature: 'data',
+  formats: ['json', 'csv'],
+  costOf: 'verb',
+} as const satisfies Partial<Parameters<typeof defineRoute>[1]>;
+
 export function dataRoutes(app: FastifyInstance) {
   defineRoute(app, {
     url: '/v1/data',
     summary: 'Estimates with margins of error for variables and geographies',
     description:
       'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5, default vintage the latest (2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.',
-    tags: ['data'],
-    auth: 'api-key',
-    needs: ['catalog', 'geographies', 'observations'],
-    feature: 'data',
-    formats: ['json', 'csv'],
-    costOf: 'verb',
+    ...DATA_ROUTE,
     querystring: z.object({
       ...common,
       vintage: queryInt({ description: 'Survey year; default: the latest vintage of the dataset.' }).optional(),
@@ -66,12 +71,7 @@ export function dataRoutes(app: FastifyInstance) {
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
       'The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau\'s 90% test).',
-    tags: ['data'],
-    auth: 'api-key',
-    needs: ['catalog', 'geographies', 'observations'],
-    feature: 'data',
-    formats: ['json', 'csv'],
-    costOf: 'verb',
+    ...DATA_ROUTE,
     querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default: the latest.' }).optional() }),
     data: z.array(comparedCellSchema),
     handler: ({ ctx, query }) => compareGeographies({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
@@ -94,12 +94,7 @@ export function dataRoutes(app: FastifyInstance) {
     summary: 'Variables across vintages (up to 16 points per variable and geography)',
     description:
       'Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`.',
-    tags: ['data'],
-    auth: 'api-key',
-    needs: ['catalog', 'geographies', 'observations'],
-    feature: 'data',
-    formats: ['json', 'csv'],
-    costOf: 'verb',
+    ...DATA_ROUTE,
     querystring: z.object({
       ...common,
       from: queryInt({ description: 'First vintage; default: 15 years before `to` (the whole acs5 range).' }).optional(),

@@ -1,0 +1,25 @@
+// The meta every data operation returns: provenance, counts, the hint and how geographies were
+// defined. One builder so data, compare and timeseries describe themselves the same way.
+import { CENSUS_PROGRAM, referencePeriod } from '../../domain/datasets.js';
+import type { VerbResult } from '../context.js';
+import type { EngineResult } from './engine.js';
+import { hintFor } from './hints.js';
+import type { PreparedRequest } from './prepare.js';
+
+export function observationMeta(
+  p: PreparedRequest,
+  vintages: number[],
+  result: EngineResult,
+  opts: { referencePeriod?: string; extraHint?: string } = {},
+): NonNullable<VerbResult<unknown>['meta']> {
+  const last = vintages.at(-1)!;
+  const hint = [hintFor(p.dataset, vintages, result, result.cells.length), opts.extraHint].filter(Boolean).join(' ');
+  return {
+    source: { dataset: p.dataset, vintage_year: last, reference_period: opts.referencePeriod ?? referencePeriod(p.dataset, last), census_program: CENSUS_PROGRAM },
+    variable_count: p.variables.length,
+    geography_count: p.geo.geographies.length,
+    hint: hint || null,
+    geography_definitions: p.geo.definitionVintage.description,
+    ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
+  };
+}
