@@ -120,7 +120,7 @@ async function scenario(
   const base = summarize(b!);
   const r: Result = { data, scenario: name, rows, store: store_, baseline: base, overhead_p50: ratio(store_.p50, base.p50), overhead_p95: ratio(store_.p95, base.p95) };
   results.push(r);
-  out(latencyLine(`${data} ${name} — store (${fmtInt(rows)} cells)`, store_));
+  out(latencyLine(`${data} ${name} — store (${fmtInt(rows)} cells, last query)`, store_));
   out(latencyLine(`${data} ${name} — DuckDB alone`, base));
   out(`${''.padEnd(66)} overhead p50 ${r.overhead_p50}, p95 ${r.overhead_p95}`);
 }
