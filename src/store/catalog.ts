@@ -44,7 +44,8 @@ export interface VariableSummary {
   matched_census_codes?: { code: string; vintages: number[] }[] | null;
 }
 
-interface CompiledFile {
+/** The compiled catalog file (build dir catalog/catalog.json), written by etl/steps/catalog. */
+export interface CompiledCatalog {
   schema_version: number;
   topics: (Topic & { parent: string | null })[];
   datasets: Record<Dataset, { vintages: number[] }>;
@@ -59,7 +60,7 @@ export class CatalogStore {
   private readonly byCode = new Map<string, CatalogVariable>();
   private readonly search: MiniSearch;
 
-  private constructor(private readonly file: CompiledFile) {
+  private constructor(private readonly file: CompiledCatalog) {
     for (const v of file.variables) {
       this.byName.set(v.api_name, v);
       if (v.census_code) this.byCode.set(v.census_code.toUpperCase(), v);
@@ -84,7 +85,7 @@ export class CatalogStore {
   /** Load once at boot from a build directory (the one `data/current` points at). */
   static load(buildDir: string): CatalogStore {
     const p = path.join(buildDir, 'catalog', 'catalog.json');
-    const file = JSON.parse(fs.readFileSync(p, 'utf8')) as CompiledFile;
+    const file = JSON.parse(fs.readFileSync(p, 'utf8')) as CompiledCatalog;
     if (file.schema_version !== 1) throw new Error(`${p}: unsupported catalog schema_version ${file.schema_version}`);
     return new CatalogStore(file);
   }

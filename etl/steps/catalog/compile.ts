@@ -2,41 +2,13 @@
 // each variable resolves (a published code, a formula, or unavailable and why).
 import { componentCodes, formatFormula, parseFormula } from '../../../src/domain/formula.js';
 import { InputError } from '../../step.js';
+import type { CatalogVariable as CompiledVariable, CompiledCatalog, Resolution } from '../../../src/store/catalog.js';
 import { compareToReference, normalizeLabel, normalizeUniverse } from './comparability.js';
 import { SPEC_VINTAGES, type CodeVintages, type Dataset, type VintageInfo } from './metadata.js';
 import { codesOf, type CatalogSource, type SourceVariable } from './source.js';
 
-export type Resolution =
-  | { kind: 'direct'; code: string }
-  | { kind: 'derived'; formula: string; codes: string[] }
-  | { kind: 'unavailable'; reason: 'not_in_vintage' | 'not_comparable' };
-
-export interface CompiledVariable {
-  api_name: string;
-  census_code: string | null;
-  label: string;
-  unit: string;
-  topic: { topic_key: string; label: string; depth: number };
-  display_format: string;
-  formula: string | null;
-  component_codes: string[] | null;
-  /** Vintages (per dataset) in which the variable resolves to comparable published figures. */
-  availability: Record<Dataset, number[]>;
-  /** Vintages where the code exists but means something else, with the reason. */
-  not_comparable: Record<Dataset, { vintage: number; reason: string }[]>;
-  /** Vintages whose labels the metadata cannot show (acs5 2009: presence only); assumed as the next vintage. */
-  unverified_vintages: Record<Dataset, number[]>;
-  /** Every spec vintage → how to obtain the value. Keys are vintage years as strings. */
-  resolution: Record<Dataset, Record<string, Resolution>>;
-  notes: string | null;
-}
-
-export interface CompiledCatalog {
-  schema_version: 1;
-  topics: { topic_key: string; label: string; depth: number; parent: string | null }[];
-  datasets: Record<Dataset, { vintages: number[] }>;
-  variables: CompiledVariable[];
-}
+// The compiled format is the store's contract (src/store/catalog.ts): one definition of it.
+export type { CatalogVariable as CompiledVariable, CompiledCatalog, Resolution } from '../../../src/store/catalog.js';
 
 /** Validate that every code the catalog names exists somewhere in the metadata. */
 export function checkCodesExist(source: CatalogSource, known: Map<string, unknown>): void {

@@ -3,6 +3,7 @@
 //   metadata/acs{1,5}/{vintage}/census_{table,column}_metadata.csv.gz   (Census Reporter shells)
 //   metadata/api_labels/acs1/{2005,2006}.csv.gz                          (acs1 years CR lacks)
 //   metadata/acs_detailed_variable_availability.csv.gz                   (acs5 2009 presence)
+import { DATASETS } from '../../../src/domain/datasets.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -12,14 +13,9 @@ import { InputError } from '../../step.js';
 export type Dataset = 'acs1' | 'acs5';
 
 /** The vintages the service covers (spec): acs5 2009–2024, acs1 2005–2024 except 2020. */
-export const SPEC_VINTAGES: Record<Dataset, number[]> = {
-  acs5: range(2009, 2024),
-  acs1: range(2005, 2024).filter((v) => v !== 2020),
-};
+/** The spec's vintages per dataset: one definition for the whole service (src/domain/datasets.ts). */
+export const SPEC_VINTAGES: Record<Dataset, number[]> = { acs5: DATASETS.acs5.vintages, acs1: DATASETS.acs1.vintages };
 
-function range(a: number, b: number): number[] {
-  return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-}
 
 /** What one vintage of one dataset tells us about a code. */
 export interface VintageInfo {
