@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { withDuckDB, sqlString } from '../etl/duckdb.js';
-import { createStepLogger } from '../etl/log.js';
+import { runStepAlone } from '../etl/run-step.js';
 import { OBSERVATION_COLUMNS, PARQUET_OPTIONS, observationsStep } from '../etl/steps/observations.js';
 import { fmtInt, nowMs, ratio, table } from './lib/stats.js';
 
@@ -56,16 +56,7 @@ async function main() {
     process.stderr.write(`REAL data: observations step over ${source}${o.only ? ` (subset ${o.only})` : ''}\n`);
     // 1. The real step, on its own (no orchestrator, no checksums, nothing reused).
     const t0 = nowMs();
-    const result = await observationsStep.run({
-      sourceDir: source,
-      outDir,
-      previousDir: undefined,
-      previousInputs: {},
-      previousRows: {},
-      inputs: {},
-      log: createStepLogger({ quiet: true }),
-      synthetic: false,
-    });
+    const result = await runStepAlone(observationsStep, source, outDir);
     const stepMs = nowMs() - t0;
     const rows = Object.values(result.rows).reduce((a, b) => a + b, 0);
     const partitions = await listParquet(path.join(outDir, 'observations'));

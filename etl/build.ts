@@ -6,8 +6,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { currentLink, readManifest, resolveCurrentBuild, type Manifest } from '../src/store/data-dir.js';
+import { readManifest, resolveCurrentBuild, type Manifest } from '../src/store/data-dir.js';
 import { withBuildLock } from './lock.js';
+import { publishBuild } from './publish.js';
 import { createStepLogger } from './log.js';
 import { provenanceOf } from './provenance.js';
 import type { EtlStep, StepLogger } from './step.js';
@@ -223,12 +224,8 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
     }
     await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 
-    // 3. Swap: rename the directory into place, then replace the symlink with rename(2).
-    const finalDir = path.join(buildsDir, buildId);
-    await fs.rename(tmpDir, finalDir);
-    const tmpLink = path.join(dataDir, `.current-${process.pid}-${buildId}`);
-    await fs.symlink(path.join('builds', buildId), tmpLink);
-    await fs.rename(tmpLink, currentLink(dataDir));
+    // 3. Swap it in atomically.
+    const finalDir = await publishBuild(dataDir, tmpDir, buildId);
     await pruneOldBuilds(buildsDir, [finalDir, ...(prevDir ? [prevDir] : [])], opts.keep ?? 2);
 
     const rows = summarySteps.reduce((a, s) => a + s.rows, 0);

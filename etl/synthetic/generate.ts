@@ -17,9 +17,10 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { currentLink, resolveCurrentBuild, readManifest, type Manifest } from '../../src/store/data-dir.js';
+import { resolveCurrentBuild, readManifest, type Manifest } from '../../src/store/data-dir.js';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { withBuildLock } from '../lock.js';
+import { publishBuild } from '../publish.js';
 import { createStepLogger } from '../log.js';
 import type { StepLogger } from '../step.js';
 import { INDEX_FILE, PARQUET_OPTIONS, observationsStep, partitionDir } from '../steps/observations.js';
@@ -388,11 +389,7 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
     };
     await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 
-    const finalDir = path.join(buildsDir, buildId);
-    await fs.rename(tmpDir, finalDir);
-    const tmpLink = path.join(dataDir, `.current-${process.pid}-${buildId}`);
-    await fs.symlink(path.join('builds', buildId), tmpLink);
-    await fs.rename(tmpLink, currentLink(dataDir));
+    const finalDir = await publishBuild(dataDir, tmpDir, buildId);
     await pruneSynthetic(buildsDir, finalDir, opts.keep ?? 1);
     return {
       buildDir: finalDir,

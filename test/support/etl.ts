@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createStepLogger } from '../../etl/log.js';
+import { runStepAlone } from '../../etl/run-step.js';
 import type { EtlStep, StepResult } from '../../etl/step.js';
 import { SHARED_CENSUS } from './paths.js';
 
@@ -14,15 +14,5 @@ export async function runStepIsolated(
   opts: { sourceDir?: string; outDir?: string } = {},
 ): Promise<{ outDir: string; result: StepResult }> {
   const outDir = opts.outDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), `step-${step.name}-`)));
-  const result = await step.run({
-    sourceDir: opts.sourceDir ?? SHARED_CENSUS,
-    outDir,
-    previousDir: undefined,
-    previousInputs: {},
-    previousRows: {},
-    inputs: {},
-    log: createStepLogger({ quiet: true }),
-    synthetic: false,
-  });
-  return { outDir, result };
+  return { outDir, result: await runStepAlone(step, opts.sourceDir ?? SHARED_CENSUS, outDir) };
 }

@@ -10,13 +10,13 @@ import { API_VERSION } from '../plugins/openapi.js';
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   version: z.string(),
-  data: z.object({ build_id: z.string(), built_at: z.string() }).nullable().describe('The live data build; null when none is loaded.'),
+  data: z.object({ build_id: z.string(), built_at: z.string(), synthetic: z.boolean().describe('true for a SYNTHETIC benchmark build: its values are random, not Census figures.') }).nullable().describe('The live data build; null when none is loaded.'),
   database: z.enum(['ok', 'unavailable']).describe('The accounts database.'),
 });
 
 type Pingable = { ping?: () => unknown };
 
-let cached: { dir: string; data: { build_id: string; built_at: string } } | undefined;
+let cached: { dir: string; data: { build_id: string; built_at: string; synthetic: boolean } } | undefined;
 
 function dataStatus(dataDir: string) {
   const dir = resolveCurrentBuild(dataDir);
@@ -24,7 +24,7 @@ function dataStatus(dataDir: string) {
   if (cached?.dir === dir) return cached.data;
   try {
     const m = readManifest(dir);
-    cached = { dir, data: { build_id: m.build_id, built_at: m.created_at } };
+    cached = { dir, data: { build_id: m.build_id, built_at: m.created_at, synthetic: m.synthetic === true } };
     return cached.data;
   } catch {
     return null;
@@ -53,8 +53,8 @@ export function healthRoutes(app: FastifyInstance) {
     response: { 200: healthSchema, 503: healthSchema },
     handler: async ({ ctx, reply }) => {
       // The build the stores were opened on (what is actually served), else whatever is on disk.
-      const served = (ctx.stores.build as { manifest?: { build_id: string; created_at: string } } | null | undefined)?.manifest;
-      const data = served ? { build_id: served.build_id, built_at: served.created_at } : dataStatus(ctx.config.DATA_DIR);
+      const served = (ctx.stores.build as { manifest?: { build_id: string; created_at: string; synthetic?: boolean } } | null | undefined)?.manifest;
+      const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : dataStatus(ctx.config.DATA_DIR);
       const database = await databaseStatus(ctx.stores.accounts);
       const status = data && database === 'ok' ? 'ok' : 'degraded';
       return reply.code(status === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send({ status, version: API_VERSION, data, database });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyDataDir, makeApp, testConfig } from '../support.js';
@@ -17,7 +18,7 @@ describe('GET /health', () => {
     const app = await makeApp({ config: testConfig({ DATA_DIR: dataDirWithBuild() }), stores: { accounts: { ping: () => true } } });
     const res = await app.inject({ url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', version: '1.2.0', data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z' }, database: 'ok' });
+    expect(res.json()).toEqual({ status: 'ok', version: '1.2.0', data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z', synthetic: false }, database: 'ok' });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-request-id']).toBeTruthy();
     await app.close();
@@ -40,5 +41,17 @@ describe('GET /health', () => {
       expect(res.body).not.toContain('secret');
       await app.close();
     }
+  });
+
+  it('says when the live build is SYNTHETIC (benchmark data, not Census figures)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-health-synth-'));
+    const build = path.join(dataDir, 'builds', 'synthetic-b2');
+    fs.mkdirSync(build, { recursive: true });
+    fs.writeFileSync(path.join(build, 'manifest.json'), JSON.stringify({ build_id: 'synthetic-b2', created_at: '2026-04-04T00:00:00.000Z', synthetic: true, steps: {} }));
+    fs.symlinkSync(path.join('builds', 'synthetic-b2'), path.join(dataDir, 'current'));
+    const synthApp = await makeApp({ config: testConfig({ DATA_DIR: dataDir }) });
+    const res = await synthApp.inject({ url: '/health' });
+    expect(res.json().data).toMatchObject({ build_id: 'synthetic-b2', synthetic: true });
+    await synthApp.close();
   });
 });
