@@ -34,6 +34,8 @@ export const configSchema = z.object({
   TRUST_PROXY: bool.default(true),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  /** Cells of query results kept in memory (the build is immutable); 0 disables the cache. */
+  OBSERVATION_CACHE_CELLS: z.coerce.number().int().min(0).default(250_000),
   /** Build `data/` from CENSUS_SOURCE_DIR at start-up when it is missing. */
   AUTO_BUILD_DATA: bool.default(true),
   // Accounts and billing (src/store/accounts, src/billing; docs/accounts.md, docs/billing.md).

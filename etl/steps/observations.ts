@@ -88,19 +88,29 @@ function toTsv(rows: ObservationRow[]): string {
 
 /**
  * Parquet writing shared with the synthetic generator and the benchmark. Rows are sorted by
- * geo_key so row-group min/max statistics skip everything but one geography's groups; at national
- * scale DuckDB's default 122,880-row groups were ~4x faster for one tract than 16,384-row groups
- * (fewer footers and statistics to scan), and smaller on disk (docs/performance.md).
+ * geo_key so row-group min/max statistics skip everything but one geography's groups.
  */
 export const PARQUET_OPTIONS = "FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880";
+
+/**
+ * Row-group size for a partition of `rows` rows: about 64 groups per file, between 8,192 and
+ * 122,880 rows. Measured (docs/performance.md): a one-geography lookup reads one group, so small
+ * groups win on small files (16k rows: 2.9 ms vs 5.1 ms with 122,880 on the 1M-row acs1 2018
+ * state file), while on national files (45M rows) too many groups cost more in statistics than
+ * they save (122,880 was ~4x faster than 16,384).
+ */
+export function rowGroupSizeFor(rows: number): number {
+  const target = 2 ** Math.ceil(Math.log2(Math.max(1, rows / 64)));
+  return Math.min(122_880, Math.max(8_192, target));
+}
 export const OBSERVATION_COLUMNS =
   "{'geo_key': 'VARCHAR', 'table_id': 'VARCHAR', 'variable': 'VARCHAR', 'estimate': 'DOUBLE', 'moe': 'DOUBLE', 'estimate_annotation': 'VARCHAR', 'moe_annotation': 'VARCHAR'}";
 
 /** DuckDB SQL turning a staging TSV into the sorted Parquet of one partition. */
-export function copyTsvToParquetSql(tsv: string, parquet: string): string {
+export function copyTsvToParquetSql(tsv: string, parquet: string, rows: number): string {
   return `COPY (SELECT * FROM read_csv(${sqlString(tsv)}, delim='\t', header=false, quote='', escape='',
       nullstr='', columns=${OBSERVATION_COLUMNS}) ORDER BY geo_key, variable)
-    TO ${sqlString(parquet)} (${PARQUET_OPTIONS})`;
+    TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSizeFor(rows)})`;
 }
 
 export const INDEX_FILE = 'observations/index.json';
@@ -123,7 +133,7 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  version: 3,
+  version: 4,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
@@ -186,7 +196,7 @@ export const observationsStep: EtlStep = {
         }
         out.end();
         await once(out, 'finish');
-        await db.run(copyTsvToParquetSql(tsv, target));
+        await db.run(copyTsvToParquetSql(tsv, target, count));
         await fs.rm(tsv);
         rows[key] = count;
         index[key] = { tables: [...tables].sort(), files: p.files.length };

@@ -33,13 +33,13 @@ async function attempt<T>(log: Pick<Logger, 'warn'>, what: string, fn: () => Pro
 }
 
 /** Open the data stores of one build directory (no accounts). Used by the server and tests. */
-export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>): Promise<{ stores: Stores; close(): void }> {
+export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>, opts: { cacheCells?: number } = {}): Promise<{ stores: Stores; close(): void }> {
   const stores: Stores = {};
   const pool = await DuckPool.open();
   const [catalog, geographies, observations, boundaries] = await Promise.all([
     attempt(log, 'catalog', () => CatalogStore.load(buildDir)),
     attempt(log, 'geographies', () => GeographyStore.load(buildDir)),
-    attempt(log, 'observations', () => ObservationStore.open(buildDir, pool)),
+    attempt(log, 'observations', () => ObservationStore.open(buildDir, pool, { cacheCells: opts.cacheCells })),
     attempt(log, 'boundaries', () => BoundaryStore.open(path.join(buildDir, 'boundaries'))),
   ]);
   if (catalog) stores.catalog = catalog;
@@ -61,7 +61,7 @@ export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Pro
   let build: BuildInfo | null = null;
   if (dir) {
     build = { dir, manifest: readManifest(dir) };
-    const data = await openDataStores(dir, log);
+    const data = await openDataStores(dir, log, { cacheCells: config.OBSERVATION_CACHE_CELLS });
     Object.assign(stores, data.stores);
     closers.push(data.close);
   } else {
