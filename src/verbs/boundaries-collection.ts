@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import { accessFor, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({
@@ -13,12 +13,13 @@ const schema = z.object({
   /** Boundary edition (e.g. county `2017` for legacy Connecticut counties); default: newest. */
   edition: z.string().optional(),
   bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
-  access: accessSchema,
+  /** Explicit gates; by default derived from the caller's plan (accessFor). */
+  access: accessSchema.optional(),
 });
 
 export async function boundariesCollection({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
   const q = parseInput(schema, input);
-  checkAccess(ctx, q.access, q.level, q.resolution, 'Boundaries');
+  checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level: q.level, resolution: q.resolution }), q.level, q.resolution, 'Boundaries');
   const store = requireStore(ctx);
   const entry = store.entry(q.level, q.resolution, q.edition);
   if (!entry) {

@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.js';
 import type { BoundaryFeature, BoundaryStore } from '../store/boundaries.js';
 import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
 import type { VerbContext } from './context.js';
+import { planOf, requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
 
 export const accessSchema = z.object({
   allowedLevels: z.array(z.string()),
@@ -19,6 +20,34 @@ export const accessSchema = z.object({
   upgradeUrl: z.string().optional(),
 });
 export type BoundaryAccess = z.input<typeof accessSchema>;
+
+/**
+ * What the caller's plan allows (plans table): levels and resolutions, the plan that unlocks each
+ * gate, and an upgrade link preselecting the cheapest plan that grants the whole request `want`.
+ * Operations use it when their input carries no explicit `access`.
+ */
+export function accessFor(
+  ctx: Pick<VerbContext, 'caller' | 'config'>,
+  kind: 'boundaries' | 'centroids',
+  want: { level?: string; resolution?: string } = {},
+): z.output<typeof accessSchema> {
+  const plan = planOf(ctx.caller?.plan ?? 'free');
+  const requiredPlan: Record<string, string> = {};
+  for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
+  for (const resolution of RESOLUTIONS) requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;
+  let target: PlanId | undefined;
+  const level = (BOUNDARY_LEVELS as readonly string[]).includes(want.level ?? '') ? (want.level as BoundaryLevel) : undefined;
+  if (level) {
+    const resolution = (RESOLUTIONS as readonly string[]).includes(want.resolution ?? '') ? (want.resolution as Resolution) : undefined;
+    target = (kind === 'boundaries' ? requiredPlanFor({ kind, level, resolution }) : requiredPlanFor({ kind, level })).id;
+  }
+  return {
+    allowedLevels: [...(kind === 'boundaries' ? plan.features.boundaryLevels : plan.features.centroidLevels)],
+    allowedResolutions: kind === 'boundaries' ? [...plan.features.resolutions] : [...RESOLUTIONS],
+    requiredPlan,
+    upgradeUrl: upgradeUrl(ctx.config.DASHBOARD_URL, target),
+  };
+}
 
 export const levelSchema = z.enum(BOUNDARY_LEVELS);
 export const resolutionSchema = z.enum(RESOLUTIONS).default('20m');

@@ -5,14 +5,15 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
 import type { BoundaryLevel } from '../store/boundaries/manifest.js';
-import { accessSchema, checkAccess, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import { accessFor, accessSchema, checkAccess, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({
   geo_key: z.string().regex(/^[a-z_]+:[0-9A-Z]+$/, 'geo key must be {type}:{fips}'),
   resolution: resolutionSchema,
   edition: z.string().optional(),
-  access: accessSchema,
+  /** Explicit gates; by default derived from the caller's plan (accessFor). */
+  access: accessSchema.optional(),
 });
 
 export async function boundariesFeature({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Feature>> {
@@ -21,7 +22,7 @@ export async function boundariesFeature({ ctx, input }: { ctx: VerbContext; inpu
   const lv = levelSchema.safeParse(type);
   if (!lv.success) throw new AppError('invalid-geo-format', `unknown geography type "${type}"`);
   const level: BoundaryLevel = lv.data;
-  checkAccess(ctx, q.access, level, q.resolution, 'Boundaries');
+  checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level, resolution: q.resolution }), level, q.resolution, 'Boundaries');
   const store = requireStore(ctx);
   const entry = store.entry(level, q.resolution, q.edition);
   if (!entry) throw new AppError('not-found', `No ${level} boundaries at resolution ${q.resolution}: ${store.absentReason(level, q.resolution) ?? 'not built'}`);

@@ -5,18 +5,19 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
+import { accessFor, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({
   level: levelSchema,
   bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
-  access: accessSchema,
+  /** Explicit gates; by default derived from the caller's plan (accessFor). */
+  access: accessSchema.optional(),
 });
 
 export async function centroids({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
   const q = parseInput(schema, input);
-  checkAccess(ctx, q.access, q.level, null, 'Centroids');
+  checkAccess(ctx, q.access ?? accessFor(ctx, 'centroids', { level: q.level, resolution: undefined }), q.level, null, 'Centroids');
   const store = requireStore(ctx);
   const entry = store.centroidEntry(q.level);
   if (!entry) throw new AppError('not-found', `No centroids for level ${q.level}`);

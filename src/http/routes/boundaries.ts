@@ -3,10 +3,7 @@
 // X-Boundary-Vintage. Collections are the operations' Node Readables piped as they come
 // (docs/boundaries.md, "streaming contract"); one Feature is a small object.
 //
-// Gates: the operations take `access` (levels and resolutions the plan allows, the plan that
-// unlocks each gate, the upgrade address); `boundaryAccess` below builds it from the plans table.
-// It lives here because the operation modules belong to another slice; the MCP server has no
-// boundary tools, so this is its only user.
+// Gates are the operations' (src/verbs/boundaries-common.ts derives them from the caller's plan).
 //
 // Metering: the operation runs first (cheap: gate, index lookup; the stream is lazy) and the
 // request is then charged the operation's `meta.cost_units` (0 for plans with access), so a gated
@@ -14,48 +11,17 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BOUNDARY_LEVELS, RESOLUTIONS, planOf, requiredPlanFor, upgradeUrl, type BoundaryLevel, type Resolution } from '../../domain/plans.js';
-import type { BoundaryAccess } from '../../verbs/boundaries-common.js';
+import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
 import { boundariesCollection } from '../../verbs/boundaries-collection.js';
 import { boundariesFeature } from '../../verbs/boundaries-feature.js';
 import { centroids } from '../../verbs/centroids.js';
-import type { Caller, VerbContext, VerbResult } from '../../verbs/context.js';
+import type { VerbContext, VerbResult } from '../../verbs/context.js';
 import { defineRawRoute, queryString } from '../route-helpers.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
 export const BOUNDARY_CACHE_CONTROL = 'private, max-age=86400';
 
-const isLevel = (s: string | undefined): s is BoundaryLevel => (BOUNDARY_LEVELS as readonly string[]).includes(s ?? '');
-const isResolution = (s: string | undefined): s is Resolution => (RESOLUTIONS as readonly string[]).includes(s ?? '');
-
-/**
- * The `access` argument of the boundary and centroid operations for a caller's plan. `want` (the
- * level and resolution asked for) only picks the plan the upgrade link preselects: the cheapest
- * one that grants the whole request.
- */
-export function boundaryAccess(
-  caller: Caller | null,
-  dashboardUrl: string,
-  kind: 'boundaries' | 'centroids',
-  want: { level?: string; resolution?: string } = {},
-): BoundaryAccess {
-  const plan = planOf(caller?.plan ?? 'free');
-  const requiredPlan: Record<string, string> = {};
-  for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
-  for (const resolution of RESOLUTIONS) requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;
-  let target: string | undefined;
-  if (isLevel(want.level)) {
-    const resolution = isResolution(want.resolution) ? want.resolution : undefined;
-    target = (kind === 'boundaries' ? requiredPlanFor({ kind, level: want.level, resolution }) : requiredPlanFor({ kind, level: want.level })).id;
-  }
-  return {
-    allowedLevels: [...(kind === 'boundaries' ? plan.features.boundaryLevels : plan.features.centroidLevels)],
-    allowedResolutions: kind === 'boundaries' ? [...plan.features.resolutions] : [...RESOLUTIONS],
-    requiredPlan,
-    upgradeUrl: upgradeUrl(dashboardUrl, target as Parameters<typeof upgradeUrl>[1]),
-  };
-}
 
 /** The entity tags of an If-None-Match header (quoted, so tags holding commas survive). */
 export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
@@ -127,10 +93,9 @@ export function boundaryRoutes(app: FastifyInstance) {
       const target = params.target.trim();
       const colon = target.indexOf(':');
       const level = colon >= 0 ? target.slice(0, colon) : target;
-      const access = boundaryAccess(ctx.caller, ctx.config.DASHBOARD_URL, 'boundaries', { level, resolution: query.resolution });
       const result = colon >= 0
-        ? await boundariesFeature({ ctx, input: { geo_key: target, resolution: query.resolution, edition: query.edition, access } })
-        : await boundariesCollection({ ctx, input: { level: level as BoundaryLevel, resolution: query.resolution, edition: query.edition, bbox: query.bbox, access } });
+        ? await boundariesFeature({ ctx, input: { geo_key: target, resolution: query.resolution, edition: query.edition } })
+        : await boundariesCollection({ ctx, input: { level: level as BoundaryLevel, resolution: query.resolution, edition: query.edition, bbox: query.bbox } });
       return sendGeoJson(ctx, req, reply, result);
     },
   });
@@ -150,8 +115,7 @@ export function boundaryRoutes(app: FastifyInstance) {
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
     handler: async ({ ctx, params, query, req, reply }) => {
-      const access = boundaryAccess(ctx.caller, ctx.config.DASHBOARD_URL, 'centroids', { level: params.geo_type });
-      const result = await centroids({ ctx, input: { level: params.geo_type as BoundaryLevel, bbox: query.bbox, access } });
+      const result = await centroids({ ctx, input: { level: params.geo_type as BoundaryLevel, bbox: query.bbox } });
       return sendGeoJson(ctx, req, reply, result);
     },
   });
