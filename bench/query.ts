@@ -75,8 +75,12 @@ async function bareDuckDB(): Promise<{ conn: DuckDBConnection; close: () => void
 /** The SQL ObservationStore.fetch would run for a query, captured without running it. */
 async function sqlOf(buildDir: string): Promise<(q: CellQuery) => Promise<string>> {
   let last = '';
-  const recorder = { rows: async (sql: string) => ((last = sql), []), close: () => {} } as unknown as DuckPool;
-  const capture = await ObservationStore.open(buildDir, recorder);
+  const recorder = {
+    rows: async (sql: string) => ((last = sql), []),
+    columns: async (sql: string) => ((last = sql), Array.from({ length: 7 }, () => [])),
+    close: () => {},
+  } as unknown as DuckPool;
+  const capture = await ObservationStore.open(buildDir, recorder, { cacheCells: 0 });
   return async (q) => {
     last = '';
     await capture.fetch(q);
@@ -137,7 +141,7 @@ async function realScenarios(): Promise<void> {
   }
   out(`\n== REAL data: build ${readManifest(buildDir).build_id} (${buildDir})`);
   const pool = await DuckPool.open();
-  const store = await ObservationStore.open(buildDir, pool);
+  const store = await ObservationStore.open(buildDir, pool, { cacheCells: 0 });
   const bare = await bareDuckDB();
   const sqlFor = await sqlOf(buildDir);
   try {
@@ -172,7 +176,7 @@ async function syntheticScenarios(): Promise<void> {
   const total = Object.values(m.steps.observations!.rows).reduce((a, b) => a + b, 0);
   out(`\n== SYNTHETIC national data (random values): build ${m.build_id}, ${fmtInt(total)} rows, partitions ${Object.keys(m.steps.observations!.rows).join(' ')}`);
   const pool = await DuckPool.open();
-  const store = await ObservationStore.open(buildDir, pool);
+  const store = await ObservationStore.open(buildDir, pool, { cacheCells: 0 });
   const bare = await bareDuckDB();
   const sqlFor = await sqlOf(buildDir);
   try {

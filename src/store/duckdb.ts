@@ -43,6 +43,11 @@ export class DuckPool {
     return this.with(async (c) => (await c.runAndReadAll(sql)).getRowObjectsJS() as T[]);
   }
 
+  /** Run a query and return its columns (one JS array per column, in SELECT order). */
+  async columns(sql: string): Promise<unknown[][]> {
+    return this.with(async (c) => (await c.runAndReadAll(sql)).getColumnsJS() as unknown[][]);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -135,18 +135,10 @@ export class ObservationStore {
     const geoFilter = q.geoKeys === 'all' ? '' : ` AND geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
     const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation
       FROM (${files.join(' UNION ALL ')}) WHERE variable IN (${codes})${geoFilter}`;
-    const rows = await this.pool.rows<{
-      vintage: number;
-      geo_key: string;
-      variable: string;
-    } & StoredCell>(sql);
-    for (const r of rows) {
-      out.set(cellKey(r.vintage, r.geo_key, r.variable), {
-        estimate: r.estimate,
-        moe: r.moe,
-        estimate_annotation: r.estimate_annotation,
-        moe_annotation: r.moe_annotation,
-      });
+    // Columns, not row objects: one object per cell instead of two on large answers.
+    const [vintage, geo, variable, estimate, moe, ea, ma] = (await this.pool.columns(sql)) as [number[], string[], string[], (number | null)[], (number | null)[], (string | null)[], (string | null)[]];
+    for (let i = 0; i < geo.length; i++) {
+      out.set(cellKey(vintage[i]!, geo[i]!, variable[i]!), { estimate: estimate[i]!, moe: moe[i]!, estimate_annotation: ea[i]!, moe_annotation: ma[i]! });
     }
     return out;
   }
