@@ -53,6 +53,10 @@ export class GeographyStore {
   readonly loadMs: number;
   private countyName = new Map<string, string>();
   private nameIndex: NameIndex | undefined;
+  /** Per-row derived strings, filled on first use (generated names, parent keys). */
+  private nameCache: Partial<Record<GeoType, (string | undefined)[]>> = {};
+  private parentCache: Partial<Record<GeoType, (string | null | undefined)[]>> = {};
+  private interned = new Map<string, string>();
 
   private constructor(file: GeoFile, loadMs: number) {
     this.tables = Object.fromEntries(GEO_TYPES.map((t) => [t, new LevelTable(t, file.levels[t])])) as Record<GeoType, LevelTable>;
@@ -78,22 +82,26 @@ export class GeographyStore {
     return store;
   }
 
-  /** The record of table row `i`. */
+  /**
+   * The record of table row `i`. A fresh object every call (callers own it), built from strings
+   * cached per row: the store is immutable, so a row's key, name and parent key never change, and
+   * caching them (not the mutable record) keeps large expansions from re-deriving and re-hashing
+   * thousands of strings per request.
+   */
   record(type: GeoType, i: number): GeographyRecord {
     const L = this.tables[type];
     const fips = L.fips[i]!;
     const prov = this.provenance[L.prov[i]!]!;
-    const states = L.states?.[i];
     const pop = L.population[i]!;
     const lat = L.lat[i]!;
     const to = L.to[i]!;
     const rec: GeographyRecord = {
-      key: `${type}:${fips}`,
+      key: L.keyAt(i),
       type,
       fips,
       name: this.nameOf(type, i),
-      parent_key: parentKeyOf(type, fips, states),
-      state_keys: type === 'nation' ? [] : type === 'metro' ? (states ?? []).map((s) => `state:${s}`) : type === 'state' ? [`state:${fips}`] : [`state:${fips.slice(0, 2)}`],
+      parent_key: this.parentKeyAt(type, i),
+      state_keys: this.stateKeysOf(type, i),
       population: Number.isNaN(pop) ? null : pop,
       population_source: prov.population_source,
       point: Number.isNaN(lat) ? null : { lat, lon: L.lon[i]!, kind: prov.point_kind, source: prov.point_source },
@@ -105,12 +113,54 @@ export class GeographyStore {
     return rec;
   }
 
+  /** Records of table rows, in order. */
+  records(type: GeoType, rows: readonly number[]): GeographyRecord[] {
+    const out = new Array<GeographyRecord>(rows.length);
+    for (let j = 0; j < rows.length; j++) out[j] = this.record(type, rows[j]!);
+    return out;
+  }
+
   nameOf(type: GeoType, i: number): string {
     const L = this.tables[type];
     if (L.name) return L.name[i]!;
-    const fips = L.fips[i]!;
-    const county = this.countyName.get(fips.slice(0, 5)) ?? `County ${fips.slice(0, 5)}`;
-    return type === 'tract' ? tractDisplayName(fips, county) : blockGroupDisplayName(fips, county);
+    const cache = (this.nameCache[type] ??= new Array<string | undefined>(L.size));
+    let name = cache[i];
+    if (name === undefined) {
+      const fips = L.fips[i]!;
+      const county = this.countyName.get(fips.slice(0, 5)) ?? `County ${fips.slice(0, 5)}`;
+      name = type === 'tract' ? tractDisplayName(fips, county) : blockGroupDisplayName(fips, county);
+      cache[i] = name;
+    }
+    return name;
+  }
+
+  private parentKeyAt(type: GeoType, i: number): string | null {
+    const cache = (this.parentCache[type] ??= new Array<string | null | undefined>(this.tables[type].size));
+    let p = cache[i];
+    if (p === undefined) {
+      const L = this.tables[type];
+      p = parentKeyOf(type, L.fips[i]!, L.states?.[i]);
+      cache[i] = p === null ? null : this.intern(p);
+    }
+    return p;
+  }
+
+  /** A fresh array (callers may mutate it) of interned `state:XX` strings. */
+  private stateKeysOf(type: GeoType, i: number): string[] {
+    if (type === 'nation') return [];
+    const L = this.tables[type];
+    if (type === 'metro') return (L.states?.[i] ?? []).map((s) => this.intern(`state:${s}`));
+    return [this.intern(`state:${L.fips[i]!.slice(0, 2)}`)];
+  }
+
+  /** One string instance per distinct parent/state key (a few hundred thousand at most). */
+  private intern(s: string): string {
+    let v = this.interned.get(s);
+    if (v === undefined) {
+      v = s;
+      this.interned.set(s, v);
+    }
+    return v;
   }
 
   /**
@@ -133,7 +183,7 @@ export class GeographyStore {
 
   /** Geographies of `type` whose FIPS starts with `fipsPrefix` in `vintage` (wildcards). */
   byPrefix(type: GeoType, fipsPrefix: string, vintage: number): GeographyRecord[] {
-    return this.tables[type].rowsWithPrefix(fipsPrefix, vintage).map((i) => this.record(type, i));
+    return this.records(type, this.tables[type].rowsWithPrefix(fipsPrefix, vintage));
   }
 
   countByPrefix(type: GeoType, fipsPrefix: string, vintage: number): number {
@@ -143,7 +193,7 @@ export class GeographyStore {
   /** Keys (not records) matching a prefix: cheap enough to count and gate before building records. */
   keysByPrefix(type: GeoType, fipsPrefix: string, vintage: number): string[] {
     const L = this.tables[type];
-    return L.rowsWithPrefix(fipsPrefix, vintage).map((i) => `${type}:${L.fips[i]}`);
+    return L.keysOf(L.rowsWithPrefix(fipsPrefix, vintage));
   }
 
   /** Every geography of a type valid in a vintage. */

@@ -107,4 +107,30 @@ describe('GeographyStore', () => {
     expect(store.search('doña ana', { limit: 3 }).matches[0]?.key).toBe('county:35013');
     expect(store.search('austin', { type: 'metro', limit: 5 }).matches.map((r) => r.key)).toContain('metro:12420');
   });
+
+  it('records are fresh objects per call: mutating one never leaks into the next (per-row caches hold strings only)', () => {
+    const key = store.keysByPrefix('tract', '48453', 2023)[0]!;
+    const a = store.get(key, 2023)!;
+    const name = a.name;
+    a.name = 'changed';
+    a.state_keys.push('state:99');
+    a.point!.lat = 0;
+    const b = store.get(key, 2023)!;
+    expect(b).not.toBe(a);
+    expect(b.name).toBe(name);
+    expect(b.state_keys).toEqual(['state:48']);
+    expect(b.point!.lat).not.toBe(0);
+    const [r1] = store.byPrefix('tract', b.fips, 2023);
+    expect(r1).toEqual(b);
+    expect(r1).not.toBe(b);
+  });
+
+  it('prefix records, keys and per-key lookups agree row for row', () => {
+    for (const [type, prefix, vintage] of [['tract', '09', 2021], ['tract', '09', 2023], ['block_group', '48453', 2019], ['metro', '', 2023]] as const) {
+      const recs = store.byPrefix(type, prefix, vintage);
+      expect(recs.length).toBeGreaterThan(0);
+      expect(store.keysByPrefix(type, prefix, vintage)).toEqual(recs.map((r) => r.key));
+      expect(recs.map((r) => store.get(r.key, vintage))).toEqual(recs);
+    }
+  });
 });

@@ -225,3 +225,18 @@ describe('name resolution', () => {
     expect(e.message).toMatch(/2020 tracts/);
   });
 });
+
+describe('records built from expansion rows', () => {
+  it('equal the per-key lookup of every resolved key, in order, without duplicates', () => {
+    const specs = ['tract:09*', 'tract:New York-Newark-Jersey City, NY-NJ', 'block_group:Texas 35th congressional district', 'county:48453;tract:48453*;block_group:48453*;county:48*', 'metro:12420;state:06;nation:1'];
+    for (const vintage of [2019, 2021, 2023]) {
+      for (const spec of specs) {
+        if (vintage < 2020 && spec.includes('district')) continue; // the district crosswalk is 2020 tracts only
+        const r = resolveGeographies(store, spec, { ...ENTERPRISE, vintage });
+        const expected = [...new Set(r.expansions.flatMap((e) => e.keys))].map((k) => store.get(k, vintage)).filter((g) => g !== null);
+        expect(r.geographies).toEqual(expected);
+        expect(new Set(r.geographies.map((g) => g.key)).size).toBe(r.geographies.length);
+      }
+    }
+  });
+});

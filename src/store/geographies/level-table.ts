@@ -28,6 +28,8 @@ export class LevelTable {
   readonly states: string[][] | undefined;
   readonly kind: string[] | undefined;
   readonly shortName: string[] | undefined;
+  /** `{type}:{fips}` per row, built on first use: one string instance (hash computed once) per row. */
+  private keys: (string | undefined)[] | undefined;
 
   constructor(readonly type: GeoType, c: LevelColumns) {
     this.size = c.fips.length;
@@ -42,6 +44,24 @@ export class LevelTable {
     this.states = c.states?.map((s) => s.split(';').filter(Boolean));
     this.kind = c.kind;
     this.shortName = c.short_name;
+  }
+
+  /** The canonical key of row `i`. */
+  keyAt(i: number): string {
+    const keys = (this.keys ??= new Array<string | undefined>(this.size));
+    let k = keys[i];
+    if (k === undefined) {
+      k = `${this.type}:${this.fips[i]!}`;
+      keys[i] = k;
+    }
+    return k;
+  }
+
+  /** Keys of rows, in order. */
+  keysOf(rows: readonly number[]): string[] {
+    const out = new Array<string>(rows.length);
+    for (let j = 0; j < rows.length; j++) out[j] = this.keyAt(rows[j]!);
+    return out;
   }
 
   /** First row whose FIPS is ≥ `s`. */

@@ -12,6 +12,11 @@ export interface Members {
   unsupported?: string;
   /** District expansions: population share of each split tract inside the district. */
   afact?: Map<string, number>;
+  /**
+   * When known: the row (in the child type's table) of each key, aligned with `keys`, every one
+   * valid in the vintage. Lets callers build records without looking each key up again.
+   */
+  rows?: number[];
 }
 
 const CT_REGIONS_FIRST = 2022;
@@ -39,19 +44,19 @@ function metroCountyFips(store: GeographyStore, cbsa: string, vintage: number, n
   return uniq(out);
 }
 
-/** Tracts (2010 or 2020 edition, per vintage) of a metro's counties. */
-function metroSubFips(store: GeographyStore, cbsa: string, childType: 'tract' | 'block_group', vintage: number, notes: string[]): string[] {
+/** Rows of the tracts (2010 or 2020 edition, per vintage) of a metro's counties. */
+function metroSubRows(store: GeographyStore, cbsa: string, childType: 'tract' | 'block_group', vintage: number, notes: string[]): number[] {
   const x = store.crosswalks;
   const L = store.tables[childType];
-  const out: string[] = [];
+  const out: number[] = [];
   for (const c of x.metroCounties.get(cbsa) ?? []) {
     const regionTracts = x.ctRegionTracts.get(c);
     if (!regionTracts || vintage >= CT_REGIONS_FIRST) {
-      for (const i of L.rowsWithPrefix(c, vintage)) out.push(L.fips[i]!);
+      for (const i of L.rowsWithPrefix(c, vintage)) out.push(i);
       continue;
     }
     // Before 2022 Connecticut tracts carry legacy county codes: take the region's tracts by code.
-    for (const t of regionTracts) for (const i of L.rowsWithPrefix(t, vintage)) out.push(L.fips[i]!);
+    for (const t of regionTracts) for (const i of L.rowsWithPrefix(t, vintage)) out.push(i);
     if (vintage < TRACT_2020_FIRST) notes.push(`Planning region ${c} mapped onto 2010 tracts by tract code; tracts renumbered in 2020 are not included.`);
   }
   return out;
@@ -105,7 +110,11 @@ function districtMembers(store: GeographyStore, cd: string, childType: GeoType, 
 }
 
 export function membersOf(store: GeographyStore, parentType: GeoType, parentFips: string, childType: GeoType, vintage: number): Members {
-  const prefixed = (prefix: string): Members => ({ keys: store.keysByPrefix(childType, prefix, vintage), notes: [] });
+  const prefixed = (prefix: string): Members => {
+    const L = store.tables[childType];
+    const rows = L.rowsWithPrefix(prefix, vintage);
+    return { keys: L.keysOf(rows), notes: [], rows };
+  };
   switch (parentType) {
     case 'nation':
       return prefixed('');
@@ -120,7 +129,8 @@ export function membersOf(store: GeographyStore, parentType: GeoType, parentFips
       const notes = ['Metro membership of the July 2023 delineation.'];
       if (childType === 'county') return { keys: metroCountyFips(store, parentFips, vintage, notes).map((c) => `county:${c}`), notes };
       if (childType === 'tract' || childType === 'block_group') {
-        return { keys: metroSubFips(store, parentFips, childType, vintage, notes).map((f) => `${childType}:${f}`), notes };
+        const rows = metroSubRows(store, parentFips, childType, vintage, notes);
+        return { keys: store.tables[childType].keysOf(rows), notes, rows };
       }
       return { keys: [], notes, unsupported: `metro has no ${childType} children` };
     }
