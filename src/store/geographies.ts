@@ -5,7 +5,6 @@ import path from 'node:path';
 import {
   GEO_TYPES,
   OPEN_VINTAGE,
-  blockGroupDisplayName,
   parentKeyOf,
   splitKey,
   tractDisplayName,
@@ -53,10 +52,10 @@ export class GeographyStore {
   readonly loadMs: number;
   private countyName = new Map<string, string>();
   private nameIndex: NameIndex | undefined;
-  /** Per-row derived strings, filled on first use (generated names, parent keys). */
-  private nameCache: Partial<Record<GeoType, (string | undefined)[]>> = {};
+  /** Derived strings, filled on first use: parent keys per row, tract names per tract FIPS. */
   private parentCache: Partial<Record<GeoType, (string | null | undefined)[]>> = {};
   private interned = new Map<string, string>();
+  private tractNames = new Map<string, string>();
 
   private constructor(file: GeoFile, loadMs: number) {
     this.tables = Object.fromEntries(GEO_TYPES.map((t) => [t, new LevelTable(t, file.levels[t])])) as Record<GeoType, LevelTable>;
@@ -123,15 +122,27 @@ export class GeographyStore {
   nameOf(type: GeoType, i: number): string {
     const L = this.tables[type];
     if (L.name) return L.name[i]!;
-    const cache = (this.nameCache[type] ??= new Array<string | undefined>(L.size));
-    let name = cache[i];
-    if (name === undefined) {
+    // Block group names are their tract's name behind a short prefix: share the cached tract name
+    // instead of caching ~480k long strings (same text as blockGroupDisplayName).
+    if (type === 'block_group') {
       const fips = L.fips[i]!;
-      const county = this.countyName.get(fips.slice(0, 5)) ?? `County ${fips.slice(0, 5)}`;
-      name = type === 'tract' ? tractDisplayName(fips, county) : blockGroupDisplayName(fips, county);
-      cache[i] = name;
+      return `Block Group ${fips.slice(11, 12)}, ${this.tractName(fips.slice(0, 11))}`;
+    }
+    return this.tractName(L.fips[i]!);
+  }
+
+  /** A tract's display name by FIPS (whichever definition: the name depends on the FIPS only). */
+  private tractName(tractFips: string): string {
+    let name = this.tractNames.get(tractFips);
+    if (name === undefined) {
+      name = tractDisplayName(tractFips, this.countyNameOf(tractFips));
+      this.tractNames.set(tractFips, name);
     }
     return name;
+  }
+
+  private countyNameOf(fips: string): string {
+    return this.countyName.get(fips.slice(0, 5)) ?? `County ${fips.slice(0, 5)}`;
   }
 
   private parentKeyAt(type: GeoType, i: number): string | null {
