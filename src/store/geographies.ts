@@ -56,6 +56,9 @@ export class GeographyStore {
   private parentCache: Partial<Record<GeoType, (string | null | undefined)[]>> = {};
   private interned = new Map<string, string>();
   private tractNames = new Map<string, string>();
+  private tractNameAt: (string | undefined)[] | undefined;
+  private lastTract = '-';
+  private lastTractName = '';
 
   private constructor(file: GeoFile, loadMs: number) {
     this.tables = Object.fromEntries(GEO_TYPES.map((t) => [t, new LevelTable(t, file.levels[t])])) as Record<GeoType, LevelTable>;
@@ -126,9 +129,16 @@ export class GeographyStore {
     // instead of caching ~480k long strings (same text as blockGroupDisplayName).
     if (type === 'block_group') {
       const fips = L.fips[i]!;
-      return `Block Group ${fips.slice(11, 12)}, ${this.tractName(fips.slice(0, 11))}`;
+      // Rows are sorted by FIPS: consecutive block groups mostly share their tract.
+      if (!fips.startsWith(this.lastTract)) {
+        this.lastTract = fips.slice(0, 11);
+        this.lastTractName = this.tractName(this.lastTract);
+      }
+      return `Block Group ${fips.slice(11, 12)}, ${this.lastTractName}`;
     }
-    return this.tractName(L.fips[i]!);
+    // Tract rows keep a direct pointer to their (shared) name: no hashing on the hot path.
+    const cache = (this.tractNameAt ??= new Array<string | undefined>(L.size));
+    return (cache[i] ??= this.tractName(L.fips[i]!));
   }
 
   /** A tract's display name by FIPS (whichever definition: the name depends on the FIPS only). */
