@@ -86,6 +86,18 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
     return { requestId, caller, stores: services.stores, config, now: services.now, log: req.log as VerbContext['log'], via };
   }
 
+  /**
+   * The same deadline REST requests have (REQUEST_TIMEOUT_MS): fastify's handler timeout stops
+   * once the SDK owns the response, so tool calls get their own, answered as a tool error.
+   */
+  function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AppError('dependency-unavailable', `The tool call did not complete within ${ms} ms; narrow the request (fewer geographies, variables or vintages) or retry with backoff.`)), ms);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  }
+
   async function callTool(req: FastifyRequest, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
     const instance = `mcp:${name}`;
     // One request id per tool call: admission's concurrency lease is keyed by it.
@@ -108,7 +120,7 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
       // Lookups are charged up front, like their REST routes; data verbs charge themselves once
       // they know how many geographies the request expands to.
       if (tool.cost !== 'verb') await ctx.charge(tool.cost);
-      const result = await tool.run(ctx, parsed.data as Record<string, unknown>);
+      const result = await withDeadline(tool.run(ctx, parsed.data as Record<string, unknown>), config.REQUEST_TIMEOUT_MS);
       ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
       return {
         content: [{ type: 'text', text: tool.render(result) }],
