@@ -240,3 +240,41 @@ describe('records built from expansion rows', () => {
     }
   });
 });
+
+describe('names probed as a user would type them (regressions)', () => {
+  const keys = (spec: string) => resolveGeographies(store, spec, ENTERPRISE).geographies.map((g) => g.key);
+  const countiesOfMetro = (cbsa: string) =>
+    sourceTable('geo/cbsa/list1_2023.csv.gz')
+      .filter((r) => r['CBSA Code'] === cbsa)
+      .map((r) => `county:${r['FIPS State Code']}${r['FIPS County Code']}`)
+      .sort();
+
+  it('regression: "Austin, TX metro" is the Texas metro, not Austin, MN (a trailing "metro" hid the state)', () => {
+    expect(keys('county:Austin, TX metro').sort()).toEqual(countiesOfMetro('12420'));
+    expect(keys('county:Austin, TX MSA').sort()).toEqual(countiesOfMetro('12420'));
+  });
+
+  it('regression: "Richmond, VA" is ambiguous: the metro title and two counties (Richmond city, Richmond County)', () => {
+    let err: unknown;
+    try {
+      keys('county:Richmond, VA');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('ambiguous-geography-name');
+    expect(((err as AppError).extensions.candidates as Array<{ key: string }>).map((c) => c.key).sort()).toEqual(['county:51159', 'county:51760', 'metro:40060']);
+    expect(keys('county:Richmond city, VA')).toEqual(['county:51760']);
+  });
+
+  it('regression: "Alaska at-large" names the at-large district without the word "district"', () => {
+    expect(keys('tract:Alaska at-large')).toEqual(keys('tract:AK-AL'));
+    expect(keys('tract:Alaska at-large').length).toBeGreaterThan(100);
+  });
+
+  it("New York City's boroughs resolve to their counties", () => {
+    expect(keys('county:Brooklyn, NY')).toEqual(['county:36047']);
+    expect(keys('county:Manhattan')).toEqual(['county:36061']);
+    expect(keys('county:Staten Island, NY')).toEqual(['county:36085']);
+  });
+});

@@ -21,6 +21,10 @@ export interface NameResolution {
 }
 
 const ORDINAL = /(\d+)(?:st|nd|rd|th)?/;
+const METRO_SUFFIX = /\s+(metro(politan)?( statistical)?( area)?|micro(politan)?( statistical)?( area)?|msa|cbsa)\s*$/i;
+
+/** Names people use for New York City's boroughs, which are counties under other names. */
+const COUNTY_ALIASES: Record<string, string> = { brooklyn: '36047', manhattan: '36061', 'staten island': '36085' };
 
 /** District forms → state token and district number (0 = at large), or null. */
 export function parseDistrictName(name: string): { state: string; district: number } | null {
@@ -29,7 +33,7 @@ export function parseDistrictName(name: string): { state: string; district: numb
   let m = /^([A-Za-z .']+?)\s*-\s*(\d{1,2}|al|at[- ]large)$/i.exec(s);
   if (m) return { state: m[1]!, district: /^\d+$/.test(m[2]!) ? Number(m[2]) : 0 };
   const lower = s.toLowerCase();
-  if (!/\b(congressional|district|cd)\b/.test(lower)) {
+  if (!/\b(congressional|district|cd)\b/.test(lower) && !/\bat[- ]large\b/.test(lower)) {
     m = /^([A-Za-z .']+?)\s+(\d{1,2})$/.exec(s); // "TX 35"
     return m ? { state: m[1]!, district: Number(m[2]) } : null;
   }
@@ -55,7 +59,11 @@ function countyLabel(c: CountyEntry, states: Map<string, StateEntry>): string {
  * `specType` is the type being asked for: `county:Anchorage, AK` prefers the county
  * (Anchorage Municipality) over the metro of the same short name.
  */
-export function resolvePlaceName(store: GeographyStore, name: string, vintage: number, specType?: string): NameResolution {
+export function resolvePlaceName(store: GeographyStore, rawName: string, vintage: number, specType?: string): NameResolution {
+  // "Austin, TX metro", "Lake Charles, LA MSA": the trailing word says which reading is meant and
+  // must not hide the state in front of it.
+  const metroWord = METRO_SUFFIX.exec(rawName);
+  const name = metroWord ? rawName.slice(0, metroWord.index).trim() : rawName;
   const idx = store.names();
   const stateByFips = new Map(idx.states.map((s) => [s.fips, s]));
   const stateOf = (token: string): StateEntry | undefined => idx.stateByToken.get(compactName(token));
@@ -109,6 +117,10 @@ export function resolvePlaceName(store: GeographyStore, name: string, vintage: n
     for (const c of exact.filter(validCounty)) tiers[exactTier]!.push(countyT(c));
     for (const c of bare.filter((c) => !exact.includes(c)).filter(validCounty)) tiers[1]!.push(countyT(c));
   }
+  const alias = COUNTY_ALIASES[foldName(left)];
+  if (alias && (!stateTok || stateTok.fips === alias.slice(0, 2))) {
+    for (const c of idx.counties.filter((c) => c.fips === alias).filter(validCounty)) tiers[stateTok ? 0 : 1]!.push(countyT(c));
+  }
   // Metro by short name, by title without its states, or by a principal city with a state.
   for (const m of idx.metroShort.get(whole) ?? []) tiers[1]!.push(metroT(m));
   for (const m of idx.metroNoState.get(compactName(left)) ?? []) {
@@ -126,14 +138,25 @@ export function resolvePlaceName(store: GeographyStore, name: string, vintage: n
   const dedupe = (ts: NameTarget[]): NameTarget[] => [...new Map(ts.map((t) => [`${t.type}:${t.fips}`, t])).values()];
   const t0 = dedupe(tiers[0]!);
   const t1 = dedupe(tiers[1]!).filter((t) => !t0.some((u) => u.type === t.type && u.fips === t.fips));
-  let best = t0.length ? t0 : t1;
-  let others = t0.length ? t1 : [];
+  let best: NameTarget[] = t0.length ? t0 : t1;
+  let others: NameTarget[] = t0.length ? t1 : [];
   // Metro titles often equal a county's bare name ("Anchorage, AK"): for a county specifier the
   // county is the reading that names the requested type itself.
   const t1Counties = t1.filter((t) => t.type === 'county');
   if (specType === 'county' && t0.length && t0.every((t) => t.type === 'metro') && t1Counties.length === 1) {
     best = t1Counties;
     others = [...t0, ...t1.filter((t) => t !== t1Counties[0])];
+  }
+  // "Richmond, VA" is the Richmond metro's exact title, and the bare name of both Richmond city and
+  // Richmond County: with several counties behind the name, no reading is safe to pick.
+  if (metroWord) {
+    const metros = [...best, ...others].filter((t) => t.type === 'metro');
+    if (metros.length) {
+      others = [...best, ...others].filter((t) => t.type !== 'metro');
+      best = metros;
+    }
+  } else if (specType !== 'metro' && t0.length && t0.every((t) => t.type === 'metro') && t1Counties.length > 1 && best === t0) {
+    best = [...t0, ...t1Counties];
   }
   const sameType = best.filter((t) => t.type === specType);
   if (best.length > 1 && sameType.length === 1) {
