@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkRowCap } from '../domain/row-cap.js';
-import { checkVintage, latestVintage } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
@@ -12,7 +11,7 @@ import type { VerbContext, VerbResult } from './context.js';
 
 export const compareInput = z.object({
   ...observationInputShape,
-  vintage: z.number().int().optional().describe('Survey year; defaults to the latest vintage of the dataset.'),
+  vintage: z.number().int().optional().describe('Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset\'s latest (2024).'),
 });
 /** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
 export type CompareInput = z.infer<typeof compareInput> & { max_rows?: number };
@@ -43,8 +42,8 @@ export function compareWith(reference: ObservationCell, c: ObservationCell): Com
 }
 
 export async function compareGeographies({ ctx, input }: { ctx: VerbContext; input: CompareInput }): Promise<VerbResult<ComparedCell[]>> {
-  const p = await prepare(ctx, input, (d) => input.vintage ?? latestVintage(d));
-  const vintage = checkVintage(p.dataset, input.vintage);
+  const p = await prepare(ctx, input, { requested: input.vintage, defaultToLoaded: true });
+  const vintage = p.vintage;
   if (p.geo.geographies.length < 2) {
     throw new AppError('validation-error', `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`, {
       errors: [{ field: 'query → geo', message: 'at least two geographies', type: 'too_short' }],
@@ -63,6 +62,6 @@ export async function compareGeographies({ ctx, input }: { ctx: VerbContext; inp
     .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
   return {
     data: cells,
-    meta: observationMeta(p, [vintage], result),
+    meta: observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
   };
 }

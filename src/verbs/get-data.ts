@@ -2,7 +2,6 @@
 // vintage, one cell per geography × variable (long format, as tidycensus returns it).
 import { z } from 'zod';
 import { checkRowCap } from '../domain/row-cap.js';
-import { checkVintage, latestVintage } from '../domain/datasets.js';
 import type { Geometry } from 'geojson';
 import { geometriesFor } from './boundaries-geometries.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
@@ -12,7 +11,7 @@ import type { VerbContext, VerbResult } from './context.js';
 
 export const getDataInput = z.object({
   ...observationInputShape,
-  vintage: z.number().int().optional().describe('Survey year; defaults to the latest vintage of the dataset (2024).'),
+  vintage: z.number().int().optional().describe('Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset\'s latest (2024); meta.hint says when the default was used.'),
   include_geometry: z.boolean().optional().describe('Add each geography\'s boundary (GeoJSON geometry, 20m) to its cells; Pro plan and above.'),
 });
 /** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
@@ -21,8 +20,8 @@ export type GetDataInput = z.infer<typeof getDataInput> & { max_rows?: number };
 export type DataCell = ObservationCell & { geometry?: Geometry | null };
 
 export async function getData({ ctx, input }: { ctx: VerbContext; input: GetDataInput }): Promise<VerbResult<DataCell[]>> {
-  const p = await prepare(ctx, input, (d) => input.vintage ?? latestVintage(d));
-  const vintage = checkVintage(p.dataset, input.vintage);
+  const p = await prepare(ctx, input, { requested: input.vintage, defaultToLoaded: true });
+  const vintage = p.vintage;
   if (input.include_geometry) requireGeometryFeature(ctx, p.plan, p.geo.geographies.map((g) => g.type));
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
   await charge(ctx, p.plan, { kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
@@ -43,6 +42,6 @@ export async function getData({ ctx, input }: { ctx: VerbContext; input: GetData
   }
   return {
     data: cells,
-    meta: { ...observationMeta(p, [vintage], result), ...meta },
+    meta: { ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }), ...meta },
   };
 }

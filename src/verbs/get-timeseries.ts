@@ -22,7 +22,8 @@ export type TimeseriesInput = z.infer<typeof timeseriesInput> & { max_rows?: num
 export const MAX_POINTS = 16;
 
 export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: TimeseriesInput }): Promise<VerbResult<ObservationCell[]>> {
-  const p = await prepare(ctx, input, (d) => input.to ?? DATASETS[d].vintages.at(-1)!);
+  // A series ends at the dataset's latest vintage by default: missing years show as nulls.
+  const p = await prepare(ctx, input, { requested: input.to, defaultToLoaded: false });
   const all = DATASETS[p.dataset].vintages;
   const to = checkVintage(p.dataset, input.to ?? all.at(-1)!);
   const from = input.from === undefined ? Math.max(all[0]!, to - (MAX_POINTS - 1)) : input.from;

@@ -55,8 +55,19 @@ describe('getData', () => {
     expect(p.moe_numeric).toBeCloseTo(100 * expected.moe, 10);
   });
 
-  it('gives a null with a reason and a hint when the vintage has no values loaded', async () => {
+  it('defaults to the latest vintage with values loaded ("latest available") and says so', async () => {
     const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1' } });
+    expect(r.meta?.source?.vintage_year).toBe(2018);
+    expect(r.data[0]).toMatchObject({ estimate: 75277, moe_numeric: 317 });
+    expect(r.meta?.hint).toMatch(/No vintage was given: 2018 is the latest with values loaded.*latest vintage is 2024/);
+    // Nothing loaded for acs5 states at all: the dataset's latest, with the reason per cell.
+    const none = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06' } });
+    expect(none.meta?.source?.vintage_year).toBe(2024);
+    expect(none.data[0]!.estimate_annotation?.code).toBe('no_data_loaded');
+  });
+
+  it('gives a null with a reason and a hint when the vintage has no values loaded', async () => {
+    const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2024 } });
     expect(r.meta?.source?.vintage_year).toBe(2024);
     expect(r.data[0]!.estimate).toBeNull();
     expect(r.data[0]!.estimate_annotation?.code).toBe('no_data_loaded');

@@ -54,11 +54,11 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/data',
     summary: 'Estimates with margins of error for variables and geographies',
     description:
-      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5, default vintage the latest (2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.',
+      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.',
     ...DATA_ROUTE,
     querystring: z.object({
       ...common,
-      vintage: queryInt({ description: 'Survey year; default: the latest vintage of the dataset.' }).optional(),
+      vintage: queryInt({ description: 'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.' }).optional(),
       include_geometry: queryBool('Add each geography\'s GeoJSON geometry (20m) to its cells; Pro plan and above.').optional(),
     }),
     data: z.array(dataCellSchema),
@@ -72,7 +72,7 @@ export function dataRoutes(app: FastifyInstance) {
     description:
       'The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau\'s 90% test).',
     ...DATA_ROUTE,
-    querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default: the latest.' }).optional() }),
+    querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default as for /v1/data.' }).optional() }),
     data: z.array(comparedCellSchema),
     handler: ({ ctx, query }) => compareGeographies({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => {

@@ -13,7 +13,7 @@ export function observationMeta(
   opts: { referencePeriod?: string; extraHint?: string } = {},
 ): NonNullable<VerbResult<unknown>['meta']> {
   const last = vintages.at(-1)!;
-  const hint = [hintFor(p.dataset, vintages, result, result.cells.length), opts.extraHint].filter(Boolean).join(' ');
+  const hint = [opts.extraHint, hintFor(p.dataset, vintages, result, result.cells.length)].filter(Boolean).join(' ');
   return {
     source: { dataset: p.dataset, vintage_year: last, reference_period: opts.referencePeriod ?? referencePeriod(p.dataset, last), census_program: CENSUS_PROGRAM },
     variable_count: p.variables.length,

@@ -2,7 +2,8 @@
 // validate dataset/vintage/variables, apply plan gates, expand geographies (limit checked before
 // any data is read), compute the cost and charge it. Only then does the engine run.
 import { z } from 'zod';
-import { checkVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
+import { DATASETS, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
+import { splitGeoParam } from '../../domain/geo/specifier.js';
 import { AppError } from '../../domain/errors.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import { callerPlan } from '../caller-plan.js';
@@ -32,6 +33,10 @@ export const observationInputShape = {
 
 export interface PreparedRequest {
   dataset: DatasetKey;
+  /** The vintage requested, or the default chosen (see latestLoadedVintage). */
+  vintage: number;
+  /** Set when the default was an earlier vintage than the dataset's latest: said in meta.hint. */
+  defaultNote: string | null;
   plan: Plan;
   variables: CatalogVariable[];
   geo: ResolvedGeographies;
@@ -91,10 +96,30 @@ export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
   return geo.expansions.map((e) => (e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count }));
 }
 
+/**
+ * The vintage used when a request names none: the latest vintage for which this deployment holds
+ * values of any requested variable at any requested level ("latest available"), else the
+ * dataset's latest. With a complete build the two are the same; with a partial one (the embedded
+ * default data) the answer is real figures rather than a page of nulls, and meta says so.
+ */
+function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, dataset: DatasetKey, geo: string | readonly string[] | undefined, variables: CatalogVariable[]): number | undefined {
+  const levels = [...new Set(splitGeoParam(geo).map((s) => s.slice(0, s.indexOf(':')).trim().toLowerCase()))];
+  for (const v of [...DATASETS[dataset].vintages].reverse()) {
+    for (const level of levels) {
+      for (const variable of variables) {
+        const r = catalog.resolveForVintage(variable, dataset, v);
+        const codes = r.kind === 'direct' ? [r.code] : r.kind === 'derived' ? r.codes : [];
+        if (codes.some((c) => obs.hasTable(dataset, v, level, c.slice(0, c.indexOf('_'))))) return v;
+      }
+    }
+  }
+  return undefined;
+}
+
 export async function prepare(
   ctx: VerbContext,
   input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
-  vintageForGeographies: (dataset: DatasetKey) => number,
+  vintage: { requested: number | undefined; defaultToLoaded: boolean },
 ): Promise<PreparedRequest> {
   const catalog = catalogOf(ctx);
   const observations = observationsOf(ctx);
@@ -102,15 +127,24 @@ export async function prepare(
   const dataset = parseDataset(input.dataset);
   const variables = resolveVariables(catalog, input.variables);
   const plan = callerPlan(ctx);
+  const latest = latestVintage(dataset);
+  let chosen = vintage.requested;
+  let defaultNote: string | null = null;
+  if (chosen === undefined) {
+    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, input.geo, variables) : undefined) ?? latest;
+    if (chosen !== latest) {
+      defaultNote = `No vintage was given: ${chosen} is the latest with values loaded in this deployment for these variables and geographies (the dataset's latest vintage is ${latest}).`;
+    }
+  }
   const geo = resolveGeographies(geographies, input.geo ?? [], {
-    vintage: checkVintage(dataset, vintageForGeographies(dataset)),
+    vintage: checkVintage(dataset, chosen),
     allowWildcard: plan.features.wildcards,
     allowBlockGroupWildcard: plan.features.blockGroupWildcards,
     maxExpansion: plan.limits.wildcardExpansionMax,
     plan: plan.id,
     dashboardUrl: ctx.config.DASHBOARD_URL,
   });
-  return { dataset, plan, variables, geo, stores: { catalog, observations, geographies } };
+  return { dataset, plan, variables, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies } };
 }
 
 /** Geometry follows boundary access: block-group shapes need Business, tract shapes Pro, … */
