@@ -11,13 +11,13 @@ const range = (from: number, to: number, except: number[] = []) =>
 
 export const DATASETS: Record<DatasetKey, { label: string; vintages: number[]; levels: string[]; description: string }> = {
   acs5: {
-    label: 'ACS 5-year estimates',
+    label: 'American Community Survey 5-year estimates',
     vintages: range(2009, 2024),
     levels: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'],
     description: 'Pooled 60 months of responses; every geography down to block groups (tracts and block groups from 2017 here).',
   },
   acs1: {
-    label: 'ACS 1-year estimates',
+    label: 'American Community Survey 1-year estimates (geographies of 65,000+ population)',
     // 2020 was not released as standard 1-year estimates (pandemic data collection).
     vintages: range(2005, 2024, [2020]),
     levels: ['nation', 'state', 'county', 'metro', 'cd'],

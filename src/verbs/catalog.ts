@@ -2,6 +2,8 @@
 // HTTP catalog routes and the MCP tools search_variables, list_topics, list_datasets.
 import { AppError } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
+import { DATASETS } from '../domain/datasets.js';
+import type { ObservationStore } from '../store/observations.js';
 import { CatalogStore, type Dataset, type Topic, type VariableSummary } from '../store/catalog.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -80,21 +82,30 @@ export interface DatasetSummary {
   vintages: number[];
   default_vintage: number | null;
   variable_count: number;
+  /** Per geography level, the vintages this deployment holds values for (empty object: none loaded). */
+  loaded_vintages: Record<string, number[]>;
 }
 
-const DATASET_LABELS: Record<Dataset, string> = {
-  acs5: 'American Community Survey 5-year estimates',
-  acs1: 'American Community Survey 1-year estimates (geographies of 65,000+ population)',
-};
+function loadedVintages(obs: ObservationStore | undefined, dataset: Dataset): Record<string, number[]> {
+  if (!obs) return {};
+  const out: Record<string, number[]> = {};
+  for (const level of DATASETS[dataset].levels) {
+    const years = obs.loadedVintages(dataset, level);
+    if (years.length) out[level] = years;
+  }
+  return out;
+}
 
 export async function listDatasets({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<DatasetSummary[]>> {
   const ds = catalogOf(ctx).datasets();
+  const obs = ctx.stores.observations;
   const data = (['acs5', 'acs1'] as const).map((d) => ({
     dataset: d,
-    label: DATASET_LABELS[d],
+    label: DATASETS[d].label,
     vintages: ds[d].vintages,
     default_vintage: ds[d].vintages.length ? Math.max(...ds[d].vintages) : null,
     variable_count: ds[d].variable_count,
+    loaded_vintages: loadedVintages(obs, d),
   }));
   return { data, meta: { source: null, total_count: data.length } };
 }

@@ -96,6 +96,17 @@ describe('GET /v1/data', () => {
   });
 });
 
+describe('GET /v1/datasets', () => {
+  it('says which vintages this deployment holds values for, per level', async () => {
+    const res = await svc.app.inject({ url: '/v1/datasets', headers: as('free') });
+    const acs1 = res.json().data.find((d: { dataset: string }) => d.dataset === 'acs1');
+    // The shared tree: acs1 nation and state files for 2005-2015, 2017, 2018 (README §1a).
+    expect(acs1.loaded_vintages).toEqual({ nation: [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018], state: [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018] });
+    const acs5 = res.json().data.find((d: { dataset: string }) => d.dataset === 'acs5');
+    expect(acs5.loaded_vintages).toEqual({ county: [2022, 2023], metro: [2017] });
+  });
+});
+
 describe('GET /v1/compare and /v1/timeseries', () => {
   it('compares two states with the significance of the difference', async () => {
     const res = await svc.app.inject({ url: '/v1/compare?variables=B19013_001E&geo=state:06&geo=state:01&dataset=acs1&vintage=2018', headers: as('free') });

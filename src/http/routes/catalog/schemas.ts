@@ -41,6 +41,7 @@ export const datasetSchema = z.object({
   dataset: z.enum(['acs5', 'acs1']),
   label: z.string(),
   vintages: z.array(z.number().int()),
-  default_vintage: z.number().int().nullable().describe('Used when a request omits vintage.'),
+  default_vintage: z.number().int().nullable().describe('The dataset\'s latest vintage: the default when this deployment holds no values for a request (otherwise the latest loaded vintage is used).'),
   variable_count: z.number().int(),
+  loaded_vintages: z.record(z.string(), z.array(z.number().int())).describe('Per geography level, the vintages this deployment holds values for.'),
 });
