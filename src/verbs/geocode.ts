@@ -20,6 +20,22 @@ export type GeocodeData =
   | { input: { lat: number; lng: number }; status: 'matched' | 'no_match'; reason: string | null; geographies: GeocodeGeographies }
   | ({ input: { address: string } } & AddressResult);
 
+/**
+ * Boundary files carry short names ("Hudson, New Jersey"); answers use the names every other
+ * endpoint uses ("Hudson County, New Jersey") when the geography reference is loaded.
+ */
+function officialNames(ctx: VerbContext, g: GeocodeGeographies): GeocodeGeographies {
+  const store = ctx.stores.geographies;
+  if (!store) return g;
+  const out = { ...g };
+  for (const [level, answer] of Object.entries(g) as [keyof GeocodeGeographies, GeocodeGeographies[keyof GeocodeGeographies]][]) {
+    const key = (answer as { key: string | null }).key;
+    const name = key ? store.get(key)?.name : undefined;
+    if (name) out[level] = { ...answer, name } as typeof answer;
+  }
+  return out;
+}
+
 export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<GeocodeData>> {
   const q = parseInput(schema, input);
   const hasCoords = q.lat !== undefined || q.lng !== undefined;
@@ -31,9 +47,10 @@ export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input
   }
   const { point, address } = await requireStore(ctx).geocoders();
   if (q.address !== undefined) {
-    return { data: { input: { address: q.address }, ...address.geocode(q.address, point) } };
+    const r = address.geocode(q.address, point);
+    return { data: { input: { address: q.address }, ...r, geographies: r.geographies && officialNames(ctx, r.geographies) } };
   }
-  const geographies = point.locate(q.lat!, q.lng!);
+  const geographies = officialNames(ctx, point.locate(q.lat!, q.lng!));
   const found = geographies.nation.key !== null || geographies.county.key !== null;
   return {
     data: { input: { lat: q.lat!, lng: q.lng! }, status: found ? 'matched' : 'no_match', reason: found ? null : (geographies.nation as { reason: string }).reason, geographies },

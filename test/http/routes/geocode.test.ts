@@ -79,6 +79,8 @@ describe('GET /v1/geocode by address', () => {
     expect(data.match.coordinates.lat).toBeCloseTo(40.75, 1);
     expect(data.match.coordinates.lng).toBeCloseTo(-74.03, 1);
     expect(data.geographies.county.key).toBe('county:34017');
+    // Official names, as every other endpoint gives them (the boundary file says "Hudson, New Jersey").
+    expect(data.geographies.county.name).toBe('Hudson County, New Jersey');
     expect(data.geographies.state.key).toBe('state:34');
     expect(data.geographies.metro.key).toBe('metro:35620');
     expect(data.candidates.length).toBeGreaterThanOrEqual(1);
