@@ -107,7 +107,18 @@ export class CatalogStore {
     let matches: { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[];
     const q = opts.search?.trim();
     if (q) {
-      const hits = this.search.search(q, { prefix: true, fuzzy: (term) => (term.length > 4 ? 0.2 : false), combineWith: 'AND' });
+      const hits = this.search.search(q, {
+        prefix: true,
+        fuzzy: (term) => (term.length > 4 ? 0.2 : false),
+        combineWith: 'AND',
+        // Among equal matches the headline figure first: core indicators, then names with fewer
+        // qualifiers ("median household income" before "… householder under 25").
+        boostDocument: (id) => {
+          const v = this.byName.get(String(id));
+          if (!v) return 1;
+          return (v.topic.topic_key === 'core' ? 1.5 : 1) / (1 + 0.05 * v.api_name.split('_').length);
+        },
+      });
       const terms = q.toUpperCase().split(/[\s,;]+/).filter(Boolean);
       matches = hits.map((h) => {
         const v = this.byName.get(String(h.id))!;

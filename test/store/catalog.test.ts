@@ -60,4 +60,9 @@ describe('CatalogStore', () => {
     expect(store.resolveForVintage('social_households_without_internet', 'acs5', 2015)).toEqual({ kind: 'unavailable', reason: 'not_in_vintage' });
     expect(store.resolveForVintage('social_households_without_internet', 'acs1', 2014)).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
   });
+
+  it('ranks the headline figure first among equal matches', () => {
+    expect(store.list({ search: 'median income', offset: 0, limit: 1 }).items[0]!.api_name).toBe('core_median_household_income');
+    expect(store.list({ search: 'poverty', offset: 0, limit: 1 }).items[0]!.api_name).toBe('core_poverty_rate');
+  });
 });
