@@ -294,22 +294,28 @@ export function requireFeature(plan: Plan | string, f: Feature, dashboardUrl: st
 }
 
 /**
- * Wildcard expansion cap: thrown after expansion, before fetching data. 403 because the remedy is
- * a bigger plan (or a narrower specifier), not waiting.
+ * The error for a wildcard or name expansion past the plan's cap (checked after expansion, before
+ * any data is read). When a bigger plan allows it: 403 feature-requires-upgrade naming that plan,
+ * because the remedy is an upgrade or a narrower specifier, not waiting (never 429). Past the
+ * largest plan: 413 payload-too-large. `detail` says what was asked and how to narrow it.
  */
-export function requireExpansionWithin(plan: Plan | string, count: number, dashboardUrl: string): void {
+export function expansionLimitError(plan: Plan | string, count: number, dashboardUrl: string, detail?: string): AppError {
   const p = typeof plan === 'string' ? planOf(plan) : plan;
   const max = p.limits.wildcardExpansionMax;
-  if (count <= max) return;
-  const next = PLAN_IDS.map((id) => PLANS[id]).find((q) => q.limits.wildcardExpansionMax >= count);
+  const base = { plan: p.id, requested: count, limit: max };
+  const next = PLAN_IDS.map((id) => PLANS[id]).find((q) => q.rank > p.rank && q.limits.wildcardExpansionMax >= count);
+  const asked = detail ?? `The specifier expands to ${count} geographies; the ${p.name} plan allows ${max} per request. Narrow the specifier.`;
   if (!next) {
-    throw new AppError('payload-too-large', `The specifier expands to ${count} geographies; the largest plan allows ${PLANS.enterprise.limits.wildcardExpansionMax}. Narrow the specifier.`, {
-      extensions: { plan: p.id, expansion: count, expansion_max: max },
-    });
+    return new AppError('payload-too-large', `${asked} No plan allows more than ${PLANS.enterprise.limits.wildcardExpansionMax}.`, { extensions: base });
   }
-  throw new AppError('feature-requires-upgrade', `The specifier expands to ${count} geographies; the ${p.name} plan allows ${max}.`, {
-    extensions: { plan: p.id, required_plan: next.id, upgrade_url: upgradeUrl(dashboardUrl, next.id), expansion: count, expansion_max: max },
+  return new AppError('feature-requires-upgrade', `${asked} The ${next.name} plan allows ${next.limits.wildcardExpansionMax}.`, {
+    extensions: { ...base, required_plan: next.id, upgrade_url: upgradeUrl(dashboardUrl, next.id) },
   });
+}
+
+export function requireExpansionWithin(plan: Plan | string, count: number, dashboardUrl: string): void {
+  const p = typeof plan === 'string' ? planOf(plan) : plan;
+  if (count > p.limits.wildcardExpansionMax) throw expansionLimitError(p, count, dashboardUrl);
 }
 
 /** Clamp a requested page size to the plan's maximum (default when absent). */

@@ -2,7 +2,7 @@
 // parse every specifier, apply the plan gates to wildcard and name expansions, count the expansion
 // against the plan's limit BEFORE any data is fetched, then build the records.
 import { AppError } from '../domain/errors.js';
-import { upgradeUrl, type PlanId } from '../domain/plans.js';
+import { expansionLimitError, upgradeUrl, type PlanId } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
 import { resolvePlaceName, type NameTarget } from '../domain/geo/resolve-name.js';
 import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
@@ -163,9 +163,7 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
   for (const e of expansions) if (e.via !== 'key' && e.keys.length > 1) for (const k of e.keys) expanded.add(k);
   if (expanded.size > opts.maxExpansion) {
     const parts = expansions.filter((e) => e.via !== 'key' && e.keys.length > 1).map((e) => `${e.spec} → ${e.count}`).join(', ');
-    throw new AppError('payload-too-large', `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan} plan allows ${opts.maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`, {
-      extensions: { requested: expanded.size, limit: opts.maxExpansion, plan: opts.plan },
-    });
+    throw expansionLimitError(opts.plan, expanded.size, opts.dashboardUrl ?? '', `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan} plan allows ${opts.maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`);
   }
 
   const seen = new Set<string>();

@@ -105,7 +105,7 @@ describe('gates', () => {
     } catch (e) {
       expect((e as AppError).extensions.required_plan).toBe('business');
     }
-    expect(() => requireExpansionWithin('enterprise', 50_001, DASH)).toThrow(/largest plan/);
+    expect(() => requireExpansionWithin('enterprise', 50_001, DASH)).toThrow(/No plan allows more than 50000/);
   });
 
   it('planOf falls back to free; pageSizeFor clamps', () => {

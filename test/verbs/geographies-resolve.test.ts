@@ -86,12 +86,19 @@ describe('plan gates and expansion limits', () => {
   it('an expansion beyond the plan limit fails before any record is built, saying count, limit and how to narrow', () => {
     const ca = sourceTable('geo/cenpop/2020/tract.csv.gz').filter((r) => r.STATEFP === '06').length;
     const e = failure(() => resolveGeographies(store, 'tract:06*', PRO));
-    expect(e.code).toBe('payload-too-large');
-    expect(e.extensions).toMatchObject({ requested: ca, limit: 5000, plan: 'pro' });
+    // Business allows 25,000: the remedy is an upgrade (403), not waiting (docs/errors.md).
+    expect(e.code).toBe('feature-requires-upgrade');
+    expect(e.extensions).toMatchObject({ requested: ca, limit: 5000, plan: 'pro', required_plan: 'business' });
     expect(e.message).toContain(String(ca));
     expect(e.message).toContain('5000');
     expect(e.message).toMatch(/narrow/i);
     expect(keys('tract:06*')).toHaveLength(ca);
+  });
+
+  it('past the largest plan an expansion is 413 payload-too-large', () => {
+    const e = failure(() => resolveGeographies(store, 'block_group:*', ENTERPRISE));
+    expect(e.code).toBe('payload-too-large');
+    expect(e.message).toMatch(/No plan allows more than 50000/);
   });
 });
 
