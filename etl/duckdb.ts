@@ -14,7 +14,5 @@ export async function withDuckDB<T>(fn: (db: DuckDBConnection) => Promise<T>): P
   }
 }
 
-/** A SQL string literal (paths are the only strings we interpolate; DuckDB COPY takes no parameters). */
-export function sqlString(s: string): string {
-  return `'${s.replaceAll("'", "''")}'`;
-}
+/** SQL string literals: one quoting rule for the ETL and the server. */
+export { sqlString } from '../src/store/duckdb.js';

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({
@@ -32,13 +32,6 @@ export async function boundariesCollection({ ctx, input }: { ctx: VerbContext; i
   });
   return {
     data,
-    meta: {
-      etag,
-      boundary_vintage: entry.boundary_vintage,
-      content_type: 'application/geo+json',
-      headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': entry.boundary_vintage },
-      feature_count: q.bbox ? null : entry.feature_count,
-      cost_units: 0,
-    },
+    meta: geojsonMeta(etag, entry.boundary_vintage, q.bbox ? null : entry.feature_count),
   };
 }

@@ -92,3 +92,16 @@ export function featureCollectionStream(features: AsyncIterable<BoundaryFeature>
   }
   return Readable.from(text(), { objectMode: false });
 }
+
+/** The meta of a streamed GeoJSON answer: what the transport needs for headers, 304 and metering. */
+export function geojsonMeta(etag: string, vintage: string, featureCount: number | null) {
+  return {
+    etag,
+    boundary_vintage: vintage,
+    content_type: 'application/geo+json',
+    headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': vintage },
+    feature_count: featureCount,
+    // Boundary and centroid requests cost nothing for plans with access (spec, Limits).
+    cost_units: 0,
+  };
+}

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({
@@ -24,13 +24,6 @@ export async function centroids({ ctx, input }: { ctx: VerbContext; input: z.inp
   const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
   return {
     data: featureCollectionStream(store.features(entry, q.bbox), { centroids: { level: q.level, kind: entry.kind, source: entry.source, vintage: entry.vintage, derived: entry.derived, derivation: entry.derivation } }),
-    meta: {
-      etag,
-      boundary_vintage: entry.vintage,
-      content_type: 'application/geo+json',
-      headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': entry.vintage },
-      feature_count: q.bbox ? null : entry.feature_count,
-      cost_units: 0,
-    },
+    meta: geojsonMeta(etag, entry.vintage, q.bbox ? null : entry.feature_count),
   };
 }

@@ -1,11 +1,12 @@
 // Pieces shared by the geography operations: the store lookup, the vintage default and the
 // public shape of a geography in responses.
 import { AppError } from '../errors.js';
+import { latestVintage } from '../datasets.js';
 import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
 import type { VerbContext } from '../../verbs/context.js';
 
 /** Latest ACS vintage the service publishes; the default when a request names none. */
-export const LATEST_VINTAGE = 2024;
+export const LATEST_VINTAGE = latestVintage('acs5');
 
 export function geographyStore(ctx: VerbContext): GeographyStore {
   const store = ctx.stores.geographies;

@@ -8,7 +8,8 @@ import { AppError } from '../../domain/errors.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import { callerPlan } from '../caller-plan.js';
 import { costOf, type GeoTerm } from '../../domain/cost.js';
-import { CatalogStore, type CatalogVariable } from '../../store/catalog.js';
+import type { CatalogStore, CatalogVariable } from '../../store/catalog.js';
+import { catalogOf } from '../catalog.js';
 import { ObservationStore } from '../../store/observations.js';
 import { resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
 import type { VerbContext } from '../context.js';
@@ -46,12 +47,6 @@ export interface PreparedRequest {
 export function observationsOf(ctx: VerbContext): ObservationStore {
   const s = ctx.stores.observations;
   if (!(s instanceof ObservationStore)) throw new AppError('dependency-unavailable', 'Census values are not available right now; retry with backoff.');
-  return s;
-}
-
-function catalogOf(ctx: VerbContext): CatalogStore {
-  const s = ctx.stores.catalog;
-  if (!(s instanceof CatalogStore)) throw new AppError('dependency-unavailable', 'The variable catalog is not loaded yet; retry with backoff.');
   return s;
 }
 
