@@ -1,0 +1,160 @@
+// `npm run bench:load`: the service as deployed, under load from another process.
+//
+//   * the service runs as its own process (`src/server.ts`, NODE_ENV=production, default logging
+//     to a discarded stdout), once cold (OBSERVATION_CACHE_CELLS=0) and once warm (default cache);
+//   * the baseline is a bare fastify process (bench/lib/bare-server.ts) sending the very bytes the
+//     service sent for the same request, measured in the same run, interleaved round by round;
+//   * autocannon runs here, in a third process, with keys rotated over many Enterprise accounts,
+//     so admission (key lookup, the usage transaction, limits) is real and the per-account burst
+//     limit (6,000/min) does not bind.
+//
+// Env: BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (10), BENCH_ACCOUNTS (100),
+// DATA_DIR (.cache/test-data), BENCH_MODES (cold,warm), BENCH_CASES (comma list of case names).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import autocannon from 'autocannon';
+import pino from 'pino';
+import { loadConfig } from '../src/config.js';
+import { openAccountStores } from '../src/store/accounts/index.js';
+import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
+import type { VerbContext } from '../src/verbs/context.js';
+
+const DATA_DIR = path.resolve(process.env.DATA_DIR ?? '.cache/test-data');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
+const MODES = (process.env.BENCH_MODES ?? 'cold,warm').split(',');
+
+const FIVE = 'B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E';
+const TEN = `${FIVE},B01003_001E,B02001_002E,B25001_001E,B25064_001E,B15003_022E`;
+const ALL_CASES = [
+  { name: 'data-1x5', label: '/v1/data 1 state × 5 variables', path: `/v1/data?variables=${FIVE}&geo=state:06&dataset=acs1&vintage=2018` },
+  { name: 'data-52x10', label: '/v1/data all states × 10 variables', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018` },
+  { name: 'data-52x10-compact', label: '/v1/data all states × 10 variables, format=compact', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018&format=compact` },
+  { name: 'geocode', label: '/v1/geocode lat/lng', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
+  { name: 'search', label: '/v1/variables?search=median income', path: '/v1/variables?search=median%20income' },
+];
+const CASES = process.env.BENCH_CASES ? ALL_CASES.filter((c) => process.env.BENCH_CASES!.split(',').includes(c.name)) : ALL_CASES;
+
+const tsx = ['--import', 'tsx'];
+
+async function waitForLine(child: ChildProcess): Promise<string> {
+  let buf = '';
+  for await (const chunk of child.stdout!) {
+    buf += String(chunk);
+    if (buf.includes('\n')) return buf.split('\n')[0]!;
+  }
+  throw new Error('child exited before printing its port');
+}
+
+async function startService(dbPath: string, cacheCells: number): Promise<{ base: string; child: ChildProcess; startMs: number }> {
+  const port = 20_000 + Math.floor(Math.random() * 40_000);
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [...tsx, 'src/server.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', DATA_DIR, DATABASE_PATH: dbPath, AUTO_BUILD_DATA: 'false', OBSERVATION_CACHE_CELLS: String(cacheCells) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(`${base}/health`);
+      if (r.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, child, startMs: Date.now() - t0 };
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+interface Run { rps: number; p50: number; p99: number; bad: number; bytes: number }
+
+async function load(url: string, keys: string[] | null): Promise<Run> {
+  let i = 0;
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => (keys ? { ...req, headers: { ...req.headers, 'x-api-key': keys[i++ % keys.length]! } } : req),
+      },
+    ],
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors, bytes: r.throughput.average };
+}
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
+  const dbPath = path.join(tmp, 'accounts.sqlite');
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent' }, { DATA_DIR, DATABASE_PATH: dbPath });
+  const accounts = openAccountStores(config);
+  const ctx = { requestId: 'bench', caller: null, stores: { ...accounts }, config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'bench' } as unknown as VerbContext;
+  const keys: string[] = [];
+  for (let a = 0; a < ACCOUNTS; a++) keys.push((await adminIssueKey({ ctx, input: { email: `bench${a}@example.org`, plan: 'enterprise' } })).data.key);
+  accounts.accounts.close();
+
+  console.log(`bench:load — ${CONNECTIONS} connections × ${SECONDS} s × ${ROUNDS} interleaved rounds; keys over ${ACCOUNTS} Enterprise accounts; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; data ${DATA_DIR}`);
+  const results: Record<string, unknown>[] = [];
+  for (const mode of MODES) {
+    const { base, child, startMs } = await startService(dbPath, mode === 'cold' ? 0 : 250_000);
+    let bare: ChildProcess | undefined;
+    try {
+      console.log(`\n== ${mode} (${mode === 'cold' ? 'OBSERVATION_CACHE_CELLS=0' : 'default result cache'}); service up in ${startMs} ms`);
+      const cases: typeof CASES = [];
+      const bodies: string[] = [];
+      for (const c of CASES) {
+        const res = await fetch(base + c.path, { headers: { 'x-api-key': keys[0]! } });
+        const text = await res.text();
+        if (res.status !== 200) {
+          console.log(`  ${c.name}: answered ${res.status}, skipped (${text.slice(0, 120)})`);
+          continue;
+        }
+        cases.push(c);
+        bodies.push(text);
+      }
+      const file = path.join(tmp, 'bodies.json');
+      fs.writeFileSync(file, JSON.stringify(bodies));
+      bare = spawn(process.execPath, [...tsx, 'bench/lib/bare-server.ts', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const barePort = await waitForLine(bare);
+      for (const [i, c] of cases.entries()) {
+        const s: Run[] = [];
+        const b: Run[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          b.push(await load(`http://127.0.0.1:${barePort}/constant/${i}`, null));
+          s.push(await load(base + c.path, keys));
+        }
+        const avg = (xs: Run[], k: keyof Run) => xs.reduce((a, r) => a + r[k], 0) / xs.length;
+        const ratio = avg(s, 'rps') / avg(b, 'rps');
+        const bad = s.reduce((a, r) => a + r.bad, 0);
+        console.log(`  ${c.label} (${bodies[i]!.length} bytes)`);
+        console.log(`    bare fastify, same bytes: ${avg(b, 'rps').toFixed(0)} req/s, p50 ${avg(b, 'p50').toFixed(1)} ms, p99 ${avg(b, 'p99').toFixed(1)} ms`);
+        console.log(`    service                 : ${avg(s, 'rps').toFixed(0)} req/s, p50 ${avg(s, 'p50').toFixed(1)} ms, p99 ${avg(s, 'p99').toFixed(1)} ms${bad ? `  (${bad} non-2xx/errors!)` : ''}`);
+        console.log(`    ratio service ÷ bare    : ${ratio.toFixed(3)}×`);
+        results.push({ mode, case: c.name, bytes: bodies[i]!.length, service_rps: avg(s, 'rps'), service_p50: avg(s, 'p50'), bare_rps: avg(b, 'rps'), ratio, bad });
+      }
+    } finally {
+      if (bare) await stop(bare);
+      await stop(child);
+    }
+  }
+  if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ at: new Date().toISOString(), load: os.loadavg(), results }, null, 1)}\n`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
