@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { withDuckDB, sqlString } from '../etl/duckdb.js';
 import { runStepAlone } from '../etl/run-step.js';
-import { OBSERVATION_COLUMNS, PARQUET_OPTIONS, observationsStep } from '../etl/steps/observations.js';
+import { OBSERVATION_COLUMNS, OBSERVATION_ORDER, PARQUET_OPTIONS, observationsStep } from '../etl/steps/observations.js';
 import { fmtInt, nowMs, ratio, table } from './lib/stats.js';
 
 const program = new Command()
@@ -82,7 +82,7 @@ async function main() {
       for (const j of jobs) {
         const t = nowMs();
         await db.run(`COPY (SELECT * FROM read_csv(${sqlString(j.csv)}, header = true, delim = ',', quote = '"', escape = '"', columns = ${OBSERVATION_COLUMNS})
-          ORDER BY geo_key, variable) TO ${sqlString(j.out)} (${PARQUET_OPTIONS})`);
+          ORDER BY ${OBSERVATION_ORDER}) TO ${sqlString(j.out)} (${PARQUET_OPTIONS})`);
         duckMs += nowMs() - t;
       }
       for (const j of jobs) {

@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { parseApiBody, type ObservationRow } from '../sources/api-body.js';
 import { InputError, type EtlStep, type StepContext } from '../step.js';
+import { SERVING_INDEX_FILE, writeServingIndex } from './serving-index.js';
 
 const API_FILE = /^api\/(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro|cd|tract|block_group)\/([A-Z0-9]+)\.json(\.gz)?$/;
 
@@ -106,10 +107,16 @@ export function rowGroupSizeFor(rows: number): number {
 export const OBSERVATION_COLUMNS =
   "{'geo_key': 'VARCHAR', 'table_id': 'VARCHAR', 'variable': 'VARCHAR', 'estimate': 'DOUBLE', 'moe': 'DOUBLE', 'estimate_annotation': 'VARCHAR', 'moe_annotation': 'VARCHAR'}";
 
+/**
+ * Table-major: every request names tables, so a scan (all states, a wildcard) reads only the row
+ * groups of its tables; point lookups are served by the serving index instead (docs/performance.md).
+ */
+export const OBSERVATION_ORDER = 'table_id, geo_key, variable';
+
 /** DuckDB SQL turning a staging TSV into the sorted Parquet of one partition. */
 export function copyTsvToParquetSql(tsv: string, parquet: string, rows: number): string {
   return `COPY (SELECT * FROM read_csv(${sqlString(tsv)}, delim='\t', header=false, quote='', escape='',
-      nullstr='', columns=${OBSERVATION_COLUMNS}) ORDER BY geo_key, variable)
+      nullstr='', columns=${OBSERVATION_COLUMNS}) ORDER BY ${OBSERVATION_ORDER})
     TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSizeFor(rows)})`;
 }
 
@@ -133,7 +140,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  version: 4,
+  // 5: table-major row order and the serving index beside each Parquet file.
+  version: 5,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
@@ -163,6 +171,9 @@ export const observationsStep: EtlStep = {
         const key = `${p.dataset}/${p.vintage}/${p.level}`;
         if (prev && prevRows !== undefined && prevIndex[key] && sameInputs(p, ctx) && (await exists(prev))) {
           await fs.link(prev, target);
+          const prevIdx = path.join(path.dirname(prev), SERVING_INDEX_FILE);
+          if (await exists(prevIdx)) await fs.link(prevIdx, path.join(outDir, SERVING_INDEX_FILE));
+          else await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
           index[key] = prevIndex[key]!;
           rows[`${p.dataset}/${p.vintage}/${p.level}`] = prevRows;
           reused++;
@@ -198,6 +209,7 @@ export const observationsStep: EtlStep = {
         await once(out, 'finish');
         await db.run(copyTsvToParquetSql(tsv, target, count));
         await fs.rm(tsv);
+        await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
         rows[key] = count;
         index[key] = { tables: [...tables].sort(), files: p.files.length };
       }

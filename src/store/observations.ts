@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DuckPool, sqlString } from './duckdb.js';
+import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
 
 export interface StoredCell {
   estimate: number | null;
@@ -23,6 +24,13 @@ export interface CellQuery {
 }
 
 export const cellKey = (vintage: number, geoKey: string, code: string) => `${vintage}|${geoKey}|${code}`;
+
+/**
+ * Requests naming at most this many geographies are answered from the serving index (positional
+ * reads, ~30 µs per geography) when the build has one; larger ones, wildcards and scans go to
+ * DuckDB. Measured in docs/performance.md ("Serving index").
+ */
+export const POINT_LOOKUP_MAX_GEOS = 25;
 
 /**
  * A build never changes once live, so a query's answer can be kept. The cache is bounded by the
@@ -61,6 +69,8 @@ export class ObservationStore {
   readonly partitions: ReadonlySet<string>;
 
   private readonly cache: ResultCache | undefined;
+  /** Serving index per partition, opened on first use; null when the partition has none. */
+  private readonly indexes = new Map<string, ServingIndex | null>();
 
   private constructor(
     private readonly root: string,
@@ -128,13 +138,41 @@ export class ObservationStore {
     return out;
   }
 
+  private index(dataset: string, vintage: number, level: string): ServingIndex | null {
+    const key = `${dataset}/${vintage}/${level}`;
+    let idx = this.indexes.get(key);
+    if (idx === undefined) {
+      idx = ServingIndex.open(path.join(path.dirname(this.file(dataset, vintage, level)), SERVING_INDEX_FILE)) ?? null;
+      this.indexes.set(key, idx);
+    }
+    return idx;
+  }
+
+  /** The point-lookup path: a few geographies, every partition indexed. Undefined: ask DuckDB. */
+  private lookup(q: CellQuery, vintages: number[]): Map<string, StoredCell> | undefined {
+    if (q.geoKeys === 'all' || q.geoKeys.length > POINT_LOOKUP_MAX_GEOS) return undefined;
+    const indexes = vintages.map((v) => this.index(q.dataset, v, q.level));
+    if (indexes.some((i) => i === null)) return undefined;
+    const out = new Map<string, StoredCell>();
+    for (const [i, idx] of indexes.entries()) {
+      const v = vintages[i]!;
+      for (const g of q.geoKeys) idx!.lookup(g, q.codes, (code, cell) => out.set(cellKey(v, g, code), cell));
+    }
+    return out;
+  }
+
   private async query(q: CellQuery, vintages: number[]): Promise<Map<string, StoredCell>> {
+    const fast = this.lookup(q, vintages);
+    if (fast) return fast;
     const out = new Map<string, StoredCell>();
     const files = vintages.map((v) => `SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
     const codes = q.codes.map(sqlString).join(',');
+    // Rows are table-major: the table filter lets row-group statistics skip every other table.
+    const tableIds = q.codes.every((c) => c.includes('_')) ? [...new Set(q.codes.map((c) => c.slice(0, c.indexOf('_'))))] : [];
+    const tableFilter = tableIds.length ? `table_id IN (${tableIds.map(sqlString).join(',')}) AND ` : '';
     const geoFilter = q.geoKeys === 'all' ? '' : ` AND geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
     const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation
-      FROM (${files.join(' UNION ALL ')}) WHERE variable IN (${codes})${geoFilter}`;
+      FROM (${files.join(' UNION ALL ')}) WHERE ${tableFilter}variable IN (${codes})${geoFilter}`;
     // Columns, not row objects: one object per cell instead of two on large answers.
     const [vintage, geo, variable, estimate, moe, ea, ma] = (await this.pool.columns(sql)) as [number[], string[], string[], (number | null)[], (number | null)[], (string | null)[], (string | null)[]];
     for (let i = 0; i < geo.length; i++) {
@@ -144,6 +182,8 @@ export class ObservationStore {
   }
 
   close(): void {
+    for (const idx of this.indexes.values()) idx?.close();
+    this.indexes.clear();
     this.pool.close();
   }
 }

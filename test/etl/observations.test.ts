@@ -97,10 +97,11 @@ describe('observations build', () => {
     expect(codes.map((r) => r.v)).toEqual([100001, 200001, 250001]);
   });
 
-  it('sorts each partition by geography so one geography touches few row groups', async () => {
+  it('sorts each partition table-major (table, geography, variable) so a scan reads only its tables\' row groups', async () => {
     const file = sqlString(path.join(buildDir, 'observations/dataset=acs1/vintage=2018/level=state/data_0.parquet'));
     const { sorted } = await one<{ sorted: boolean }>(
-      `SELECT bool_and(geo_key >= prev) AS sorted FROM (SELECT geo_key, lag(geo_key, 1, '') OVER () AS prev FROM read_parquet(${file}))`,
+      `SELECT bool_and((table_id, geo_key, variable) >= prev) AS sorted FROM (SELECT table_id, geo_key, variable,
+         lag((table_id, geo_key, variable), 1, ('', '', '')) OVER () AS prev FROM read_parquet(${file}))`,
     );
     expect(sorted).toBe(true);
   });

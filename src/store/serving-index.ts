@@ -1,0 +1,150 @@
+// Read side of the serving index (written by etl/steps/serving-index.ts, layout described there):
+// point lookups of a few geographies × a few codes with positional reads of a file the page cache
+// holds, instead of a DuckDB query over Parquet (~3–7 ms floor per query). Only the footer
+// (geography and variable dictionaries, row offsets) is kept in memory; values are read on demand.
+import fs from 'node:fs';
+import type { StoredCell } from './observations.js';
+
+export const SERVING_INDEX_FILE = 'cells.idx';
+export const SERVING_INDEX_MAGIC = 'CDSIDX01';
+export const SERVING_INDEX_VERSION = 1;
+/** estimate f64, moe f64, estimate annotation u8, moe annotation u8. */
+export const RECORD_BYTES = 18;
+
+export interface ServingIndexFooter {
+  version: number;
+  rows: number;
+  varWidth: 2 | 4;
+  /** Sorted (byte order). */
+  geos: string[];
+  /** Sorted (byte order). */
+  variables: string[];
+  annotations: string[];
+  synthetic: boolean;
+}
+
+/** Binary search in an ascending string array (ASCII keys: JS order = DuckDB byte order). */
+function indexOf(sorted: readonly string[], s: string): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === s) return mid;
+    if (v < s) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export class ServingIndex {
+  private scratch = Buffer.alloc(64 * 1024);
+
+  private constructor(
+    private readonly fd: number,
+    private readonly footer: ServingIndexFooter,
+    private readonly starts: Uint32Array,
+  ) {}
+
+  /** Opens `file`; undefined when it does not exist (a build without an index: DuckDB answers). */
+  static open(file: string): ServingIndex | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      const tail = Buffer.alloc(12);
+      fs.readSync(fd, tail, 0, 12, size - 12);
+      if (tail.toString('latin1', 4, 12) !== SERVING_INDEX_MAGIC) throw new Error(`${file}: not a serving index`);
+      const jsonLen = tail.readUInt32LE(0);
+      const json = Buffer.alloc(jsonLen);
+      fs.readSync(fd, json, 0, jsonLen, size - 12 - jsonLen);
+      const footer = JSON.parse(json.toString('utf8')) as ServingIndexFooter;
+      if (footer.version !== SERVING_INDEX_VERSION) throw new Error(`${file}: index version ${footer.version}, expected ${SERVING_INDEX_VERSION}`);
+      const startsBytes = 4 * (footer.geos.length + 1);
+      const startsAt = (RECORD_BYTES + footer.varWidth) * footer.rows;
+      if (startsAt + startsBytes + jsonLen + 12 !== size) throw new Error(`${file}: size ${size} does not match its footer`);
+      const starts = new Uint32Array(footer.geos.length + 1);
+      fs.readSync(fd, Buffer.from(starts.buffer), 0, startsBytes, startsAt);
+      return new ServingIndex(fd, footer, starts);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  get synthetic(): boolean {
+    return this.footer.synthetic;
+  }
+
+  private buffer(bytes: number): Buffer {
+    if (this.scratch.length < bytes) this.scratch = Buffer.alloc(bytes);
+    return this.scratch;
+  }
+
+  /**
+   * Calls `emit` for every stored cell of `geoKey` among `codes` (absent ones are skipped, as a
+   * query would return no row for them). Synchronous: a few pread(2) calls on a cached file.
+   */
+  lookup(geoKey: string, codes: readonly string[], emit: (code: string, cell: StoredCell) => void): void {
+    const g = indexOf(this.footer.geos, geoKey);
+    if (g < 0) return;
+    const first = this.starts[g]!;
+    const count = this.starts[g + 1]! - first;
+    const { varWidth, rows, variables, annotations } = this.footer;
+    // The geography's variable ids (ascending), read in one go.
+    const ids = this.buffer(count * varWidth);
+    fs.readSync(this.fd, ids, 0, count * varWidth, RECORD_BYTES * rows + first * varWidth);
+    const idAt = varWidth === 2 ? (i: number) => ids.readUInt16LE(i * 2) : (i: number) => ids.readUInt32LE(i * 4);
+    const found: Array<{ code: string; row: number }> = [];
+    for (const code of codes) {
+      const id = indexOf(variables, code);
+      if (id < 0) continue;
+      let lo = 0;
+      let hi = count - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = idAt(mid);
+        if (v === id) {
+          found.push({ code, row: first + mid });
+          break;
+        }
+        if (v < id) lo = mid + 1;
+        else hi = mid - 1;
+      }
+    }
+    if (found.length === 0) return;
+    const ann = (b: number) => (b === 0 ? null : annotations[b - 1]!);
+    const num = (x: number) => (Number.isNaN(x) ? null : x);
+    // One read spanning the found rows when they are close (typical: codes of one table), else one each.
+    let min = Infinity;
+    let max = -Infinity;
+    for (const f of found) {
+      min = Math.min(min, f.row);
+      max = Math.max(max, f.row);
+    }
+    const span = (max - min + 1) * RECORD_BYTES;
+    if (span <= 64 * 1024) {
+      const rec = this.buffer(span);
+      fs.readSync(this.fd, rec, 0, span, min * RECORD_BYTES);
+      for (const f of found) {
+        const o = (f.row - min) * RECORD_BYTES;
+        emit(f.code, { estimate: num(rec.readDoubleLE(o)), moe: num(rec.readDoubleLE(o + 8)), estimate_annotation: ann(rec[o + 16]!), moe_annotation: ann(rec[o + 17]!) });
+      }
+      return;
+    }
+    const rec = Buffer.alloc(RECORD_BYTES);
+    for (const f of found) {
+      fs.readSync(this.fd, rec, 0, RECORD_BYTES, f.row * RECORD_BYTES);
+      emit(f.code, { estimate: num(rec.readDoubleLE(0)), moe: num(rec.readDoubleLE(8)), estimate_annotation: ann(rec[16]!), moe_annotation: ann(rec[17]!) });
+    }
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}

@@ -1,0 +1,112 @@
+// The serving index must answer exactly what the Parquet file holds: every sampled cell (values,
+// nulls, annotations) equal to DuckDB's row, absent codes and geographies absent, and the store's
+// point-lookup path equal to its DuckDB path for the same query.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withDuckDB } from '../../etl/duckdb.js';
+import { writeServingIndex } from '../../etl/steps/serving-index.js';
+import { DuckPool, sqlString } from '../../src/store/duckdb.js';
+import { ObservationStore, POINT_LOOKUP_MAX_GEOS, type StoredCell } from '../../src/store/observations.js';
+import { SERVING_INDEX_FILE, ServingIndex } from '../../src/store/serving-index.js';
+import { testBuildDir } from '../support/build.js';
+
+let dir: string;
+let pool: DuckPool;
+let store: ObservationStore;
+
+beforeAll(async () => {
+  dir = await testBuildDir();
+  pool = await DuckPool.open({ connections: 2 });
+  store = await ObservationStore.open(dir, pool, { cacheCells: 0 });
+});
+afterAll(() => store?.close());
+
+function partitions(): string[] {
+  const root = path.join(dir, 'observations');
+  const out: string[] = [];
+  for (const d of fs.readdirSync(root).filter((e) => e.startsWith('dataset='))) {
+    for (const v of fs.readdirSync(path.join(root, d))) for (const l of fs.readdirSync(path.join(root, d, v))) out.push(path.join(root, d, v, l));
+  }
+  return out;
+}
+
+interface Row extends StoredCell {
+  geo_key: string;
+  variable: string;
+}
+
+describe('serving index', () => {
+  it('is written beside every Parquet file of the build', () => {
+    const parts = partitions();
+    expect(parts.length).toBeGreaterThan(20);
+    for (const p of parts) expect(fs.existsSync(path.join(p, SERVING_INDEX_FILE)), p).toBe(true);
+  });
+
+  it('answers every sampled cell exactly as the Parquet file holds it, nulls and annotations included', async () => {
+    let checked = 0;
+    let nulls = 0;
+    for (const p of partitions()) {
+      const idx = ServingIndex.open(path.join(p, SERVING_INDEX_FILE))!;
+      const file = sqlString(path.join(p, 'data_0.parquet'));
+      // Random rows plus every annotated row up to a bound: the cases most likely to go wrong.
+      const rows = await pool.rows<Row>(
+        `(SELECT geo_key, variable, estimate, moe, estimate_annotation, moe_annotation FROM read_parquet(${file}) USING SAMPLE 150 ROWS)
+         UNION ALL
+         (SELECT geo_key, variable, estimate, moe, estimate_annotation, moe_annotation FROM read_parquet(${file})
+           WHERE estimate_annotation IS NOT NULL OR moe_annotation IS NOT NULL LIMIT 50)`,
+      );
+      for (const r of rows) {
+        const got: Array<[string, StoredCell]> = [];
+        idx.lookup(r.geo_key, [r.variable], (c, cell) => got.push([c, cell]));
+        expect(got, `${p} ${r.geo_key} ${r.variable}`).toEqual([[r.variable, { estimate: r.estimate, moe: r.moe, estimate_annotation: r.estimate_annotation, moe_annotation: r.moe_annotation }]]);
+        checked++;
+        if (r.estimate === null) nulls++;
+      }
+      idx.close();
+    }
+    expect(checked).toBeGreaterThan(3000);
+    expect(nulls).toBeGreaterThan(0);
+  });
+
+  it('finds nothing for an unknown geography or code, and only the codes asked for', () => {
+    const p = partitions().find((x) => x.includes('vintage=2018') && x.endsWith('level=state'))!;
+    const idx = ServingIndex.open(path.join(p, SERVING_INDEX_FILE))!;
+    const got: string[] = [];
+    idx.lookup('state:99', ['B19013_001E'], (c) => got.push(c));
+    idx.lookup('state:06', ['B99999_999E', 'B19013_001E', 'B19013_001E '], (c) => got.push(c));
+    expect(got).toEqual(['B19013_001E']);
+    idx.close();
+  });
+
+  it('refuses a truncated file instead of serving from it', async () => {
+    const p = partitions().find((x) => x.endsWith('level=county'))!;
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'idx-'));
+    const target = path.join(tmp, SERVING_INDEX_FILE);
+    await withDuckDB((db) => writeServingIndex(db, path.join(p, 'data_0.parquet'), target));
+    expect(ServingIndex.open(target)).toBeDefined();
+    const bytes = fs.readFileSync(target);
+    fs.writeFileSync(target, Buffer.concat([bytes.subarray(0, 100), bytes.subarray(bytes.length - 200)]));
+    expect(() => ServingIndex.open(target)).toThrow();
+    expect(ServingIndex.open(path.join(tmp, 'absent.idx'))).toBeUndefined();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+});
+
+describe('ObservationStore point lookups', () => {
+  it('give the same cells as the DuckDB path for the same geographies and codes', async () => {
+    const codes = ['B19013_001E', 'B01002_001E', 'B17001_002E', 'B25077_001E', 'B01003_001E', 'B99999_001E'];
+    const states = (await pool.rows<{ k: string }>(
+      `SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(path.join(dir, 'observations/dataset=acs1/vintage=2018/level=state/data_0.parquet'))}) ORDER BY k`,
+    )).map((r) => r.k);
+    const few = states.slice(0, POINT_LOOKUP_MAX_GEOS);
+    const viaIndex = await store.fetch({ dataset: 'acs1', vintages: [2017, 2018], level: 'state', geoKeys: few, codes });
+    // More geographies than the point-lookup bound: DuckDB answers; keep only the same keys.
+    const viaDuckDB = await store.fetch({ dataset: 'acs1', vintages: [2017, 2018], level: 'state', geoKeys: states, codes });
+    const sameKeys = new Map([...viaDuckDB].filter(([k]) => few.includes(k.split('|')[1]!)));
+    expect(viaIndex.size).toBeGreaterThan(100);
+    expect(new Map(viaIndex)).toEqual(sameKeys);
+    expect(viaIndex.get('2018|state:06|B19013_001E')).toEqual({ estimate: 75277, moe: 317, estimate_annotation: null, moe_annotation: null });
+  });
+});
