@@ -9,7 +9,8 @@
 //     limit (6,000/min) does not bind.
 //
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (10), BENCH_ACCOUNTS (100),
-// DATA_DIR (.cache/test-data), BENCH_MODES (cold,warm), BENCH_CASES (comma list of case names).
+// DATA_DIR (.cache/test-data), BENCH_MODES (cold,warm), BENCH_CASES (comma list of case names),
+// BENCH_CPU_PROF (directory for the service's CPU profile), BENCH_JSON (write the figures there).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,7 +55,9 @@ async function waitForLine(child: ChildProcess): Promise<string> {
 async function startService(dbPath: string, cacheCells: number): Promise<{ base: string; child: ChildProcess; startMs: number }> {
   const port = 20_000 + Math.floor(Math.random() * 40_000);
   const t0 = Date.now();
-  const child = spawn(process.execPath, [...tsx, 'src/server.ts'], {
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there on exit (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...prof, ...tsx, 'src/server.ts'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', DATA_DIR, DATABASE_PATH: dbPath, AUTO_BUILD_DATA: 'false', OBSERVATION_CACHE_CELLS: String(cacheCells) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

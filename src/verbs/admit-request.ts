@@ -7,7 +7,8 @@ import { rateLimitHeaders, type LimitState } from '../domain/limits/headers.js';
 import { minuteStart, MINUTE_MS, periodBounds, periodOf, secondsUntil } from '../domain/limits/windows.js';
 import { PLAN_IDS, PLANS, planOf, upgradeUrl, type Plan } from '../domain/plans.js';
 import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
-import { burstRequests, monthlyUnits, tryCharge } from '../store/accounts/usage-repo.js';
+import { chargeBatcherOf } from '../store/accounts/charge-batcher.js';
+import { burstRequests, monthlyUnits } from '../store/accounts/usage-repo.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -76,7 +77,8 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
   try {
     const { end } = periodBounds(now);
     const minute = minuteStart(now);
-    const out = tryCharge(store.db, {
+    // Group-committed with the other charges of this event-loop turn; settles after COMMIT.
+    const out = await chargeBatcherOf(store.db).charge({
       accountId,
       keyId,
       period: periodOf(now),

@@ -4,8 +4,8 @@
 import { AppError } from '../domain/errors.js';
 import { extractApiKey, hashApiKey, isWellFormedKey } from '../domain/keys.js';
 import { accountStoreOf } from '../store/accounts/index.js';
-import { LAST_USED_RESOLUTION_MS, lookupKeyHash, touchKey } from '../store/accounts/keys-repo.js';
-import { tosState } from '../store/accounts/tos-policy.js';
+import { keyCacheOf } from '../store/accounts/key-cache.js';
+import { LAST_USED_RESOLUTION_MS, touchKey } from '../store/accounts/keys-repo.js';
 import type { Caller, VerbContext, VerbResult } from './context.js';
 
 /** Transports call this to get the raw key (throws 401 missing-api-key). */
@@ -16,13 +16,21 @@ export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { 
   const raw = input.apiKey.trim();
   const invalid = () => new AppError('invalid-api-key', 'The API key is not valid or has been revoked. Create or rotate a key in the dashboard.');
   if (!isWellFormedKey(raw)) throw invalid();
-  const row = lookupKeyHash(store.db, hashApiKey(raw));
-  if (!row || row.revoked_at !== null || row.deleted_at !== null) throw invalid();
   const now = ctx.now().getTime();
+  // Cached per process, revalidated on every request by a generation counter that every
+  // revocation, plan change or terms change bumps (store/accounts/key-cache.ts).
+  const cache = keyCacheOf(store.db);
+  const hash = hashApiKey(raw);
+  const found = cache.lookup(hash, ctx.config, now);
+  if (!found) throw invalid();
+  const { row, tos } = found;
+  if (row.revoked_at !== null || row.deleted_at !== null) throw invalid();
   // Checked here first: even a no-op UPDATE takes SQLite's write lock, which every request
   // would then contend for across processes.
-  if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) touchKey(store.db, row.key_id, now);
-  const tos = tosState(store.db, ctx.config, { id: row.account_id, created_at: row.account_created_at }, now);
+  if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) {
+    touchKey(store.db, row.key_id, now);
+    cache.noteUsed(hash, now);
+  }
   if (tos.status === 'required') {
     throw new AppError(
       'tos-acceptance-required',
