@@ -34,7 +34,7 @@ import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
 import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
 
-export type Format = 'json' | 'csv';
+export type Format = 'json' | 'csv' | 'compact';
 
 /** Route metadata kept in fastify's route config; the OpenAPI transform reads it too. */
 export interface RouteMeta {
@@ -92,6 +92,12 @@ export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z
   paginated?: boolean;
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<z.output<D>>>;
   csv?: (result: VerbResult<z.output<D>>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
+  /**
+   * `format=compact`: the envelope's data rebuilt by this function. Its schema is part of `data`
+   * (a union) for the OpenAPI document; the body is stringified directly, without the response
+   * schema pass, since the shape is built here from already-validated cells.
+   */
+  compact?: (result: VerbResult<z.output<D>>) => unknown;
 }
 
 export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> extends CommonSpec<Q, P, B> {
@@ -179,9 +185,14 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
   const formats = spec.formats ?? ['json'];
   const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated: spec.paginated };
   if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
+  if (formats.includes('compact') && !spec.compact) throw new Error(`${spec.url}: formats includes compact but no compact() renderer`);
   const base = spec.querystring ?? emptyObject;
   const querystring = formats.length > 1
-    ? base.extend({ format: z.enum(formats as [Format, ...Format[]]).optional().describe('Response format; csv is a Pro feature capped at 10,000 rows.') })
+    ? base.extend({
+      format: z.enum(formats as [Format, ...Format[]]).optional().describe(
+        `Response format; csv is a Pro feature capped at 10,000 rows.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
+      ),
+    })
     : spec.querystring;
   app.route({
     method: spec.method ?? 'GET',
@@ -199,6 +210,10 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
         const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;
         const body = renderCsv(table, cap);
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
+      }
+      if (query.format === 'compact' && spec.compact) {
+        const envelope = renderEnvelope({ ...result, data: spec.compact(result) }, req, reply, req.server.services.config.BASE_URL);
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
       }
       return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
     },

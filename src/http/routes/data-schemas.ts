@@ -40,3 +40,19 @@ export const comparedCellSchema = observationCellSchema.extend({
     })
     .nullable(),
 });
+
+/** `format=compact` on /v1/data (src/verbs/observations/compact.ts; docs/api.md). */
+export const compactDataSchema = z
+  .object({
+    format: z.literal('compact'),
+    dataset: z.string(),
+    vintage: z.number().int(),
+    geographies: z.array(z.object({ geo_key: z.string(), geo_name: z.string(), geo_type: z.string(), geometry: z.unknown().optional() })),
+    variables: z.array(z.object({ variable: z.string(), census_code: z.string().nullable(), formula: z.string().nullable(), label: z.string(), unit: z.string() })),
+    estimate: z.array(z.array(z.number().nullable())).describe('estimate[g][v]: geography g of `geographies`, variable v of `variables`.'),
+    moe_numeric: z.array(z.array(z.number().nullable())).describe('90% margins of error, same shape.'),
+    estimate_annotation: z.array(z.array(z.string().nullable())).describe('Annotation code of each estimate (null: none), same shape.'),
+    moe_annotation: z.array(z.array(z.string().nullable())),
+    annotations: z.record(z.string(), annotation.unwrap()).describe('Symbol and meaning of every annotation code used.'),
+  })
+  .describe('format=compact: the same cells as a columnar table.');

@@ -11,7 +11,8 @@ import { getTimeseries } from '../../verbs/get-timeseries.js';
 import type { ObservationCell } from '../../verbs/observations/engine.js';
 import { defineRoute, queryBool, queryInt, queryString } from '../route-helpers.js';
 import type { CsvTable } from '../csv.js';
-import { observationCellSchema, comparedCellSchema, dataCellSchema } from './data-schemas.js';
+import { compactCells } from '../../verbs/observations/compact.js';
+import { observationCellSchema, comparedCellSchema, compactDataSchema, dataCellSchema } from './data-schemas.js';
 
 /** A parameter given once or repeated (`geo=a&geo=b`); commas are not split here (names contain them). */
 const repeated = (description: string) =>
@@ -61,9 +62,14 @@ export function dataRoutes(app: FastifyInstance) {
       vintage: queryInt({ description: 'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.' }).optional(),
       include_geometry: queryBool('Add each geography\'s GeoJSON geometry (20m) to its cells; Pro plan and above.').optional(),
     }),
-    data: z.array(dataCellSchema),
+    formats: ['json', 'csv', 'compact'],
+    data: z.union([z.array(dataCellSchema), compactDataSchema]),
     handler: ({ ctx, query }) => getData({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => cellsCsv('data', result as VerbResult<DataCell[]>),
+    compact: (result) => {
+      const source = result.meta?.source;
+      return compactCells(result.data as DataCell[], { dataset: source?.dataset ?? '', vintage: source?.vintage_year ?? 0 });
+    },
   });
 
   defineRoute(app, {
