@@ -140,8 +140,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  // 5: table-major row order and the serving index beside each Parquet file.
-  version: 5,
+  // 6: table-major row order and the serving index beside each Parquet file (5: main's parsing changes).
+  version: 6,
   outputs: ['observations'],
   listInputs: listApiFiles,
 

@@ -11,7 +11,8 @@ export interface CompactData {
   dataset: string;
   vintage: number;
   geographies: Array<{ geo_key: string; geo_name: string; geo_type: string; geometry?: unknown }>;
-  variables: Array<{ variable: string; census_code: string | null; formula: string | null; label: string; unit: string }>;
+  /** Per variable: every field of a cell that is not per geography, per value, dataset or vintage. */
+  variables: Array<Record<string, unknown> & { variable: string }>;
   /** estimate[g][v]: geography g (order of `geographies`), variable v (order of `variables`). */
   estimate: (number | null)[][];
   moe_numeric: (number | null)[][];
@@ -20,6 +21,15 @@ export interface CompactData {
   moe_annotation: (string | null)[][];
   /** Every annotation code used above, with its symbol and meaning. */
   annotations: Record<string, AnnotationInfo>;
+}
+
+/** Fields a cell has per geography, per value, or once per answer: everything else is the variable's. */
+const NOT_VARIABLE = new Set(['geo_key', 'geo_name', 'geo_type', 'geometry', 'estimate', 'moe_numeric', 'estimate_annotation', 'moe_annotation', 'dataset', 'vintage']);
+
+function variableFields(c: ObservationCell): Record<string, unknown> & { variable: string } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(c)) if (!NOT_VARIABLE.has(k)) out[k] = v;
+  return out as Record<string, unknown> & { variable: string };
 }
 
 /**
@@ -48,7 +58,7 @@ export function compactCells(cells: ReadonlyArray<ObservationCell & { geometry?:
     }
     if (!varIndex.has(c.variable)) {
       varIndex.set(c.variable, out.variables.length);
-      out.variables.push({ variable: c.variable, census_code: c.census_code, formula: c.formula, label: c.label, unit: c.unit });
+      out.variables.push(variableFields(c));
     }
   }
   const grid = <T>() => out.geographies.map(() => new Array<T | null>(out.variables.length).fill(null));
