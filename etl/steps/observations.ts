@@ -140,8 +140,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  // 6: table-major row order and the serving index beside each Parquet file (5: main's parsing changes).
-  version: 6,
+  // 7: table-major row order and the serving index beside each Parquet file (6: main's parsing fixes).
+  version: 7,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
