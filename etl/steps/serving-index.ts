@@ -26,7 +26,8 @@ const FLUSH_ROWS = 65_536;
 /** Write the serving index of `parquet` to `target` (atomically: `.tmp` then rename). */
 export async function writeServingIndex(db: DuckDBConnection, parquet: string, target: string, opts: { synthetic?: boolean } = {}): Promise<{ rows: number; bytes: number }> {
   const src = `read_parquet(${sqlString(parquet)})`;
-  const col = async <T>(sql: string) => (await db.runAndReadAll(sql)).getColumnsJS()[0] as T[];
+  // An empty result has no column arrays at all (DuckDB node API): read it as an empty column.
+  const col = async <T>(sql: string) => ((await db.runAndReadAll(sql)).getColumnsJS()[0] ?? []) as T[];
   const variables = await col<string>(`SELECT DISTINCT variable FROM ${src} ORDER BY variable`);
   const annotations = await col<string>(
     `SELECT DISTINCT a FROM (SELECT estimate_annotation AS a FROM ${src} UNION SELECT moe_annotation FROM ${src}) WHERE a IS NOT NULL ORDER BY a`,
