@@ -173,20 +173,22 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
           if (cell.estimate === null && cell.estimate_annotation) {
             nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
           }
-          const values = {
-            dataset: req.dataset,
-            vintage: y,
-            estimate: cell.estimate,
-            moe_numeric: cell.moe,
-            estimate_annotation: describeAnnotation(cell.estimate_annotation),
-            moe_annotation: describeAnnotation(cell.moe_annotation),
-          };
-          const where = { geo_key: g.key, geo_name: g.name, geo_type: g.type };
+          // Every field written out: an object literal with spreads followed by more properties
+          // costs ~35 µs a cell in V8 (Node 20) against ~0.6 µs written out (measured, issue 13).
+          const estimate_annotation = describeAnnotation(cell.estimate_annotation);
+          const moe_annotation = describeAnnotation(cell.moe_annotation);
           if (isCensusCode(v)) {
             const d = described(v.census_code, y);
-            cells.push({ ...where, variable: v.api_name, census_code: v.census_code, formula: null, label: d.label, unit: d.unit, ...values, table_id: v.table_id, table_title: d.table_title, universe: d.universe, label_changed: d.label_changed });
+            cells.push({
+              geo_key: g.key, geo_name: g.name, geo_type: g.type, variable: v.api_name, census_code: v.census_code, formula: null, label: d.label, unit: d.unit,
+              dataset: req.dataset, vintage: y, estimate: cell.estimate, moe_numeric: cell.moe, estimate_annotation, moe_annotation,
+              table_id: v.table_id, table_title: d.table_title, universe: d.universe, label_changed: d.label_changed,
+            });
           } else {
-            cells.push({ ...where, variable: v.api_name, census_code: r.kind === 'direct' ? r.code : v.census_code, formula: v.formula, label: v.label, unit: v.unit, ...values });
+            cells.push({
+              geo_key: g.key, geo_name: g.name, geo_type: g.type, variable: v.api_name, census_code: r.kind === 'direct' ? r.code : v.census_code, formula: v.formula, label: v.label, unit: v.unit,
+              dataset: req.dataset, vintage: y, estimate: cell.estimate, moe_numeric: cell.moe, estimate_annotation, moe_annotation,
+            });
           }
         }
       }
