@@ -59,6 +59,8 @@ export class CatalogStore {
   /** Upper-cased census code → variable whose own census_code it is. */
   private readonly byCode = new Map<string, CatalogVariable>();
   private readonly search: MiniSearch;
+  /** Ranked matches per search text: the catalog never changes once loaded (bounded, oldest out). */
+  private readonly searchCache = new Map<string, { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[]>();
 
   private constructor(private readonly file: CompiledCatalog) {
     for (const v of file.variables) {
@@ -106,7 +108,10 @@ export class CatalogStore {
   list(opts: { topic?: string; search?: string; offset: number; limit: number }): { items: VariableSummary[]; total: number } {
     let matches: { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[];
     const q = opts.search?.trim();
-    if (q) {
+    const cached = q ? this.searchCache.get(q) : undefined;
+    if (cached) {
+      matches = cached;
+    } else if (q) {
       const hits = this.search.search(q, {
         prefix: true,
         fuzzy: (term) => (term.length > 4 ? 0.2 : false),
@@ -119,12 +124,17 @@ export class CatalogStore {
           return (v.topic.topic_key === 'core' ? 1.5 : 1) / (1 + 0.05 * v.api_name.split('_').length);
         },
       });
-      const terms = q.toUpperCase().split(/[\s,;]+/).filter(Boolean);
+      // Only code-like terms (B19013…) can match codes: a word query skips the per-hit code list
+      // (it dominated the CPU of /v1/variables?search=median income, issue 13).
+      const terms = q.toUpperCase().split(/[\s,;]+/).filter((t) => /^[BC]\d/.test(t));
       matches = hits.map((h) => {
         const v = this.byName.get(String(h.id))!;
-        const codes = this.codesByVintage(v).filter((c) => terms.some((t) => c.code.startsWith(t) && /^[BC]\d/.test(t)));
+        if (terms.length === 0) return { v, codes: null };
+        const codes = this.codesByVintage(v).filter((c) => terms.some((t) => c.code.startsWith(t)));
         return { v, codes: codes.length ? codes : null };
       });
+      if (this.searchCache.size >= 1_000) this.searchCache.delete(this.searchCache.keys().next().value!);
+      this.searchCache.set(q, matches);
     } else {
       matches = this.file.variables.map((v) => ({ v, codes: null }));
     }
