@@ -57,7 +57,8 @@ export const configSchema = z.object({
   /** Host names (optionally host:port) the MCP endpoint answers to; loopback and BASE_URL's host are always allowed. */
   MCP_ALLOWED_HOSTS: csvList.default([]),
   /** How long a verified key's plan is trusted by the MCP endpoint: revocation and plan changes apply within it. */
-  MCP_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  // 0: MCP relies on the accounts key cache, which sees revocations at once (store/accounts/key-cache.ts).
+  MCP_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(0),
 });
 
 export type Config = z.infer<typeof configSchema>;

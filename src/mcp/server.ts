@@ -56,7 +56,7 @@ function toolListEntry(t: ToolDef): Tool {
 export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): Promise<void> {
   const services = app.services;
   const { config } = services;
-  const cache = new AuthCache({ ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 30_000, now: services.now });
+  const cache = new AuthCache({ ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 0, now: services.now });
   const policy = originPolicy(config);
   const tools = TOOLS.map(toolListEntry);
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
