@@ -117,3 +117,7 @@ export class Comparator {
 const plain = new Comparator();
 /** The fixed normalisations only (no reviewed wordings). */
 export const sameLabel = (a: string, b: string): boolean => plain.sameLabel(a, b);
+/** Normalised universe under the fixed normalisations only (no reviewed wordings). */
+export const normalizeUniverse = (universe: string): string => plain.text(universe);
+/** Normalised label under the fixed normalisations only (no reviewed wordings). */
+export const normalizeLabel = (label: string): string => plain.normalizeLabel(label);
