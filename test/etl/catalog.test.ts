@@ -8,8 +8,9 @@ import { componentCodes, parseFormula, type Formula } from '../../src/domain/for
 import { createCatalogStep, REPO_CATALOG_DIR } from '../../etl/steps/catalog.js';
 import type { CompiledCatalog } from '../../etl/steps/catalog/compile.js';
 import { Comparator, sameLabel } from '../../etl/steps/catalog/comparability.js';
-import { loadCodeVintages, type CatalogMetadata } from '../../etl/steps/catalog/metadata.js';
-import { codesOf, readCatalogSource, type SourceVariable } from '../../etl/steps/catalog/source.js';
+import { compileCatalog } from '../../etl/steps/catalog/compile.js';
+import { loadCodeVintages, tableKey, type CatalogMetadata, type VintageInfo } from '../../etl/steps/catalog/metadata.js';
+import { codesOf, readCatalogSource, type CatalogSource, type SourceVariable } from '../../etl/steps/catalog/source.js';
 import { InputError } from '../../etl/step.js';
 import { runStepIsolated } from '../support/etl.js';
 import { SHARED_CENSUS } from '../support/paths.js';
@@ -315,6 +316,55 @@ describe('comparability judgements (issue 10 regressions)', () => {
     }
     expect(needNotes, needNotes.join('\n')).toEqual([]);
   }, 60_000);
+});
+
+describe('the sum rule on a fixture: a sum over a dimension compares by what it leaves out', () => {
+  // B99999 by age: 2010 cuts "Under 18 / 18 to 64 / 65 and over", 2024 "Under 19 / 19 to 64 / 65 and over".
+  const ages: Record<number, string[]> = { 2010: ['Under 18 years', '18 to 64 years', '65 years and over'], 2024: ['Under 19 years', '19 to 64 years', '65 years and over'] };
+  function fixture(extra2010: string[] = []): CatalogMetadata {
+    const codes = new Map<string, Map<number, VintageInfo>>();
+    const tables: CatalogMetadata['tables'] = new Map();
+    for (const [y, cats] of Object.entries(ages)) {
+      const table = new Map<string, string>();
+      [...cats, ...(Number(y) === 2010 ? extra2010 : [])].forEach((cat, i) => {
+        const code = `B99999_${String(i + 2).padStart(3, '0')}E`;
+        const label = `Estimate!!Total!!${cat}!!No coverage`;
+        table.set(code, label);
+        if (!codes.has(code)) codes.set(code, new Map());
+        codes.get(code)!.set(Number(y), { label, universe: 'People', source: `fixture ${y}` });
+      });
+      tables.set(tableKey('acs1', Number(y), 'B99999'), table);
+    }
+    return { codes: new Map([['acs1', codes], ['acs5', new Map()]]), tables };
+  }
+  const judge = (formula: string, meta: CatalogMetadata) => {
+    const source: CatalogSource = {
+      topics: [{ topic_key: 'health', label: 'Health', depth: 0 }],
+      variables: [{ api_name: 'health_fixture', census_code: null, formula, label: 'fixture', unit: 'count', display_format: 'integer', topic: 'health', file: 'catalog/health.json' }],
+      wordings: [],
+      files: [],
+    };
+    const v = compileCatalog(source, meta).variables[0]!;
+    return { r2010: v.resolution.acs1['2010'], reasons: v.not_comparable.acs1.map((n) => n.reason) };
+  };
+
+  it('every category, however cut: comparable', () => {
+    expect(judge('sum(B99999_002E, B99999_003E, B99999_004E)', fixture()).r2010!.kind).toBe('derived');
+  });
+  it('the same category left out (65 and over): comparable', () => {
+    expect(judge('sum(B99999_002E, B99999_003E)', fixture()).r2010!.kind).toBe('derived');
+  });
+  it('a differently cut category left out (18 to 64 vs 19 to 64): not comparable, with the per-code reason', () => {
+    const j = judge('sum(B99999_002E, B99999_004E)', fixture());
+    expect(j.r2010).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
+    expect(j.reasons[0]).toMatch(/^B99999_002E: label "Estimate!!Total!!Under 18 years!!No coverage" differs from "Estimate!!Total!!Under 19 years!!No coverage"/);
+  });
+  it('a category the other vintage lacks (2010 "Age not reported"): not comparable', () => {
+    expect(judge('sum(B99999_002E, B99999_003E, B99999_004E)', fixture(['Age not reported'])).r2010).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
+  });
+  it('the rule is for sums only: a ratio of the same lines is compared code by code', () => {
+    expect(judge('ratio(B99999_002E, B99999_003E)', fixture()).r2010).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
+  });
 });
 
 describe('catalog validation errors name the file and entry', () => {
