@@ -5,7 +5,7 @@
 // although a code's label differs from the reference under the fixed normalisations alone
 // (released by a reviewed wording or by the sum rule), it lists the code, the Census Reporter
 // shell label of that vintage, the Bureau's verbatim API label (acs1 2005–2018), the reference
-// label, and the published nation value before and after the change, so a reviewer can check
+// label, and the published nation and California values before and after the change, so a reviewer can check
 // each judgement against the Bureau's own files rather than against the shells only.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,25 +62,33 @@ function apiLabel(v: number, code: string): string | undefined {
   return apiCache.get(v)!.get(code);
 }
 
-/** The published acs1 nation estimate of a code (README §1a), as the Bureau wrote it. */
-function nationValue(v: number, code: string): string | undefined {
-  const text = gz(`api/${v}/acs/acs1/nation/${tableOf(code)}.json.gz`);
-  if (!text) return undefined;
-  const [head, row] = JSON.parse(text) as (string | null)[][];
-  const i = head!.indexOf(code);
-  return i < 0 ? undefined : (row![i] ?? 'null');
+/** The published acs1 estimate of a code for the nation or one state (README §1a), as written. */
+const fileCache = new Map<string, (string | null)[][] | undefined>();
+function published(v: number, level: 'nation' | 'state', code: string, state = '06'): string | undefined {
+  const rel = `api/${v}/acs/acs1/${level}/${tableOf(code)}.json.gz`;
+  if (!fileCache.has(rel)) {
+    const text = gz(rel);
+    fileCache.set(rel, text ? (JSON.parse(text) as (string | null)[][]) : undefined);
+  }
+  const rows = fileCache.get(rel);
+  if (!rows) return undefined;
+  const head = rows[0]!;
+  const i = head.indexOf(code);
+  const row = level === 'nation' ? rows[1] : rows.slice(1).find((r) => r[head.indexOf('state')] === state);
+  return i < 0 || !row ? undefined : (row[i] ?? 'null');
 }
 
-/** Nation values of the code at the withheld vintage and the nearest vintages with files. */
-function around(d: Dataset, vintages: number[], code: string): string {
+/** Published values of the code at the withheld vintages and the nearest vintages with files. */
+function around(d: Dataset, vintages: number[], code: string, level: 'nation' | 'state'): string {
   if (d !== 'acs1') return '—';
+  const has = (y: number): boolean => published(y, level, code) !== undefined;
   const first = Math.min(...vintages);
   const last = Math.max(...vintages);
-  const before = SPEC_VINTAGES.acs1.filter((y) => y < first && nationValue(y, code) !== undefined).at(-1);
-  const after = SPEC_VINTAGES.acs1.find((y) => y > last && nationValue(y, code) !== undefined);
-  const at = [first, last].filter((y, i, a) => a.indexOf(y) === i && nationValue(y, code) !== undefined);
-  const cells = [before, ...at, after].filter((y): y is number => y !== undefined).map((y) => `${y}: ${nationValue(y, code)}`);
-  return cells.length ? cells.join(' · ') : 'no nation file';
+  const before = SPEC_VINTAGES.acs1.filter((y) => y < first && has(y)).at(-1);
+  const after = SPEC_VINTAGES.acs1.find((y) => y > last && has(y));
+  const at = [first, last].filter((y, i, a) => a.indexOf(y) === i && has(y));
+  const cells = [before, ...at, after].filter((y): y is number => y !== undefined).map((y) => `${y}: ${published(y, level, code)}`);
+  return cells.length ? cells.join(' · ') : 'no file';
 }
 
 const ranges = (ys: number[]): string => {
@@ -145,13 +153,13 @@ for (const sv of source.variables) {
 
 const out: string[] = [];
 out.push(`### Withheld (${[...withheld.values()].reduce((a, r) => a + r.vars.size * new Set(r.years).size, 0)} variable-vintages)`, '');
-out.push('| dataset | code | vintages | shell label (that vintage) | API label (that vintage) | reference label | nation value around the change | variables |');
-out.push('|---|---|---|---|---|---|---|---|');
+out.push('| dataset | code | vintages | shell label (that vintage) | API label (that vintage) | reference label | nation, around the change | California, around the change | variables |');
+out.push('|---|---|---|---|---|---|---|---|---|');
 for (const r of [...withheld.values()].sort((a, b) => a.code.localeCompare(b.code) || a.d.localeCompare(b.d))) {
   const ys = [...new Set(r.years)];
   const y0 = Math.min(...ys);
   const shell = shellLabel(r.d, y0, r.code) ?? (r.d === 'acs5' && y0 === 2009 ? `(none; 2010: ${shellLabel('acs5', 2010, r.code) ?? '—'})` : undefined);
-  out.push(`| ${r.d} | ${r.code} | ${ranges(ys)} | ${cell(shell)} | ${cell(r.d === 'acs1' ? apiLabel(y0, r.code) : undefined)} | ${cell(r.ref)} | ${cell(around(r.d, ys, r.code))} | ${[...r.vars].join(', ')} |`);
+  out.push(`| ${r.d} | ${r.code} | ${ranges(ys)} | ${cell(shell)} | ${cell(r.d === 'acs1' ? apiLabel(y0, r.code) : undefined)} | ${cell(r.ref)} | ${cell(around(r.d, ys, r.code, 'nation'))} | ${cell(around(r.d, ys, r.code, 'state'))} | ${[...r.vars].join(', ')} |`);
 }
 out.push('', `### Served although the raw label differs (${released.size} code/label pairs)`, '');
 out.push('| dataset | code | vintages | label in those vintages | reference label | released by | variables |');
