@@ -400,6 +400,18 @@ describe('catalog validation errors name the file and entry', () => {
     await expect(runStepIsolated(createCatalogStep(dup))).rejects.toThrow(/social\.json: entry #2 \(social_less_than_high_school\): api_name also used/);
   });
 
+  it('per-entry acceptances are retired in favour of the one wordings file; a wording needs a reason', async () => {
+    const retired = brokenCopy((d) => edit(d, 'economics.json', (doc) => { doc.variables[0]!.accept_label_variants = ['Total:!!Something']; }));
+    await expect(runStepIsolated(createCatalogStep(retired))).rejects.toThrow(/economics\.json: entry #1 \(.+\): "accept_label_variants" is retired: a wording judged equivalent goes in catalog\/equivalent_wordings\.json/);
+    const noReason = brokenCopy((d) => {
+      const p = path.join(d, 'equivalent_wordings.json');
+      const doc = JSON.parse(fs.readFileSync(p, 'utf8'));
+      doc.equivalent_wordings.push({ phrases: ['Foo', 'Bar'], reason: '' });
+      fs.writeFileSync(p, JSON.stringify(doc));
+    });
+    await expect(runStepIsolated(createCatalogStep(noReason))).rejects.toThrow(/catalog\/equivalent_wordings\.json: entry #\d+: "reason" must say why/);
+  });
+
   it('catalog content changes the step version', () => {
     const a = createCatalogStep(REPO_CATALOG_DIR).version;
     const dir = brokenCopy((d) => edit(d, 'core.json', (doc) => { doc.variables[0]!.label = 'Total population (edited)'; }));
