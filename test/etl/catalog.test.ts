@@ -156,6 +156,18 @@ describe('catalog step on the real metadata', () => {
   });
 });
 
+let sourceAndMetaP: Promise<{ source: CatalogSource; meta: CatalogMetadata }> | undefined;
+/** The catalog source and the step's metadata view, loaded once for the tests that re-derive judgements. */
+function sourceAndMeta(): Promise<{ source: CatalogSource; meta: CatalogMetadata }> {
+  sourceAndMetaP ??= (async () => {
+    const source = readCatalogSource(REPO_CATALOG_DIR);
+    return { source, meta: await loadCodeVintages(SHARED_CENSUS, new Set(source.variables.flatMap(codesOf))) };
+  })();
+  return sourceAndMetaP;
+}
+const latestLabel = (meta: CatalogMetadata, d: 'acs1' | 'acs5', code: string): string | undefined =>
+  [...(meta.codes.get(d)!.get(code) ?? new Map<number, VintageInfo>()).entries()].filter(([, i]) => i.label !== null).sort((a, b) => b[0] - a[0])[0]?.[1].label ?? undefined;
+
 describe('comparability judgements (issue 10 regressions)', () => {
   const YEARS_2009_2016 = [2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016];
 
@@ -293,9 +305,7 @@ describe('comparability judgements (issue 10 regressions)', () => {
   it('every vintage released although its raw label differs from the reference is justified in the entry notes', async () => {
     // Re-derive from the metadata: which variables use a code whose label, in a vintage the
     // catalog serves, differs from the reference under the fixed normalisations alone?
-    const source = readCatalogSource(REPO_CATALOG_DIR);
-    const meta: CatalogMetadata = await loadCodeVintages(SHARED_CENSUS, new Set(source.variables.flatMap(codesOf)));
-    const latest = (d: 'acs1' | 'acs5', code: string) => [...(meta.codes.get(d)!.get(code) ?? new Map()).entries()].filter(([, i]) => i.label !== null).sort((a, b) => b[0] - a[0])[0]?.[1].label;
+    const { source, meta } = await sourceAndMeta();
     const needNotes: string[] = [];
     for (const sv of source.variables as SourceVariable[]) {
       const v = byName(sv.api_name);
@@ -307,7 +317,7 @@ describe('comparability judgements (issue 10 regressions)', () => {
           const main = sv.census_code ? [sv.census_code] : componentCodes(parseFormula(sv.formula!));
           codes.forEach((code, i) => {
             const here = meta.codes.get(d)!.get(code)?.get(y)?.label;
-            const ref = latest(d, main[i]!);
+            const ref = latestLabel(meta, d, main[i]!);
             if (here && ref && !sameLabel(here, ref)) released = true;
           });
         }
@@ -315,6 +325,61 @@ describe('comparability judgements (issue 10 regressions)', () => {
       if (released && !sv.notes) needNotes.push(sv.api_name);
     }
     expect(needNotes, needNotes.join('\n')).toEqual([]);
+  }, 60_000);
+
+  it('Food Stamps/SNAP consistency, by wording: no segment change that withholds a vintage anywhere is served elsewhere', async () => {
+    // The bug was one wording change ("Food Stamps" → "Food Stamps/SNAP") withholding B22010_002E
+    // while B22010_003E and B22003_002E, which carry the same change, were served. Compare the
+    // segment changes behind every withholding with the raw segment changes of every served code
+    // used on its own (codes inside a comparable sum may differ by design).
+    const { source, meta } = await sourceAndMeta();
+    const cmp = new Comparator(source.wordings);
+    const changes = (c: Comparator, a: string, b: string): string[] => {
+      const x = c.segments(a);
+      const y = c.segments(b);
+      const out: string[] = [];
+      for (let i = 1; i <= Math.min(x.length, y.length); i++) if (x[x.length - i] !== y[y.length - i]) out.push(`${x[x.length - i]} → ${y[y.length - i]}`);
+      return out;
+    };
+    const withholding = new Map<string, string>();
+    for (const v of compiled.variables) {
+      for (const d of ['acs1', 'acs5'] as const) {
+        for (const n of v.not_comparable[d]) {
+          const m = /: label "(.+)" differs from "(.+)" \(/.exec(n.reason);
+          if (m) for (const c of changes(cmp, m[1]!, m[2]!)) withholding.set(c, `${v.api_name} ${d} ${n.vintage}`);
+        }
+      }
+    }
+    expect(withholding.size).toBeGreaterThan(5);
+    const plain = new Comparator();
+    const served = new Set<string>();
+    const outsideSums = (f: Formula, out: Set<string>): Set<string> => {
+      if (f.kind === 'code') out.add(f.code);
+      else if (f.kind === 'call' && !(f.fn === 'sum' && f.args.every((a) => a.kind === 'code'))) f.args.forEach((a) => outsideSums(a, out));
+      return out;
+    };
+    for (const v of compiled.variables) {
+      for (const d of ['acs1', 'acs5'] as const) {
+        for (const y of v.availability[d]) {
+          const r = v.resolution[d][String(y)]!;
+          if (r.kind === 'unavailable') continue;
+          const codes = r.kind === 'direct' ? [r.code] : [...outsideSums(parseFormula(r.formula), new Set())];
+          for (const code of codes) {
+            const ref = r.kind === 'direct' ? v.census_code! : v.component_codes![r.codes.indexOf(code)]!;
+            const here = meta.codes.get(d)!.get(code)?.get(y)?.label;
+            const latest = latestLabel(meta, d, ref);
+            if (!here || !latest) continue;
+            for (const c of changes(plain, here, latest)) {
+              served.add(c);
+              expect(withholding.get(c), `${v.api_name} ${d} ${y} serves ${code} across "${c}"`).toBeUndefined();
+            }
+          }
+        }
+      }
+    }
+    // Both sides see the changes in question: the SNAP rename is served, the age cut withheld.
+    expect(served).toContain('household received food stamps in the past 12 months → household received food stamps/snap in the past 12 months');
+    expect(withholding.has('under 18 years → under 19 years')).toBe(true);
   }, 60_000);
 });
 
