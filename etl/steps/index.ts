@@ -8,7 +8,8 @@ import { observationsStep } from './observations.js';
 
 export const STEPS: EtlStep[] = [
   catalogStep,
+  observationsStep,
+  // Reads observations/geographies.json: the geographies the value files publish.
   geographiesStep,
   boundariesStep,
-  observationsStep,
 ];
