@@ -134,8 +134,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  // 5: repeated columns, exactness check, published geographies (observations/geographies.json).
-  version: 5,
+  // 6: repeated columns, exactness check, published geographies (observations/geographies.json).
+  version: 6,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
