@@ -36,7 +36,8 @@ const NAMED: ReadonlySet<GeoType> = new Set(['nation', 'state', 'county', 'metro
 /**
  * The area within which a file's geographies are the whole universe: ACS 5-year files publish every
  * geography of their level (a file for one state's counties says nothing about other states);
- * 1-year files only areas of 65,000+, so they define the universe of states and the nation only.
+ * 1-year files only areas of 65,000+, so they never tell that a geography does not exist. States
+ * and the nation do not change, so no file removes one (a one-state file is a one-state request).
  */
 function scopeOf(type: GeoType, fips: string): string {
   switch (type) {
@@ -60,7 +61,7 @@ export function publishedByLevel(published: PublishedGeographies): Record<GeoTyp
       if (!v) out[k.type].set(vintage, (v = { names: new Map(), complete: new Set() }));
       const had = v.names.get(k.fips);
       if (had === undefined || (had === null && name !== null)) v.names.set(k.fips, name);
-      if (dataset === 'acs5' || k.type === 'state' || k.type === 'nation') v.complete.add(scopeOf(k.type, k.fips));
+      if (dataset === 'acs5' && k.type !== 'state' && k.type !== 'nation') v.complete.add(scopeOf(k.type, k.fips));
     }
   }
   return out;
@@ -150,9 +151,10 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
     for (const [fips, name] of byVintage.get(v)!.names) {
       const rowsOf = byFips.get(fips) ?? [];
       if (rowsOf.some((r) => r.from <= v && v <= r.to)) continue;
-      // The same code in another vintage is the same area as far as the sources tell: borrow its
-      // point and population (with their provenance); a code the reference never knew has none.
-      const near = [...rowsOf].sort((a, b) => Math.abs(a.from - v) - Math.abs(b.from - v))[0];
+      // The same county or CBSA code in another vintage is the same area as far as the sources
+      // tell: borrow its point and population (with their provenance). A district number is not
+      // (every Congress redraws them), and a code the reference never knew has neither.
+      const near = ctx.type === 'cd' ? undefined : [...rowsOf].sort((a, b) => Math.abs(a.from - v) - Math.abs(b.from - v))[0];
       const row: Row = near
         ? { ...near, from: v, to: v }
         : { fips, from: v, to: v, population: null, lat: null, lon: null, prov: ctx.provId({ population_source: 'none: a geography known only from the value files', point_kind: 'internal_point', point_source: 'none', definition: `${ctx.type}-as-published-${v}` }) };
