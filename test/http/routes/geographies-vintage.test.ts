@@ -130,4 +130,19 @@ describe('counties follow their changes', () => {
     expect(d.data[1]).toMatchObject({ geo_key: 'county:09110', estimate: Number(county2022.get('09110')![2]) });
     expect(d.meta.notes.join(' ')).toMatch(/planning regions/);
   });
+
+  it('include_geometry draws the vintage\'s definitions: legacy CT counties through 2021, planning regions after, nothing for an undefined area', async () => {
+    const shape = async (geo: string, vintage: number) => {
+      const res = await get(`/v1/data?variables=B01003_001E&geo=${geo}&dataset=acs5&vintage=${vintage}&include_geometry=true`, 'business');
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data[0].geometry as { type: string } | null;
+    };
+    expect((await shape('county:09001', 2021))?.type).toMatch(/Polygon/);
+    expect(await shape('county:09001', 2022)).toBeNull();
+    expect((await shape('county:09110', 2022))?.type).toMatch(/Polygon/);
+    expect(await shape('county:09110', 2021)).toBeNull();
+    // 2010-definition tract shapes are not 2020 tracts.
+    expect((await shape('tract:01001020100', 2019))?.type).toMatch(/Polygon/);
+    expect(await shape('tract:01001020100', 2022)).toBeNull();
+  });
 });
