@@ -21,7 +21,7 @@ function num(n: number, maxDigits: number): string {
 }
 
 /** An estimate in its unit: "$75,277", "12.3%", "1978", "39,557,045". */
-function formatValue(n: number, unit: string): string {
+function formatValue(n: number, unit: string | null): string {
   switch (unit) {
     case 'dollar':
       return `${n < 0 ? '−' : ''}$${num(Math.abs(n), 0)}`;
@@ -35,7 +35,7 @@ function formatValue(n: number, unit: string): string {
 }
 
 /** A margin of error (or difference) in the estimate's unit; percentages move in points. */
-function formatMoe(n: number, unit: string): string {
+function formatMoe(n: number, unit: string | null): string {
   switch (unit) {
     case 'dollar':
       return `$${num(n, 0)}`;
