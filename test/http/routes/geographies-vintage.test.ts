@@ -88,6 +88,15 @@ describe('metros of ACS 2017 are the CBSAs its files publish', () => {
     expect(marshall.json().detail).toMatch(/no county list/);
   });
 
+  it('a timeseries of a 2017-only CBSA has its 2017 value and is not defined in the other vintages', async () => {
+    const ts = (await get('/v1/timeseries?variables=B19013_001E&geo=metro:32220&dataset=acs5&from=2016&to=2018')).json();
+    expect(ts.data.map((c: { vintage: number; estimate: number | null; estimate_annotation: { code: string } | null }) => [c.vintage, c.estimate, c.estimate_annotation?.code ?? null])).toEqual([
+      [2016, null, 'geography_not_defined'],
+      [2017, Number(metro2017.get('32220')![1]), null],
+      [2018, null, 'geography_not_defined'],
+    ]);
+  });
+
   it('meta says which delineation a vintage is served with', async () => {
     const m17 = (await get('/v1/data?variables=B19013_001E&geo=metro:12420&dataset=acs5&vintage=2017')).json().meta;
     expect(m17.geography_definitions).toMatch(/metros as published in the ACS 2017 value files/);
