@@ -154,4 +154,22 @@ describe('counties follow their changes', () => {
     expect((await shape('tract:01001020100', 2019))?.type).toMatch(/Polygon/);
     expect(await shape('tract:01001020100', 2022)).toBeNull();
   });
+
+  it('/v1/boundaries takes a vintage: the file of its definitions, never a shape of another vintage', async () => {
+    const b = async (url: string) => svc.app.inject({ url, headers: as('business') });
+    expect((await b('/v1/boundaries/county:09001?vintage=2021')).statusCode).toBe(200);
+    const gone = await b('/v1/boundaries/county:09001?vintage=2023');
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().detail).toMatch(/does not exist in ACS 2023/);
+    const only2023 = [...list2023].find((c) => !metro2017.has(c))!;
+    expect((await b(`/v1/boundaries/metro:${only2023}?vintage=2017`)).statusCode).toBe(404);
+    expect((await b(`/v1/boundaries/metro:${only2023}?vintage=2023`)).statusCode).toBe(200);
+    const tracts = await b('/v1/boundaries/tract?vintage=2022');
+    expect(tracts.statusCode).toBe(404);
+    expect(tracts.json().detail).toMatch(/definitions of ACS 2022/);
+    const legacy = await b('/v1/boundaries/county?vintage=2019&bbox=-73.8,41.0,-71.8,42.1');
+    expect(legacy.statusCode).toBe(200);
+    const ct = (legacy.json().features as { properties: { geo_key: string } }[]).map((f) => f.properties.geo_key).filter((k) => k.startsWith('county:09'));
+    expect(ct.sort()).toEqual(['county:09001', 'county:09003', 'county:09005', 'county:09007', 'county:09009', 'county:09011', 'county:09013', 'county:09015']);
+  });
 });
