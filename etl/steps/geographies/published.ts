@@ -153,8 +153,10 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
       if (rowsOf.some((r) => r.from <= v && v <= r.to)) continue;
       // The same county or CBSA code in another vintage is the same area as far as the sources
       // tell: borrow its point and population (with their provenance). A district number is not
-      // (every Congress redraws them), and a code the reference never knew has neither.
-      const near = ctx.type === 'cd' ? undefined : [...rowsOf].sort((a, b) => Math.abs(a.from - v) - Math.abs(b.from - v))[0];
+      // (every Congress redraws them), nor a tract or block group code (every census redraws them),
+      // and a code the reference never knew has neither.
+      const borrows = ctx.type !== 'cd' && ctx.type !== 'tract' && ctx.type !== 'block_group';
+      const near = borrows ? [...rowsOf].sort((a, b) => Math.abs(a.from - v) - Math.abs(b.from - v))[0] : undefined;
       const row: Row = near
         ? { ...near, from: v, to: v }
         : { fips, from: v, to: v, population: null, lat: null, lon: null, prov: ctx.provId({ population_source: 'none: a geography known only from the value files', point_kind: 'internal_point', point_source: 'none', definition: `${ctx.type}-as-published-${v}` }) };
