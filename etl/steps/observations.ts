@@ -134,8 +134,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  // 6: repeated columns, exactness check, published geographies (observations/geographies.json).
-  version: 6,
+  // 7 (i10g): repeated columns, exactness check, published geographies (observations/geographies.json).
+  version: 7,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
