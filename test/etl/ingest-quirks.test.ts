@@ -155,6 +155,20 @@ describe('a source tree with new vintages, levels and real-world quirks', () => 
   });
 });
 
+describe('incremental builds', () => {
+  it('a new group file that publishes no new geography reuses the geographies; a new geography rebuilds them', async () => {
+    await writeApi(src, '2019/acs/acs1/state/B19013.json.gz', [['GEO_ID', 'NAME', 'B19013_001E', 'B19013_001M', 'state'], ['0400000US06', 'California', '80440', '262', '06']]);
+    const same = await build({ sourceDir: src, dataDir, steps: STEPS, quiet: true });
+    const notes = (await import('../../src/store/data-dir.js')).readManifest(same.buildDir).steps.geographies!.notes;
+    expect(notes).toContain('reused: reference files and published geographies unchanged');
+    await writeApi(src, '2019/acs/acs5/metro/B19013A.json.gz', [['NAME', 'B19013A_001E', 'B19013A_001M', 'metropolitan statistical area/micropolitan statistical area'], ['Newton, IA Micro Area', '1', '2', '35500'], ['Alamosa, CO Micro Area', '3', '4', '10480']]);
+    const more = await build({ sourceDir: src, dataDir, steps: STEPS, quiet: true });
+    const m = (await import('../../src/store/data-dir.js')).readManifest(more.buildDir).steps.geographies!;
+    expect(m.notes.join(' ')).not.toMatch(/reused/);
+    expect(m.rows['geo/metro']).toBeGreaterThan(0);
+  }, 300_000);
+});
+
 describe('malformed beyond recovery: the build stops naming file and row, the live build stays', () => {
   it.each([
     ['a repeated column whose copies disagree', [['NAME', 'B01003_001E', 'NAME', 'state'], ['Alabama', '5', 'Alabama', '01'], ['Alaska', '7', 'Alaska!', '02']], 'row 2: column "NAME" is repeated with different values ("Alaska" and "Alaska!")'],
