@@ -161,14 +161,14 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       if (v.ea !== undefined && cells[v.e] === null && (v.m === undefined || cells[v.m] === null) && !cells[v.ea] && (v.ma === undefined || !cells[v.ma])) {
         continue;
       }
-      const est = cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
+      const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
       if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
-      checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
+      if (est.value !== null) checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
       let moe: ReturnType<typeof cleanCell> = { value: null, annotation: 'missing_in_source' };
       if (v.m !== undefined) {
-        moe = cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
+        moe = symbolCell(cells[v.m] ?? null, 'M') ?? cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
         if (!moe) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
-        checkExact(cells[v.m] ?? null, moe.value, `${v.variable.slice(0, -1)}M`, file, r);
+        if (moe.value !== null) checkExact(cells[v.m] ?? null, moe.value, `${v.variable.slice(0, -1)}M`, file, r);
       }
       rows.push({
         geo_key: geoKey,
@@ -214,4 +214,18 @@ function checkExact(raw: string | null, value: number | null, column: string, fi
   if (published !== decimalOf(String(value))) {
     throw new InputError(file, `${column} value ${raw} cannot be stored exactly (a double holds it as ${String(value)}); refusing to serve a rounded number`, row);
   }
+}
+
+/**
+ * The symbols data.census.gov exports write in place of a number (README §1c: `*****` for a
+ * controlled MOE). They mean exactly what the jam value would: null with that symbol's annotation
+ * (the mapping is cleanCell's, asked with a placeholder number). Interval texts such as `250,000+`
+ * are not accepted as values: the number the API publishes for them (250001) is not in the text.
+ */
+const NUMBER_SYMBOLS = new Set(['*****', '***', '**', '-', 'N', '(X)']);
+function symbolCell(raw: string | null, kind: 'E' | 'M'): ReturnType<typeof cleanCell> {
+  const t = raw?.trim();
+  if (!t || !NUMBER_SYMBOLS.has(t)) return undefined;
+  const c = cleanCell('0', t, kind);
+  return c ? { value: null, annotation: c.annotation } : undefined;
 }

@@ -125,4 +125,14 @@ describe('parseApiBody', () => {
     expect(() => one('0.1000000000000000000001')).toThrow(/cannot be stored exactly/);
     expect(() => one('0x1A')).toThrow(/not a decimal number/);
   });
+
+  it('reads the symbols data.census.gov exports write instead of a number as the jam values they stand for', () => {
+    const text = JSON.stringify([['B01003_001E', 'B01003_001M', 'state'], ['-', '**', '01'], ['12', '*****', '02'], ['(X)', 'N', '04']]);
+    expect(parseApiBody(text, 'x').rows.map((r) => [r.estimate, r.estimate_annotation, r.moe, r.moe_annotation])).toEqual([
+      [null, 'not_computable', null, 'moe_not_computable'],
+      [12, null, null, 'controlled'],
+      [null, 'not_applicable', null, 'insufficient_sample'],
+    ]);
+    expect(() => parseApiBody(JSON.stringify([['B19013_001E', 'state'], ['250,000+', '01']]), 'x')).toThrow(/not a number/);
+  });
 });

@@ -50,7 +50,9 @@ const CT_NAMES = ['Fairfield County', 'Hartford County', 'Litchfield County', 'M
 // FIXTURE values, chosen to exercise the pipeline.
 const acs1State2016 = STATES.map((s, i): Cell[] => [String(40_000 + 137 * i), String(200 + i), null, null, s]);
 const ctPop2019 = CT_LEGACY.map((c, i): Cell[] => [`${CT_NAMES[i]}, Connecticut`, String(100_000 + 1_111 * i), null, '-555555555', '*****', `0500000US09${c}`, `${CT_NAMES[i]}, Connecticut`, '09', c]);
-const ctIncome2019 = CT_LEGACY.map((c, i): Cell[] => [`${CT_NAMES[i]}, Connecticut`, i === 2 ? null : String(70_000 + 10 * i), i === 2 ? null : String(900 + i), '09', c]);
+// Row 2: nulls where a redistributor dropped the jam values; row 5: the symbols a data.census.gov
+// export writes instead of them.
+const ctIncome2019 = CT_LEGACY.map((c, i): Cell[] => [`${CT_NAMES[i]}, Connecticut`, i === 2 ? null : i === 5 ? '-' : String(70_000 + 10 * i), i === 2 ? null : i === 5 ? '**' : String(900 + i), '09', c]);
 const metro2019: Cell[][] = [
   ['Austin-Round Rock-Georgetown, TX Metro Area', '71576', '660', '12420'],
   ['Marshall, TX Micro Area', '50123', '2811', '32220'],
@@ -110,10 +112,11 @@ describe('a source tree with new vintages, levels and real-world quirks', () => 
     );
   });
 
-  it('a null where the source dropped a jam value is missing_in_source, never a number', async () => {
+  it('a null where the source dropped a jam value is missing_in_source; an export\'s symbol is its jam value', async () => {
     const got = await cells('/v1/data?variables=B19013_001E&geo=county:09*&dataset=acs5&vintage=2019');
-    expect(got.map((c) => c.estimate)).toEqual(ctIncome2019.map((r) => (r[1] === null ? null : Number(r[1]))));
+    expect(got.map((c) => c.estimate)).toEqual(ctIncome2019.map((r) => (r[1] === null || r[1] === '-' ? null : Number(r[1]))));
     expect(got[2]).toMatchObject({ geo_key: 'county:09005', estimate: null, moe_numeric: null, estimate_annotation: { code: 'missing_in_source' } });
+    expect(got[5]).toMatchObject({ geo_key: 'county:09011', estimate: null, moe_numeric: null, estimate_annotation: { code: 'not_computable' }, moe_annotation: { code: 'moe_not_computable' } });
   });
 
   it('metros of an older delineation: codes and titles as published, 2023-only metros not defined', async () => {
