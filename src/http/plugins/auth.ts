@@ -3,6 +3,9 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { contextOf } from './context.js';
+import { readSessionCookie } from '../dashboard/cookies.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type AuthMode = 'api-key' | 'user-token' | 'none';
 
@@ -55,6 +58,15 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
     return;
   }
   const token = extractBearer(req);
+  // The dashboard page sends its session cookie instead of a token (the token never reaches
+  // browser scripts). A Bearer token, when present, wins.
+  const session = token ? undefined : readSessionCookie(req);
+  if (session) {
+    if (!seams.authenticateSession) throw new AppError('dependency-unavailable', 'Sign-in verification is unavailable; retry with backoff.');
+    const csrf = firstValue(req.headers['x-csrf-token']);
+    req.caller = await seams.authenticateSession({ sessionId: session, csrfToken: csrf, stateChanging: !SAFE_METHODS.has(req.method) }, contextOf(req));
+    return;
+  }
   if (!token) {
     throw new AppError('invalid-token', 'Sign in and send the token as Authorization: Bearer <token>.', {
       headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
