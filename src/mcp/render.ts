@@ -131,7 +131,7 @@ export function renderCompare(r: VerbResult<ComparedCell[]>): string {
       const sign = k.difference > 0 ? '+' : k.difference < 0 ? '−' : '±';
       const diff = `${sign}${formatMoe(Math.abs(k.difference), c.unit)}`;
       const moe = k.difference_moe === null ? '' : ` ± ${formatMoe(k.difference_moe, c.unit)}`;
-      const verdict = k.significant === null ? 'significance unknown (no margin of error)' : k.significant ? 'statistically significant at 90%' : 'not statistically significant at 90%';
+      const verdict = k.significant === null ? `not tested (${k.not_tested_reason ?? 'no margin of error'})` : k.significant ? 'statistically significant at 90%' : 'not statistically significant at 90%';
       line += ` — difference vs ${k.reference_geo_key}: ${diff}${moe}, ${verdict}`;
     }
     body.push(line);

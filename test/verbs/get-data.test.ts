@@ -122,8 +122,32 @@ describe('compareGeographies', () => {
     const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06;state:01', dataset: 'acs1', vintage: 2018 } });
     expect(r.data.map((c) => c.geo_key)).toEqual(['state:06', 'state:01']);
     const al = r.data[1]!;
-    expect(al.comparison).toEqual({ reference_geo_key: 'state:06', difference: 49861 - 75277, difference_moe: Math.sqrt(317 ** 2 + 783 ** 2), significant: true });
+    expect(al.comparison).toEqual({ reference_geo_key: 'state:06', difference: 49861 - 75277, difference_moe: Math.sqrt(317 ** 2 + 783 ** 2), significant: true, not_tested_reason: null });
     expect(r.data[0]!.comparison).toBeNull();
+  });
+
+  it('gives no verdict between a top-coded and a bottom-coded median (regression: 2005 said significant with difference_moe 0)', async () => {
+    // 2005 acs1 B19013E (median income, NHPI householders): DC top-coded, Delaware bottom-coded
+    // with MOEs published as 0 beside *** — the same case is jam-valued from 2010 on.
+    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013E_001E', geo: 'state:11;state:22;state:10', dataset: 'acs1', vintage: 2005 } });
+    const comparisons = r.data.filter((c) => c.comparison).map((c) => c.comparison!);
+    expect(comparisons.length).toBe(2);
+    for (const k of comparisons) {
+      expect(k.significant).toBeNull();
+      expect(k.difference_moe).toBeNull();
+      expect(k.not_tested_reason).toEqual(expect.any(String));
+    }
+    // The published zeros beside *** are the 2005 spelling of "MOE not appropriate": null, not 0.
+    for (const c of r.data) if (c.moe_annotation?.code === 'moe_open_ended') expect(c.moe_numeric).toBeNull();
+  });
+
+  it('gives no verdict on controlled estimates (no sampling error to test)', async () => {
+    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'demographics_hispanic_or_latino', geo: 'state:06;state:48', dataset: 'acs1', vintage: 2007 } });
+    const tx = r.data.find((c) => c.geo_key === 'state:48')!;
+    expect(tx.moe_numeric).toBeNull();
+    expect(tx.moe_annotation?.code).toBe('controlled');
+    expect(tx.comparison).toMatchObject({ significant: null, not_tested_reason: 'controlled' });
+    expect(tx.comparison!.difference).toBe(tx.estimate! - r.data.find((c) => c.geo_key === 'state:06')!.estimate!);
   });
 
   it('needs two geographies', async () => {

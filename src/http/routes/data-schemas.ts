@@ -37,6 +37,10 @@ export const comparedCellSchema = observationCellSchema.extend({
       difference: z.number().nullable(),
       difference_moe: z.number().nullable(),
       significant: z.boolean().nullable(),
+      not_tested_reason: z
+        .string()
+        .nullable()
+        .describe('Annotation code of the value or MOE that makes a significance test meaningless (null estimate, top/bottom-coded median, controlled estimate, missing or annotated MOE); null when the test was made.'),
     })
     .nullable(),
 });
