@@ -86,7 +86,7 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
         {data && keys.length === 0 && <p>No keys yet. Create one above.</p>}
         {keys.length > 0 && (
           <div class="table-wrap">
-            <table data-testid="keys-table">
+            <table data-testid="keys-table" class="stack">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -103,10 +103,10 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
                 {keys.map((k) => (
                   <tr key={k.id} data-key-id={k.id}>
                     <th scope="row">{k.name}</th>
-                    <td class="mono">{k.prefix}</td>
-                    <td>{date(k.created_at)}</td>
-                    <td>{date(k.last_used_at, true)}</td>
-                    <td>
+                    <td class="mono" data-label="Key">{k.prefix}</td>
+                    <td data-label="Created">{date(k.created_at)}</td>
+                    <td data-label="Last used">{date(k.last_used_at, true)}</td>
+                    <td data-label="Status">
                       <span class={`status ${k.status}`}>{k.status === 'active' ? 'Active' : `Revoked ${date(k.revoked_at)}`}</span>
                     </td>
                     <td class="actions">
