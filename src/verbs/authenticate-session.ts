@@ -5,10 +5,14 @@ import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import { getAccount } from '../store/accounts/accounts-repo.js';
 import { deleteSession, extendSession, findSession } from '../store/accounts/sessions-repo.js';
+import { tosState } from '../store/accounts/tos-policy.js';
 import { accountStoreOf } from '../store/accounts/index.js';
 import { invalidToken } from './account-common.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
 import type { Caller, VerbContext, VerbResult } from './context.js';
+
+/** keyId of data requests made by the explorer page with the dashboard session: metered. */
+export const EXPLORER_KEY_ID = 'explorer';
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -21,7 +25,8 @@ export async function authenticateSession({
   input,
 }: {
   ctx: VerbContext;
-  input: { sessionId: string; csrfToken?: string; stateChanging: boolean };
+  /** forData: the session reads data endpoints (the explorer), so the terms apply as for a key. */
+  input: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean };
 }): Promise<VerbResult<Caller & { csrfToken: string; email: string | null }>> {
   const store = accountStoreOf(ctx.stores);
   const now = ctx.now().getTime();
@@ -35,6 +40,15 @@ export async function authenticateSession({
   if (input.stateChanging && !(input.csrfToken && sameSecret(input.csrfToken, session.csrf_token))) {
     throw new AppError('forbidden', 'Missing or wrong X-CSRF-Token for this session; reload the dashboard and retry.');
   }
+  if (input.forData) {
+    const tos = tosState(store.db, ctx.config, account, now);
+    if (tos.status === 'required') {
+      throw new AppError('tos-acceptance-required', `The terms of service changed (version ${tos.document.version}) and the 30-day grace period has ended. Accept them in the dashboard to continue.`, {
+        extensions: { tos_version: tos.document.version, accept_url: `${ctx.config.DASHBOARD_URL.replace(/\/$/, '')}/terms` },
+      });
+    }
+  }
   extendSession(store.db, session, now, ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
-  return { data: { accountId: account.id, keyId: DASHBOARD_KEY_ID, plan: account.plan, csrfToken: session.csrf_token, email: account.email } };
+  // Data read through the explorer is metered like a key (usage shows it as "explorer").
+  return { data: { accountId: account.id, keyId: input.forData ? EXPLORER_KEY_ID : DASHBOARD_KEY_ID, plan: account.plan, csrfToken: session.csrf_token, email: account.email } };
 }

@@ -158,17 +158,19 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     return reply.header('Cache-Control', 'no-store').send({ signed_out: true });
   });
 
-  app.get<{ Params: { name: string } }>('/dashboard/assets/:name', { schema: { hide: true } }, async (req, reply) => {
-    const a = assets.get('dashboard', req.params.name);
-    if (!a) return reply.code(404).type('text/plain').send('Not found');
-    return reply.type(a.type).header('Cache-Control', 'no-cache').header('X-Content-Type-Options', 'nosniff').send(a.body);
-  });
-
-  const shell = async (_req: FastifyRequest, reply: FastifyReply) => {
-    const index = assets.get('dashboard', 'index.html');
-    if (!index) return htmlPage(reply, 503, 'The dashboard is not built', 'Run `npm run build:web` (npm start does it for you), then reload.', '');
-    return securityHeaders(reply).type(index.type).header('Cache-Control', 'no-cache').send(index.body);
-  };
-  app.get('/dashboard', { schema: { hide: true } }, shell);
-  app.get('/dashboard/*', { schema: { hide: true } }, shell);
+  // The dashboard and the explorer (/explore) are two apps of the same front-end build.
+  for (const name of ['dashboard', 'explore'] as const) {
+    app.get<{ Params: { name: string } }>(`/${name}/assets/:name`, { schema: { hide: true } }, async (req, reply) => {
+      const a = assets.get(name, req.params.name);
+      if (!a) return reply.code(404).type('text/plain').send('Not found');
+      return reply.type(a.type).header('Cache-Control', 'no-cache').header('X-Content-Type-Options', 'nosniff').send(a.body);
+    });
+    const shell = async (_req: FastifyRequest, reply: FastifyReply) => {
+      const index = assets.get(name, 'index.html');
+      if (!index) return htmlPage(reply, 503, 'The web pages are not built', 'Run `npm run build:web` (npm start does it for you), then reload.', '');
+      return securityHeaders(reply).type(index.type).header('Cache-Control', 'no-cache').send(index.body);
+    };
+    app.get(`/${name}`, { schema: { hide: true } }, shell);
+    app.get(`/${name}/*`, { schema: { hide: true } }, shell);
+  }
 }

@@ -44,6 +44,14 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
   const { seams } = req.server.services;
   if (mode === 'api-key') {
     const key = extractApiKey(req);
+    // The explorer page (/explore) reads data with the dashboard session instead of a key. It is
+    // metered like a key; the CSRF token is required even on GET so that another site cannot
+    // spend the account's quota by navigating the browser to a data URL.
+    const session = key ? undefined : readSessionCookie(req);
+    if (session && seams.authenticateSession && firstValue(req.headers['x-csrf-token'])) {
+      req.caller = await seams.authenticateSession({ sessionId: session, csrfToken: firstValue(req.headers['x-csrf-token']), stateChanging: true, forData: true }, contextOf(req));
+      return;
+    }
     if (!key) {
       throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).', {
         headers: { 'WWW-Authenticate': API_KEY_CHALLENGE },

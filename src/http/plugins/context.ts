@@ -20,7 +20,7 @@ export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number;
 }>;
 
 /** Verifies a dashboard session cookie (and its CSRF token on state-changing calls). */
-export type SessionAuthenticator = (session: { sessionId: string; csrfToken?: string; stateChanging: boolean }, ctx: VerbContext) => Promise<Caller>;
+export type SessionAuthenticator = (session: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean }, ctx: VerbContext) => Promise<Caller>;
 
 export interface Seams {
   authenticateKey?: KeyAuthenticator;

@@ -137,7 +137,7 @@ export function UsagePage({ profile }: AppState) {
               <tbody>
                 {u.by_key.map((k) => (
                   <tr key={k.key_id ?? 'none'}>
-                    <th scope="row">{k.key_id ? names.get(k.key_id) ?? k.key_id : '(no key)'}</th>
+                    <th scope="row">{k.key_id === 'explorer' ? 'Explorer (signed in)' : k.key_id ? names.get(k.key_id) ?? k.key_id : '(no key)'}</th>
                     <td class="num">{num(k.requests)}</td>
                     <td class="num">{num(k.units)}</td>
                   </tr>
