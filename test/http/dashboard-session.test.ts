@@ -149,6 +149,19 @@ describe('session and CSRF', () => {
     expect(replay.status).toBe(401);
   });
 
+  it('data endpoints take the session only with its CSRF token, and meter it', async () => {
+    const c = await signIn('explorer@example.org');
+    await c.go(`${svc.base}/dashboard/session`);
+    const url = `${svc.base}/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018`;
+    const bare = await c.go(url);
+    expect(bare.status).toBe(401); // a cookie alone (a cross-site navigation) is not enough
+    const ok = await c.go(url, { headers: { 'x-csrf-token': await csrfOf(c) } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('ratelimit')).toMatch(/"monthly";r=999/);
+    const usage = (await (await c.go(`${svc.base}/v1/account/usage`)).json()) as { data: { by_key: { key_id: string; requests: number }[] } };
+    expect(usage.data.by_key).toEqual([{ key_id: 'explorer', units: 1, requests: 1 }]);
+  });
+
   it('a Bearer token still works for API clients of the account endpoints', async () => {
     const res = await fetch(`${svc.base}/v1/account`, { headers: { authorization: 'Bearer not-a-jwt' } });
     expect(res.status).toBe(401);
