@@ -42,8 +42,12 @@ describe('getData', () => {
       .find((v) => v.formula?.startsWith('pct(B17001_002E, B17001_001E)'));
     expect(derived, 'catalog has a poverty rate from B17001').toBeDefined();
     const r = await getData({ ctx: verbContext(stores), input: { variables: [`${derived!.api_name},B19013_001E`, 'core_median_household_income'], geo: 'state:48', dataset: 'acs1', vintage: 2018 } });
-    // The alias and the api_name name one variable: it appears once.
-    expect(r.data.map((c) => c.variable).sort()).toEqual([derived!.api_name, 'core_median_household_income'].sort());
+    // Asked by code, B19013_001E is the code as published; by api_name, the catalog variable: two
+    // cells with the same published number.
+    expect(r.data.map((c) => c.variable).sort()).toEqual([derived!.api_name, 'B19013_001E', 'core_median_household_income'].sort());
+    const byCode = r.data.find((c) => c.variable === 'B19013_001E')!;
+    expect(byCode.estimate).toBe(r.data.find((c) => c.variable === 'core_median_household_income')!.estimate);
+    expect(byCode).toMatchObject({ census_code: 'B19013_001E', unit: 'dollar', table_id: 'B19013', universe: 'Households' });
     const p = r.data.find((c) => c.variable === derived!.api_name)!;
     expect(p.formula).toMatch(/^pct\(/);
     // Components read straight from the Parquet, not through the operation.
@@ -59,7 +63,7 @@ describe('getData', () => {
     const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1' } });
     expect(r.meta?.source?.vintage_year).toBe(2018);
     expect(r.data[0]).toMatchObject({ estimate: 75277, moe_numeric: 317 });
-    expect(r.meta?.hint).toMatch(/No vintage was given: 2018 is the latest with values loaded.*latest vintage is 2024/);
+    expect(r.meta?.hint).toMatch(/No vintage was given: 2018 is the latest with values in this service.*latest vintage is 2024/);
     // Nothing loaded for acs5 states at all: the dataset's latest, with the reason per cell.
     const none = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06' } });
     expect(none.meta?.source?.vintage_year).toBe(2024);

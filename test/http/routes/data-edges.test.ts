@@ -66,3 +66,70 @@ describe('every catalog variable against one geography of every loaded partition
     expect(failures).toEqual([]);
   }, 240_000);
 });
+
+describe('every published census code is addressable', () => {
+  it('B07009_025E for Oregon acs1 2018 is 88010 ± 5868, with that vintage\'s label, universe and table title (regression: 404)', async () => {
+    const res = await get('/v1/data?variables=B07009_025E&geo=state:41&dataset=acs1&vintage=2018');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data[0]).toMatchObject({
+      variable: 'B07009_025E',
+      census_code: 'B07009_025E',
+      estimate: 88010,
+      moe_numeric: 5868,
+      label: 'Estimate!!Total!!Moved from different state',
+      unit: 'count',
+      table_id: 'B07009',
+      universe: 'Population 25 Years and Over in the United States',
+      label_changed: null,
+    });
+    expect(res.json().data[0].table_title).toMatch(/^Geographical Mobility in the Past Year by Educational Attainment/);
+  });
+
+  it('mixes codes of B19313H and C15010D with a catalog api_name; aggregates keep every digit', async () => {
+    const res = await get('/v1/data?variables=B19313H_001E,C15010D_003E,core_median_household_income&geo=state:41&dataset=acs1&vintage=2018');
+    expect(res.statusCode).toBe(200);
+    const byVar = Object.fromEntries(res.json().data.map((c: { variable: string }) => [c.variable, c]));
+    expect(byVar.B19313H_001E).toMatchObject({ estimate: 117746191500, moe_numeric: 1574327883, unit: 'dollar' });
+    expect(byVar.C15010D_003E.label).toMatch(/Science and Engineering Related Fields/);
+    expect(byVar.core_median_household_income.table_id).toBeUndefined();
+  });
+
+  it('C16002_004E asked by code for 2005 is the published value, flagged label_changed (regression: null not_comparable)', async () => {
+    const res = await get('/v1/data?variables=C16002_004E&geo=nation&dataset=acs1&vintage=2005');
+    const [cell] = res.json().data;
+    expect(cell).toMatchObject({ estimate: 3419420, moe_numeric: 28599, label: 'Estimate!!Total!!Spanish!!Linguistically isolated' });
+    expect(cell.label_changed).toMatchObject({ code: 'label_changed', label_differs: true, latest_vintage: 2024 });
+    expect(cell.label_changed.latest_label).toMatch(/Limited English speaking household/);
+  });
+
+  it('a code never published in that vintage is 404 naming the vintages that have it', async () => {
+    const res = await get('/v1/data?variables=B28002_001E&geo=nation&dataset=acs1&vintage=2010');
+    expect(res.statusCode).toBe(404);
+    expect(res.json().type).toMatch(/\/variable-not-found$/);
+    expect(res.json().detail).toMatch(/not published in acs1 2010\. It was published in acs1 2013, /);
+  });
+
+  it('a code published in no vintage at all is 404', async () => {
+    const res = await get('/v1/data?variables=B99999_001E&geo=nation&dataset=acs1&vintage=2018');
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('a whole table with B01001* gives its 49 lines in line order', async () => {
+    const res = await get('/v1/data?variables=B01001*&geo=state:06&dataset=acs1&vintage=2018');
+    expect(res.statusCode).toBe(200);
+    const codes = res.json().data.map((c: { variable: string }) => c.variable);
+    expect(codes).toHaveLength(49);
+    expect(codes[0]).toBe('B01001_001E');
+    expect(codes[48]).toBe('B01001_049E');
+    expect(res.json().meta.variable_count).toBe(49);
+  });
+
+  it('a timeseries over a raw code shows every published vintage and flags the one whose wording differs', async () => {
+    const res = await get('/v1/timeseries?variables=C16002_004E&geo=nation&dataset=acs1&from=2005&to=2018');
+    expect(res.statusCode).toBe(200);
+    const byYear = Object.fromEntries(res.json().data.map((c: { vintage: number }) => [c.vintage, c]));
+    expect(byYear[2005].label_changed?.code).toBe('label_changed');
+    expect(byYear[2018].estimate).toEqual(expect.any(Number));
+    expect(byYear[2018].label_changed).toBeNull();
+  });
+});
