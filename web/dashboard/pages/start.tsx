@@ -39,7 +39,8 @@ console.log(data[0]);`,
 function mcpConfigs(mcpUrl: string, key: string): { client: string; where: string; text: string }[] {
   const headers = { Authorization: `Bearer ${key}` };
   return [
-    { client: 'Claude Code', where: 'run in a terminal', text: `claude mcp add --transport http census ${mcpUrl} --header "Authorization: Bearer ${key}"` },
+    { client: 'Claude Code', where: 'run in a terminal', text: `claude mcp add --transport http census ${mcpUrl} \\
+  --header "Authorization: Bearer ${key}"` },
     { client: 'Cursor', where: '~/.cursor/mcp.json', text: JSON.stringify({ mcpServers: { census: { url: mcpUrl, headers } } }, null, 2) },
     { client: 'VS Code', where: '.vscode/mcp.json', text: JSON.stringify({ servers: { census: { type: 'http', url: mcpUrl, headers } } }, null, 2) },
     {
