@@ -7,6 +7,13 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/plugins/logging.js';
 import { openStores } from './store/open.js';
 import { resolveCurrentBuild } from './store/data-dir.js';
+import { checkDataDir, PathSettingError } from './store/fs-check.js';
+
+/** A setting that cannot be used: one line naming it on stderr, exit code 2, within seconds. */
+function stopOnBadSetting(e: unknown): never {
+  process.stderr.write(`Invalid configuration: ${(e as Error).message}\n`);
+  process.exit(2);
+}
 
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<FastifyInstance> {
   let config: Config;
@@ -17,6 +24,12 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
       process.stderr.write(`${e.message}\n`);
       process.exit(2);
     }
+    throw e;
+  }
+  try {
+    checkDataDir(config.DATA_DIR, config.AUTO_BUILD_DATA);
+  } catch (e) {
+    if (e instanceof PathSettingError) stopOnBadSetting(e);
     throw e;
   }
   const logger = createLogger(config);
@@ -36,7 +49,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   }
 
   // Each store is optional: one that fails to open is logged and its endpoints answer 503.
-  const runtime = await openStores(config, logger);
+  let runtime: Awaited<ReturnType<typeof openStores>>;
+  try {
+    runtime = await openStores(config, logger);
+  } catch (e) {
+    if (e instanceof PathSettingError) stopOnBadSetting(e);
+    throw e;
+  }
   const app = await buildApp({ config, stores: runtime.stores, logger });
 
   // Socket-level backstops behind the application-level handlerTimeout: a client that trickles

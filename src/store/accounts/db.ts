@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureParentDirectory, PathSettingError } from '../fs-check.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -51,50 +52,15 @@ export function closeAccountsDb(db: Db): void {
 }
 
 /** Thrown when DATABASE_PATH cannot hold a database; the message names the setting. */
-export class DatabasePathError extends Error {}
-
-/**
- * Create the parent directories of `file` one level at a time. `mkdirSync(..., { recursive: true })`
- * under /proc loops forever in Node 20 (it never gets ENOENT or EEXIST it can act on), which made
- * the server and the admin CLI spin instead of stopping with a message.
- */
-export function ensureParentDir(file: string, setting = 'DATABASE_PATH'): void {
-  const dir = path.dirname(path.resolve(file));
-  const missing: string[] = [];
-  let cur = dir;
-  for (let depth = 0; depth < 64; depth++) {
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(cur);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new DatabasePathError(`${setting}: cannot use ${file}: ${(e as Error).message}`);
-    }
-    if (st) {
-      if (!st.isDirectory()) throw new DatabasePathError(`${setting}: cannot use ${file}: ${cur} is not a directory`);
-      break;
-    }
-    missing.unshift(cur);
-    const up = path.dirname(cur);
-    if (up === cur) break;
-    cur = up;
-  }
-  for (const d of missing) {
-    try {
-      fs.mkdirSync(d);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new DatabasePathError(`${setting}: cannot create directory ${d} for ${file}: ${(e as Error).message}`);
-    }
-  }
-  try {
-    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
-  } catch (e) {
-    throw new DatabasePathError(`${setting}: directory ${dir} is not writable: ${(e as Error).message}`);
-  }
-}
+export class DatabasePathError extends PathSettingError {}
 
 export function openAccountsDb(file: string): Db {
   if (file !== ':memory:') {
-    ensureParentDir(file);
+    try {
+      ensureParentDirectory(file, 'DATABASE_PATH');
+    } catch (e) {
+      throw new DatabasePathError((e as Error).message);
+    }
     const shm = `${path.resolve(file)}-shm`;
     if (fs.existsSync(shm)) {
       try {
