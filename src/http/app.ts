@@ -67,10 +67,18 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? defaultSeams() });
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
+  app.decorateRequest('refunds', null as unknown as Array<() => void>);
   app.addHook('onRequest', async (req, reply) => {
     req.caller = null;
     req.responseHeaders = {};
+    req.refunds = [];
     reply.header('X-Request-ID', req.id);
+    // Charge only what was served (docs/operations.md): units are taken up front by admission and
+    // given back when the answer is a 5xx or did not reach its last byte (client gone, shutdown).
+    reply.raw.once('close', () => {
+      if (req.refunds.length === 0) return;
+      if (reply.raw.statusCode >= 500 || !reply.raw.writableFinished) for (const refund of req.refunds.splice(0)) refund();
+    });
   });
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
   // When admission did not run here (a gate refused first, or the verb admitted itself) the

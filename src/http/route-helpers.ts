@@ -144,6 +144,7 @@ function guards(meta: RouteMeta, costOf: CostOf) {
         const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance });
         Object.assign(req.responseHeaders, admitted.headers ?? {});
         if (admitted.release) reply.raw.once('close', admitted.release);
+        if (admitted.refund) req.refunds.push(admitted.refund);
       }
     },
   };

@@ -64,7 +64,7 @@ export function spawnServer(env: Record<string, string>) {
 }
 
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const s = spawnServer(env);
+  const s = spawnServer({ ...env, LOG_LEVEL: 'info' }); // the 'listening at' line is at info
   const end = Date.now() + timeoutMs;
   let port: number | undefined;
   let done = false;

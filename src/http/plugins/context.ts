@@ -17,6 +17,8 @@ export type TokenAuthenticator = (token: string, ctx: VerbContext) => Promise<Ca
 export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number; ip: string; instance: string }) => Promise<{
   headers?: Record<string, string>;
   release?: () => void;
+  /** Undo the charge (idempotent): called when the response is a 5xx or is cut off. */
+  refund?: () => void;
 }>;
 
 export interface Seams {
@@ -44,6 +46,8 @@ declare module 'fastify' {
     caller: Caller | null;
     /** Headers (rate limits) every response to an authenticated request carries, errors included. */
     responseHeaders: Record<string, string>;
+    /** Charges of this request to undo if it is not served (app.ts runs them on close). */
+    refunds: Array<() => void>;
   }
 }
 
@@ -66,6 +70,7 @@ export function contextOf(req: FastifyRequest): VerbContext {
         ? async (units: number) => {
             const admitted = await admit({ ctx: contextOf(req), caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
             Object.assign(req.responseHeaders, admitted.headers ?? {});
+            if (admitted.refund) req.refunds.push(admitted.refund);
           }
         : undefined,
   };
