@@ -75,9 +75,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     reply.header('X-Request-ID', req.id);
     // Charge only what was served (docs/operations.md): units are taken up front by admission and
     // given back when the answer is a 5xx or did not reach its last byte (client gone, shutdown).
+    let finished = false;
+    reply.raw.once('finish', () => (finished = true));
     reply.raw.once('close', () => {
       if (req.refunds.length === 0) return;
-      if (reply.raw.statusCode >= 500 || !reply.raw.writableFinished) for (const refund of req.refunds.splice(0)) refund();
+      if (reply.raw.statusCode >= 500 || !(finished || reply.raw.writableFinished)) for (const refund of req.refunds.splice(0)) refund();
     });
   });
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
