@@ -73,13 +73,23 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     req.responseHeaders = {};
     req.refunds = [];
     reply.header('X-Request-ID', req.id);
+    // Also on the raw response at once: the shutdown log lists aborted requests by it (drain.ts).
+    reply.raw.setHeader('X-Request-ID', req.id);
     // Charge only what was served (docs/operations.md): units are taken up front by admission and
     // given back when the answer is a 5xx or did not reach its last byte (client gone, shutdown).
+    // 'finish' is also emitted when a destroyed socket fails the last write, so a response only
+    // counts as delivered if its connection was still up when it finished.
+    // (The response lets go of its socket by then, so the socket is taken now.)
+    const socket = reply.raw.socket;
     let finished = false;
-    reply.raw.once('finish', () => (finished = true));
+    reply.raw.once('finish', () => (finished = !socket?.destroyed));
     reply.raw.once('close', () => {
       if (req.refunds.length === 0) return;
-      if (reply.raw.statusCode >= 500 || !(finished || reply.raw.writableFinished)) for (const refund of req.refunds.splice(0)) refund();
+      const failed = reply.raw.statusCode >= 500;
+      if (!failed && finished) return;
+      const n = req.refunds.length;
+      for (const refund of req.refunds.splice(0)) refund();
+      req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
     });
   });
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
