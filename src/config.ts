@@ -30,8 +30,16 @@ export const configSchema = z.object({
   /** Comma-separated feature flags that are switched off (503 feature-unavailable). */
   DISABLED_FEATURES: csvList.default([]),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Trust X-Forwarded-* headers (behind a reverse proxy). */
-  TRUST_PROXY: bool.default(true),
+  /**
+   * Trust X-Forwarded-* headers from any peer. Off by default: with it on and no BASE_URL, any
+   * client could rewrite `links` with X-Forwarded-Host. Prefer TRUSTED_PROXIES.
+   */
+  TRUST_PROXY: bool.default(false),
+  /**
+   * Addresses or CIDR ranges of the reverse proxies whose X-Forwarded-* headers are honoured
+   * (also `loopback`, `linklocal`, `uniquelocal`); takes precedence over TRUST_PROXY.
+   */
+  TRUSTED_PROXIES: csvList.default([]),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
   /** Cells of query results kept in memory (the build is immutable); 0 disables the cache. */

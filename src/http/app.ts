@@ -56,7 +56,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: (raw) => requestIdFrom(raw.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    trustProxy: config.TRUST_PROXY,
+    // Forwarded headers only from the proxies named in TRUSTED_PROXIES (or every peer when
+    // TRUST_PROXY is on); a client talking to us directly cannot rewrite its scheme, host or IP.
+    trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : config.TRUST_PROXY,
     // Application-level deadline (works with keep-alive); socket-level limits are set in server.ts.
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,

@@ -221,6 +221,26 @@ describe('transport', () => {
     expect(allowed.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('Host 2130706433 (127.0.0.1 as a decimal) and other non-canonical spellings of allowed hosts are refused (was: passed the Host check)', async () => {
+    const { key } = await svc.issueKey('pro');
+    for (const host of [`2130706433:${svc.port}`, '0x7f.0.0.1', '127.1', '0177.0.0.1', 'LOCALHOST.', '[0:0::1]']) {
+      const res = await postWithHost(host, key);
+      expect(res.status, host).toBe(403);
+    }
+    expect((await postWithHost(`127.0.0.1:${svc.port}`, key)).status).toBe(200);
+    expect((await postWithHost(`[::1]:${svc.port}`, key)).status).toBe(200);
+  });
+
+  it('Origin: file:// (opaque origin) is a 403, never a 500, with or without a key (was: 500 "Invalid URL")', async () => {
+    const { key } = await svc.issueKey('pro');
+    for (const origin of ['file://', 'file:///etc/passwd', 'data:text/html,x', 'chrome-extension://abc', '::::', 'http://']) {
+      const bare = await rawPost(svc.url, { origin });
+      expect(bare.status, origin).toBe(403);
+      const keyed = await rawPost(svc.url, { authorization: `Bearer ${key}`, origin });
+      expect(keyed.status, origin).toBe(403);
+    }
+  });
+
   it('stateless: no session id is issued; GET /mcp is 405', async () => {
     const { key } = await svc.issueKey('pro');
     const res = await rawPost(svc.url, { authorization: `Bearer ${key}` });
