@@ -43,16 +43,14 @@ export class DuckPool {
     return this.with(async (c) => (await c.runAndReadAll(sql)).getRowObjectsJS() as T[]);
   }
 
-  /**
-   * Run a query and return its columns (one JS array per column, in SELECT order). An empty
-   * result still has every column: the reader returns no columns at all when no chunk was read,
-   * which made every destructuring caller crash (a 500 on any query with no matching row).
-   */
+  /** Run a query and return its columns (one JS array per column, in SELECT order). */
   async columns(sql: string): Promise<unknown[][]> {
     return this.with(async (c) => {
-      const reader = await c.runAndReadAll(sql);
-      const cols = reader.getColumnsJS() as unknown[][];
-      return cols.length === reader.columnCount ? cols : Array.from({ length: reader.columnCount }, () => []);
+      const result = await c.runAndReadAll(sql);
+      const columns = result.getColumnsJS() as unknown[][];
+      // DuckDB returns no column arrays at all for an empty result; callers index columns by
+      // position, so give them one empty array per column instead.
+      return columns.length === result.columnCount ? columns : Array.from({ length: result.columnCount }, () => []);
     });
   }
 
