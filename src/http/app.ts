@@ -14,6 +14,13 @@ import { registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
+import { HeavyGate } from './heavy-gate.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    heavyGate: HeavyGate;
+  }
+}
 
 export interface BuildAppOptions {
   config: Config;
@@ -66,6 +73,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  app.decorate('heavyGate', new HeavyGate(config.HEAVY_CONCURRENCY, config.HEAVY_QUEUE));
   app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? defaultSeams() });
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);

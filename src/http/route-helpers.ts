@@ -32,6 +32,7 @@ import type { Caller, VerbContext, VerbResult } from '../verbs/context.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
+import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv';
@@ -91,6 +92,8 @@ export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z
   formats?: Format[];
   paginated?: boolean;
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<z.output<D>>>;
+  /** Requests that may expand to large answers wait in the heavy queue (heavy-gate.ts). */
+  heavy?: (query: z.output<Q>) => boolean;
   csv?: (result: VerbResult<z.output<D>>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
 }
 
@@ -194,12 +197,20 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
+      if (spec.heavy?.(query) || query.format === 'csv') {
+        // Held until the response is written to its end (or abandoned).
+        const release = await req.server.heavyGate.acquire(req.raw.socket ? { get aborted() { return req.raw.socket?.destroyed ?? false; } } : undefined);
+        reply.raw.once('close', release);
+      }
       const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
         const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;
         const body = renderCsv(table, cap);
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
+      }
+      if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
+        return reply.type('application/json; charset=utf-8').send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
       }
       return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
     },
