@@ -13,7 +13,8 @@ import { renderEnvelope } from './envelope.js';
 
 /** Arrays longer than this are streamed; shorter ones go through the normal serializer. */
 export const STREAM_MIN_ITEMS = 2_000;
-const BATCH = 250;
+/** A batch ends after this many characters: small enough that other requests wait little. */
+const BATCH_CHARS = 64 * 1024;
 
 function serializer() {
   const geometries = new WeakMap<object, string>();
@@ -34,18 +35,19 @@ export function streamEnvelope<T>(result: VerbResult<T[]>, req: FastifyRequest, 
   const items = result.data;
   const toJson = serializer();
   async function* chunks(): AsyncGenerator<string> {
-    yield '{"data":[';
-    for (let i = 0; i < items.length; i += BATCH) {
-      const end = Math.min(items.length, i + BATCH);
-      let s = i === 0 ? '' : ',';
-      for (let j = i; j < end; j++) s += (j === i ? '' : ',') + toJson(items[j]);
-      yield s;
-      // Let other requests' callbacks run between batches.
-      await new Promise((r) => setImmediate(r));
+    let s = '{"data":[';
+    for (let i = 0; i < items.length; i++) {
+      s += (i === 0 ? '' : ',') + toJson(items[i]);
+      if (s.length >= BATCH_CHARS) {
+        yield s;
+        s = '';
+        // Let other requests' callbacks run between batches.
+        await new Promise((r) => setImmediate(r));
+      }
     }
     // meta last: elapsed_ms then covers the serialization too.
     const { meta, links } = renderEnvelope({ ...result, data: [] as T[] }, req, reply, baseUrl);
-    yield `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+    yield `${s}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   }
   return Readable.from(chunks(), { objectMode: false, highWaterMark: 64 * 1024 });
 }
