@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKey, copyTestData, get, startServer, tempDir, type DataCopy, type ServerProcess } from './support.js';
+import { adminKey, copyTestData, FULL, get, startServer, tempDir, type DataCopy, type ServerProcess } from './support.js';
 
 const can = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 function chattrWorks(): boolean {
@@ -65,7 +65,7 @@ describe.skipIf(!CHATTR)('unwritable WAL index (chattr +i on -shm)', () => {
   }, 90_000);
 });
 
-describe.skipIf(!CHATTR)('read-only database (chattr +i on the file and its WAL)', () => {
+describe.skipIf(!CHATTR || !FULL)('read-only database (chattr +i on the file and its WAL)', () => {
   it('metered requests answer 503, not 500; health degraded; recovers (was: 500 on every metered request, health "ok")', async () => {
     const db = path.join(tempDir(), 'accounts.sqlite');
     const { server, key } = await serverOn(db);
@@ -101,7 +101,7 @@ const TMPFS = (() => {
   return d !== null;
 })();
 
-describe.skipIf(!TMPFS)('full disk (database on a small tmpfs)', () => {
+describe.skipIf(!TMPFS || !FULL)('full disk (database on a small tmpfs)', () => {
   it('503 once writes fail with SQLITE_FULL; health degraded; recovers once space is freed (was: 500, health "ok")', async () => {
     const dir = tmpfs(1024)!;
     const db = path.join(dir, 'accounts.sqlite');

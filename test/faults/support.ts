@@ -126,3 +126,9 @@ export function get(url: string, headers: Record<string, string> = {}, opts: { a
 export function tempDir(prefix = 'cds-faults-db-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
+
+/**
+ * The slow part of the fault suite runs with `npm run test:faults` (FAULTS_FULL=1); `npm test`
+ * runs the fast part (about a minute), one case per fault family.
+ */
+export const FULL = process.env.FAULTS_FULL === '1';
