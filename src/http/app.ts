@@ -78,10 +78,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
   app.decorateRequest('refunds', null as unknown as Array<() => void>);
+  app.decorateRequest('responseClosed', false);
   app.addHook('onRequest', async (req, reply) => {
     req.caller = null;
     req.responseHeaders = {};
     req.refunds = [];
+    req.responseClosed = false;
     reply.header('X-Request-ID', req.id);
     // Also on the raw response at once: the shutdown log lists aborted requests by it (drain.ts).
     reply.raw.setHeader('X-Request-ID', req.id);
@@ -94,6 +96,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     let finished = false;
     reply.raw.once('finish', () => (finished = !socket?.destroyed));
     reply.raw.once('close', () => {
+      req.responseClosed = true;
       if (req.refunds.length === 0) return;
       const failed = reply.raw.statusCode >= 500;
       if (!failed && finished) return;

@@ -23,7 +23,7 @@ export class HeavyGate {
   }
 
   /** Wait for a slot; returns its release (idempotent). Throws 503 when the queue is full. */
-  async acquire(signal?: { aborted: boolean }): Promise<() => void> {
+  async acquire(): Promise<() => void> {
     if (this.running >= this.concurrency) {
       if (this.queue.length >= this.maxQueue) {
         throw new AppError('dependency-unavailable', 'The server is busy with large requests; retry with backoff, or narrow the request (fewer geographies or variables, no geometry).', {
@@ -41,10 +41,6 @@ export class HeavyGate {
       const next = this.queue.shift();
       if (next) next();
     };
-    if (signal?.aborted) {
-      release();
-      throw new AppError('dependency-unavailable', 'The request was abandoned while waiting for a slot.');
-    }
     return release;
   }
 }

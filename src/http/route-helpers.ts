@@ -199,7 +199,12 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
       const params = req.params as z.output<P>;
       if (spec.heavy?.(query) || query.format === 'csv') {
         // Held until the response is written to its end (or abandoned).
-        const release = await req.server.heavyGate.acquire(req.raw.socket ? { get aborted() { return req.raw.socket?.destroyed ?? false; } } : undefined);
+        const release = await req.server.heavyGate.acquire();
+        // Timed out (REQUEST_TIMEOUT_MS) or abandoned while waiting: give the slot straight back.
+        if (reply.sent || reply.raw.writableEnded || reply.raw.destroyed) {
+          release();
+          return reply;
+        }
         reply.raw.once('close', release);
       }
       const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });

@@ -130,6 +130,9 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
       const input = args ?? {};
       const parsed = tool.input.safeParse(input);
       if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);
+      // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts).
+      const a = parsed.data as { geo?: unknown; include_geometry?: unknown };
+      if (a.include_geometry === true || JSON.stringify(a.geo ?? '').includes('*')) releases.push(await app.heavyGate.acquire());
       // Lookups are charged up front, like their REST routes; data verbs charge themselves once
       // they know how many geographies the request expands to.
       if (tool.cost !== 'verb') await ctx.charge(tool.cost);

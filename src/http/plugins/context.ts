@@ -2,6 +2,7 @@
 // accumulates (caller, rate-limit headers). Routes reach both through `contextOf(req)`, which is
 // the only way a handler gets a VerbContext.
 import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.js';
 import type { Config } from '../../config.js';
 import type { Caller, Stores, VerbContext } from '../../verbs/context.js';
 
@@ -48,6 +49,8 @@ declare module 'fastify' {
     responseHeaders: Record<string, string>;
     /** Charges of this request to undo if it is not served (app.ts runs them on close). */
     refunds: Array<() => void>;
+    /** The response has closed (sent, timed out or abandoned): nothing more may be charged. */
+    responseClosed: boolean;
   }
 }
 
@@ -68,6 +71,9 @@ export function contextOf(req: FastifyRequest): VerbContext {
     charge:
       caller && admit
         ? async (units: number) => {
+            // A verb still running after its response was closed (deadline 503, client gone)
+            // must not charge for it: nothing would refund the charge.
+            if (req.responseClosed) throw new AppError('dependency-unavailable', 'The request ended before it could be served; retry with backoff.');
             const admitted = await admit({ ctx: contextOf(req), caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
             Object.assign(req.responseHeaders, admitted.headers ?? {});
             if (admitted.refund) req.refunds.push(admitted.refund);
