@@ -68,7 +68,7 @@ export const configSchema = z.object({
   // MCP server (src/mcp, docs/mcp.md).
   /** Host names (optionally host:port) the MCP endpoint answers to; loopback and BASE_URL's host are always allowed. */
   MCP_ALLOWED_HOSTS: csvList.default([]),
-  /** How long a verified key's plan is trusted by the MCP endpoint: revocation and plan changes apply within it. */
+  /** How long the MCP endpoint trusts a verified key; revocation, rotation and plan changes empty the cache at once (auth generation), so it only bounds ToS changes. */
   MCP_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 });
 
