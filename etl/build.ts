@@ -177,13 +177,15 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
     steps: {},
   };
   const summarySteps: BuildSummary['steps'] = [];
+  // A step that reads another step's output is rebuilt whenever that step was.
+  const rebuilt = new Set<string>();
   try {
     for (const s of steps) {
       const t0 = Date.now();
       const files = stepInputs.get(s.name)!;
       const inputs = Object.fromEntries(files.map((f) => [f, sums[f]!.sha256]));
       const prevStep = prev?.steps[s.name];
-      const reuse = !opts.force && prevDir && prevStep && unchanged(s);
+      const reuse = !opts.force && prevDir && prevStep && unchanged(s) && !(s.dependsOn ?? []).some((d) => rebuilt.has(d));
       let rows: Record<string, number>;
       let notes: string[];
       if (reuse) {
@@ -209,6 +211,7 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
         });
         rows = result.rows;
         notes = result.notes ?? [];
+        rebuilt.add(s.name);
       }
       const seconds = (Date.now() - t0) / 1000;
       manifest.steps[s.name] = {
