@@ -215,6 +215,12 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
       }
       if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
+        // REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's
+        // handler timeout would destroy a stream still being read at the deadline, so once the
+        // stream has started the reply is handed over (hijacked) and left to finish.
+        req.signal.addEventListener('abort', () => {
+          if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
+        }, { once: true });
         return reply.type('application/json; charset=utf-8').send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
       }
       return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);

@@ -52,7 +52,8 @@ function pausedRequest(url: string, headers: Record<string, string>) {
 
 describe('SIGTERM', () => {
   it.runIf(FULL)('large responses in flight finish whole before exit (was: ECONNRESET after 4–9 MB, "shutdown complete" after 42 ms)', async () => {
-    const { key } = await boot({ SHUTDOWN_GRACE_MS: '20000' });
+    // Three heavy slots so all three answers are in flight (the default 2 would queue the third).
+    const { key } = await boot({ SHUTDOWN_GRACE_MS: '20000', HEAVY_CONCURRENCY: '3' });
     const whole = await get(server!.url + BIG, { 'X-API-Key': key });
     expect(whole.status).toBe(200);
     const size = Buffer.byteLength(whole.body);
@@ -73,6 +74,16 @@ describe('SIGTERM', () => {
     expect(exit.code).toBe(0);
     expect(server!.output()).toContain('shutdown complete');
   }, 120_000);
+
+  it.runIf(FULL)('a streamed answer read more slowly than REQUEST_TIMEOUT_MS is delivered whole, not cut at the deadline', async () => {
+    const { key } = await boot({ REQUEST_TIMEOUT_MS: '1500' });
+    const slow = await pausedRequest(server!.url + BIG, { 'X-API-Key': key });
+    expect(slow.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 3_000));
+    const b = await slow.resume();
+    expect(b.error).toBeUndefined();
+    expect(JSON.parse(b.body).data).toHaveLength(VARS.length * 52);
+  }, 60_000);
 
   it('idle keep-alive connections do not hold the process: exits at once, not at the grace (was: held for the whole grace)', async () => {
     const { key } = await boot({ SHUTDOWN_GRACE_MS: '30000' });
