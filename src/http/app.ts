@@ -14,6 +14,7 @@ import { registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
+import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from './heavy-gate.js';
 
 declare module 'fastify' {
@@ -135,6 +136,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await registerOpenApi(app, config);
   await registerRoutes(app);
   await registerMcp(app);
+  await registerDashboard(app);
   if (opts.extraRoutes) await opts.extraRoutes(app);
   return app;
 }
