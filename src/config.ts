@@ -31,10 +31,22 @@ export const configSchema = z.object({
   /** Comma-separated feature flags that are switched off (503 feature-unavailable). */
   DISABLED_FEATURES: csvList.default([]),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Trust X-Forwarded-* headers (behind a reverse proxy). */
-  TRUST_PROXY: bool.default(true),
+  /**
+   * Trust X-Forwarded-* headers from any peer. Off by default: with it on and no BASE_URL, any
+   * client could rewrite `links` with X-Forwarded-Host. Prefer TRUSTED_PROXIES.
+   */
+  TRUST_PROXY: bool.default(false),
+  /**
+   * Addresses or CIDR ranges of the reverse proxies whose X-Forwarded-* headers are honoured
+   * (also `loopback`, `linklocal`, `uniquelocal`); takes precedence over TRUST_PROXY.
+   */
+  TRUSTED_PROXIES: csvList.default([]),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  /** Heavy requests (wildcards, geometry, CSV) computed at once; the rest wait in their own queue. */
+  HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Heavy requests allowed to wait; past it they answer 503 with Retry-After. */
+  HEAVY_QUEUE: z.coerce.number().int().min(0).max(10_000).default(200),
   /** Cells of query results kept in memory (the build is immutable); 0 disables the cache. */
   OBSERVATION_CACHE_CELLS: z.coerce.number().int().min(0).default(250_000),
   /** Build `data/` from CENSUS_SOURCE_DIR at start-up when it is missing. */

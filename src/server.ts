@@ -4,9 +4,17 @@ import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { Drainer } from './http/drain.js';
 import { createLogger } from './http/plugins/logging.js';
 import { openStores } from './store/open.js';
 import { resolveCurrentBuild } from './store/data-dir.js';
+import { checkDataDir, PathSettingError } from './store/fs-check.js';
+
+/** A setting that cannot be used: one line naming it on stderr, exit code 2, within seconds. */
+function stopOnBadSetting(e: unknown): never {
+  process.stderr.write(`Invalid configuration: ${(e as Error).message}\n`);
+  process.exit(2);
+}
 
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<FastifyInstance> {
   let config: Config;
@@ -17,6 +25,12 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
       process.stderr.write(`${e.message}\n`);
       process.exit(2);
     }
+    throw e;
+  }
+  try {
+    checkDataDir(config.DATA_DIR, config.AUTO_BUILD_DATA);
+  } catch (e) {
+    if (e instanceof PathSettingError) stopOnBadSetting(e);
     throw e;
   }
   const logger = createLogger(config);
@@ -36,7 +50,13 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   }
 
   // Each store is optional: one that fails to open is logged and its endpoints answer 503.
-  const runtime = await openStores(config, logger);
+  let runtime: Awaited<ReturnType<typeof openStores>>;
+  try {
+    runtime = await openStores(config, logger);
+  } catch (e) {
+    if (e instanceof PathSettingError) stopOnBadSetting(e);
+    throw e;
+  }
   const app = await buildApp({ config, stores: runtime.stores, logger });
 
   // Socket-level backstops behind the application-level handlerTimeout: a client that trickles
@@ -46,23 +66,36 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   app.server.headersTimeout = Math.min(app.server.requestTimeout, 60_000);
   app.server.keepAliveTimeout = 65_000;
 
+  // Clean shutdown (docs/operations.md): stop accepting, close idle keep-alive connections at
+  // once, let in-flight responses finish (streams included), exit as soon as the last one is done;
+  // at SHUTDOWN_GRACE_MS abort what is left and log the list.
+  const drainer = new Drainer(app.server);
   let stopping = false;
+  let aborted = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
-      app.log.warn({ signal }, 'second signal: exiting now');
+      app.log.warn({ signal, in_flight: drainer.leftovers() }, 'second signal: exiting now');
       process.exit(1);
     }
     stopping = true;
-    app.log.info({ signal, grace_ms: config.SHUTDOWN_GRACE_MS }, 'shutting down: draining in-flight requests');
+    const started = Date.now();
+    app.log.info({ signal, grace_ms: config.SHUTDOWN_GRACE_MS, in_flight: drainer.inFlight }, 'shutting down: draining in-flight requests');
     const force = setTimeout(() => {
-      app.log.error('grace period elapsed with requests still open: exiting');
-      process.exit(1);
+      aborted = true;
+      app.log.error({ aborted: drainer.leftovers() }, 'grace period elapsed with responses still in progress: aborting them');
+      drainer.destroyAll();
+      // One turn for the aborted responses' close handlers (refunds of what was not served).
+      setTimeout(() => process.exit(1), 100);
     }, config.SHUTDOWN_GRACE_MS);
     force.unref();
     try {
-      await app.close(); // stops accepting, waits for in-flight requests, closes idle keep-alives
+      await drainer.drain();
+      if (aborted) return; // the grace timer owns the exit (code 1)
+      // Ended connections send what is still queued before closing; bounded by the grace.
+      await drainer.flushed(Math.max(0, config.SHUTDOWN_GRACE_MS - (Date.now() - started)));
+      await app.close();
       await runtime.close();
-      app.log.info('shutdown complete');
+      app.log.info({ ms: Date.now() - started }, 'shutdown complete');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');

@@ -37,11 +37,20 @@ const verifier = new Stripe('sk_webhook_verification_only');
 
 export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string, nowMs: number): Stripe.Event {
   if (!signature) throw new WebhookSignatureError('Missing Stripe-Signature header');
+  let event: Stripe.Event;
   try {
-    return verifier.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowMs);
+    event = verifier.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowMs);
   } catch (e) {
     throw new WebhookSignatureError((e as Error).message);
   }
+  // The SDK only refuses timestamps too far in the past; one dated in the future (a signature
+  // made with a skewed or tampered clock, replayable for as long as it stays "fresh") is refused
+  // past the same tolerance.
+  const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  if (!Number.isFinite(t) || t * 1000 > nowMs + WEBHOOK_TOLERANCE_SECONDS * 1000) {
+    throw new WebhookSignatureError('Timestamp outside the tolerance zone (in the future)');
+  }
+  return event;
 }
 
 const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);

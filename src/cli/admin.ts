@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { isAppError } from '../domain/errors.js';
 import { openAccountsDb } from '../store/accounts/db.js';
 import { AccountStore } from '../store/accounts/index.js';
+import { PathSettingError } from '../store/fs-check.js';
 import { adminIssueKey } from '../verbs/account-admin-issue-key.js';
 import { adminRevokeKey } from '../verbs/account-admin-revoke-key.js';
 import { adminSetPlan } from '../verbs/account-admin-set-plan.js';
@@ -91,6 +92,10 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof PathSettingError || e instanceof ConfigError) {
+      io.err.write(`error: invalid configuration: ${e.message}\n`);
+      return 2;
+    }
     if (isAppError(e)) {
       io.err.write(`error: ${e.detail}\n`);
       return e.status === 404 ? 3 : e.status < 500 ? 2 : 1;

@@ -15,6 +15,13 @@ import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
 import { registerDashboard } from './dashboard/index.js';
+import { HeavyGate } from './heavy-gate.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    heavyGate: HeavyGate;
+  }
+}
 
 export interface BuildAppOptions {
   config: Config;
@@ -57,7 +64,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: (raw) => requestIdFrom(raw.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    trustProxy: config.TRUST_PROXY,
+    // Forwarded headers only from the proxies named in TRUSTED_PROXIES (or every peer when
+    // TRUST_PROXY is on); a client talking to us directly cannot rewrite its scheme, host or IP.
+    trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : config.TRUST_PROXY,
     // Application-level deadline (works with keep-alive); socket-level limits are set in server.ts.
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
@@ -65,13 +74,37 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  app.decorate('heavyGate', new HeavyGate(config.HEAVY_CONCURRENCY, config.HEAVY_QUEUE));
   app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? defaultSeams() });
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
+  app.decorateRequest('refunds', null as unknown as Array<() => void>);
+  app.decorateRequest('responseClosed', false);
   app.addHook('onRequest', async (req, reply) => {
     req.caller = null;
     req.responseHeaders = {};
+    req.refunds = [];
+    req.responseClosed = false;
     reply.header('X-Request-ID', req.id);
+    // Also on the raw response at once: the shutdown log lists aborted requests by it (drain.ts).
+    reply.raw.setHeader('X-Request-ID', req.id);
+    // Charge only what was served (docs/operations.md): units are taken up front by admission and
+    // given back when the answer is a 5xx or did not reach its last byte (client gone, shutdown).
+    // 'finish' is also emitted when a destroyed socket fails the last write, so a response only
+    // counts as delivered if its connection was still up when it finished.
+    // (The response lets go of its socket by then, so the socket is taken now.)
+    const socket = reply.raw.socket;
+    let finished = false;
+    reply.raw.once('finish', () => (finished = !socket?.destroyed));
+    reply.raw.once('close', () => {
+      req.responseClosed = true;
+      if (req.refunds.length === 0) return;
+      const failed = reply.raw.statusCode >= 500;
+      if (!failed && finished) return;
+      const n = req.refunds.length;
+      for (const refund of req.refunds.splice(0)) refund();
+      req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
+    });
   });
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
   // When admission did not run here (a gate refused first, or the verb admitted itself) the

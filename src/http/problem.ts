@@ -45,6 +45,18 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_ASYNC_CONSTRAINT: { code: 'validation-error', detail: 'The request could not be routed.' },
 };
 
+/**
+ * SQLite failures that mean "the accounts database cannot be used right now" (disk full,
+ * read-only, I/O error, locked past busy_timeout, damaged file, unwritable WAL index), as opposed
+ * to a bug such as a constraint violation: 503, retry with backoff.
+ */
+const SQLITE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB|BUSY|LOCKED|PERM|PROTOCOL|NOLFS|AUTH)/;
+
+export function isStoreUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && SQLITE_UNAVAILABLE.test(code);
+}
+
 export interface FrameworkError {
   code?: string;
   statusCode?: number;
@@ -62,6 +74,9 @@ export function toAppError(err: unknown, raw: (context: string | undefined) => u
   const fe = (err ?? {}) as FrameworkError;
   if (Array.isArray(fe.validation) && fe.validation.length > 0) {
     return { error: validationError(fe.validation, CONTEXT_NAMES[fe.validationContext ?? ''] ?? fe.validationContext ?? 'request', raw(fe.validationContext)), unexpected: false };
+  }
+  if (isStoreUnavailable(err)) {
+    return { error: new AppError('dependency-unavailable', 'The accounts database is temporarily unavailable; retry with backoff.', { cause: err }), unexpected: false };
   }
   const known = fe.code ? FRAMEWORK_CODES[fe.code] : undefined;
   if (known) return { error: new AppError(known.code, known.detail), unexpected: false };

@@ -32,6 +32,7 @@ import type { Caller, VerbContext, VerbResult } from '../verbs/context.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
+import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv' | 'compact';
@@ -91,6 +92,8 @@ export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z
   formats?: Format[];
   paginated?: boolean;
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<z.output<D>>>;
+  /** Requests that may expand to large answers wait in the heavy queue (heavy-gate.ts). */
+  heavy?: (query: z.output<Q>) => boolean;
   csv?: (result: VerbResult<z.output<D>>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
   /**
    * `format=compact`: the envelope's data rebuilt by this function. Its schema is part of `data`
@@ -150,6 +153,7 @@ function guards(meta: RouteMeta, costOf: CostOf) {
         const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance });
         Object.assign(req.responseHeaders, admitted.headers ?? {});
         if (admitted.release) reply.raw.once('close', admitted.release);
+        if (admitted.refund) req.refunds.push(admitted.refund);
       }
     },
   };
@@ -204,6 +208,16 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
+      if (spec.heavy?.(query) || query.format === 'csv') {
+        // Held until the response is written to its end (or abandoned).
+        const release = await req.server.heavyGate.acquire();
+        // Timed out (REQUEST_TIMEOUT_MS) or abandoned while waiting: give the slot straight back.
+        if (reply.sent || reply.raw.writableEnded || reply.raw.destroyed) {
+          release();
+          return reply;
+        }
+        reply.raw.once('close', release);
+      }
       const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
@@ -214,6 +228,15 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
       if (query.format === 'compact' && spec.compact) {
         const envelope = renderEnvelope({ ...result, data: spec.compact(result) }, req, reply, req.server.services.config.BASE_URL);
         return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
+      }
+      if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
+        // REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's
+        // handler timeout would destroy a stream still being read at the deadline, so once the
+        // stream has started the reply is handed over (hijacked) and left to finish.
+        req.signal.addEventListener('abort', () => {
+          if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
+        }, { once: true });
+        return reply.type('application/json; charset=utf-8').send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
       }
       return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
     },

@@ -18,8 +18,8 @@ export function defaultSeams(): Seams {
       return { accountId, keyId, plan };
     },
     admit: async ({ ctx, cost, ip, instance }) => {
-      const { headers, release } = (await admitRequest({ ctx, input: { cost, instance, ip } })).data;
-      return { headers, release };
+      const { headers, release, refund } = (await admitRequest({ ctx, input: { cost, instance, ip } })).data;
+      return { headers, release, refund };
     },
     rateLimitHeaders: (ctx) => currentRateLimitHeaders(ctx),
     release: (ctx) => releaseAdmission(ctx),

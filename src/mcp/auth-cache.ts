@@ -4,6 +4,12 @@
 // last_used_at every time. A verified caller is trusted for `ttlMs`, so a revoked key, a changed
 // plan or a newly required terms acceptance takes effect within that bound and no later.
 //
+// Revocation does not wait for the TTL: the accounts database keeps an auth generation that moves
+// (by trigger) whenever a key is revoked or rotated or an account's plan changes or it is deleted,
+// whichever process did it (this server, the admin CLI, another replica). Each lookup reads it
+// (one indexed SELECT, microseconds) and drops every entry when it moved, so a revoked key is
+// refused on its next request.
+//
 // Only successes are cached: a rejected key is checked again on its next request, so a key that
 // becomes valid (or a typo fixed by the user) is never held out by the cache.
 import { hashApiKey } from '../domain/keys.js';
@@ -14,6 +20,8 @@ export interface AuthCacheOptions {
   /** Entries kept at most; the oldest is evicted first. Bounds memory under key-stuffing. */
   maxEntries?: number;
   now: () => Date;
+  /** The accounts database's auth generation; when it changes the cache is emptied. */
+  generation?: () => number | undefined;
 }
 
 interface Entry {
@@ -24,6 +32,7 @@ interface Entry {
 export class AuthCache {
   private readonly entries = new Map<string, Entry>();
   private readonly maxEntries: number;
+  private generation: number | undefined;
 
   constructor(private readonly opts: AuthCacheOptions) {
     this.maxEntries = opts.maxEntries ?? 10_000;
@@ -34,6 +43,17 @@ export class AuthCache {
     // Keyed by the key's hash so the map never holds usable credentials.
     const id = hashApiKey(rawKey);
     const now = this.opts.now().getTime();
+    let gen: number | undefined;
+    try {
+      gen = this.opts.generation?.();
+    } catch {
+      // Database unusable: trust nothing cached; verify() answers (503) for itself.
+      this.entries.clear();
+    }
+    if (gen !== this.generation) {
+      this.entries.clear();
+      this.generation = gen;
+    }
     const hit = this.entries.get(id);
     if (hit && hit.expiresAt > now) return hit.caller;
     if (hit) this.entries.delete(id);

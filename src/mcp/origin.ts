@@ -21,15 +21,24 @@ function parseHost(value: string): { hostname: string; host: string } | null {
     const u = new URL(`http://${value}`);
     // Reject anything that is not a bare host[:port] (userinfo, path) rather than guess.
     if (u.username || u.password || u.pathname !== '/' || u.search || u.hash) return null;
+    // Only the canonical spelling counts: the URL parser turns `2130706433`, `0x7f.1` or `127.1`
+    // into 127.0.0.1 and would let them through the allow-list. The host as sent (port removed)
+    // must equal its canonical form.
+    const sent = value.trim().toLowerCase().replace(/:\d*$/, '');
+    if (sent !== u.hostname.toLowerCase()) return null;
     return { hostname: u.hostname.toLowerCase(), host: u.host.toLowerCase() };
   } catch {
     return null;
   }
 }
 
-function originOf(url: string): string | null {
+/** The origin of an Origin header value and its host name; null for opaque or malformed origins. */
+function originOf(url: string): { origin: string; hostname: string } | null {
   try {
-    return new URL(url).origin.toLowerCase();
+    const u = new URL(url);
+    // file:, data: and sandboxed pages have an opaque origin (serialized "null"): never trusted.
+    if (u.origin === 'null' || !/^https?:$/.test(u.protocol)) return null;
+    return { origin: u.origin.toLowerCase(), hostname: u.hostname.toLowerCase() };
   } catch {
     return null;
   }
@@ -43,7 +52,9 @@ export function originPolicy(config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'CORS_OR
   // An entry with a port must match host:port exactly; one without matches any port.
   const withPort = new Set(entries.filter((e) => /:\d+$/.test(e)));
   const anyPort = new Set(entries.filter((e) => !/:\d+$/.test(e)));
-  const origins = new Set([...(config.CORS_ORIGINS ?? []), ...(base ? [base.origin] : [])].map(originOf).filter((o): o is string => o !== null));
+  const origins = new Set(
+    [...(config.CORS_ORIGINS ?? []), ...(base ? [base.origin] : [])].map((o) => originOf(o)?.origin).filter((o): o is string => !!o),
+  );
 
   return {
     check(headers) {
@@ -55,8 +66,8 @@ export function originPolicy(config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'CORS_OR
       const rawOrigin = first(headers.origin);
       if (rawOrigin === undefined) return;
       const origin = originOf(rawOrigin);
-      const loopbackOrigin = origin !== null && LOOPBACK.includes(new URL(origin).hostname);
-      if (origin === null || !(origins.has(origin) || loopbackOrigin)) {
+      const loopbackOrigin = origin !== null && LOOPBACK.includes(origin.hostname);
+      if (origin === null || !(origins.has(origin.origin) || loopbackOrigin)) {
         throw new AppError('forbidden', `Browser requests from origin "${rawOrigin.slice(0, 100)}" are not allowed on the MCP endpoint. Operators: add the origin to CORS_ORIGINS.`);
       }
     },

@@ -56,7 +56,11 @@ function toolListEntry(t: ToolDef): Tool {
 export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): Promise<void> {
   const services = app.services;
   const { config } = services;
-  const cache = new AuthCache({ ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 0, now: services.now });
+  const cache = new AuthCache({
+    ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 0,
+    now: services.now,
+    generation: () => (services.stores.accounts as { authGeneration?: () => number } | undefined)?.authGeneration?.(),
+  });
   const policy = originPolicy(config);
   const tools = TOOLS.map(toolListEntry);
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
@@ -98,17 +102,26 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 
-  async function callTool(req: FastifyRequest, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  async function callTool(req: FastifyRequest, reply: FastifyReply, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
     const instance = `mcp:${name}`;
     // One request id per tool call: admission's concurrency lease is keyed by it.
     const requestId = randomUUID();
     const ctx = baseContext(req, caller, requestId, instance);
     const { seams } = services;
     const releases: Array<() => void> = [];
+    const refunds: Array<() => void> = [];
     ctx.charge = async (units: number) => {
       if (!seams.admit) return;
       const admitted = await seams.admit({ ctx, caller, cost: units, ip: req.ip, instance });
       if (admitted.release) releases.push(admitted.release);
+      if (admitted.refund) {
+        refunds.push(admitted.refund);
+        // A response cut off before its end refunds every call it carried (app.ts).
+        req.refunds.push(admitted.refund);
+      }
+      // RateLimit headers as on REST: the JSON response is written after the calls complete, so
+      // the state after this charge is what the client sees.
+      if (!reply.raw.headersSent) for (const [k, v] of Object.entries(admitted.headers ?? {})) reply.raw.setHeader(k, v);
     };
     const started = performance.now();
     try {
@@ -117,6 +130,9 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
       const input = args ?? {};
       const parsed = tool.input.safeParse(input);
       if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);
+      // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts).
+      const a = parsed.data as { geo?: unknown; include_geometry?: unknown };
+      if (a.include_geometry === true || JSON.stringify(a.geo ?? '').includes('*')) releases.push(await app.heavyGate.acquire());
       // Lookups are charged up front, like their REST routes; data verbs charge themselves once
       // they know how many geographies the request expands to.
       if (tool.cost !== 'verb') await ctx.charge(tool.cost);
@@ -128,6 +144,8 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
       };
     } catch (e) {
       const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
+      // Charge only what was served: a call that failed on our side (5xx) gives its units back.
+      if (out.error.status >= 500) for (const r of refunds) r();
       if (out.unexpected) ctx.log.error({ err: e, tool: name, mcp_call: requestId }, 'mcp tool failed');
       else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
       return out.result;
@@ -145,13 +163,20 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
 
     const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, caller, request.params.name, request.params.arguments));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, reply, caller, request.params.name, request.params.arguments));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
 
     // From here the SDK writes the response; headers fastify's hooks set (X-Request-ID, CORS)
     // are copied onto the raw response first.
     reply.hijack();
     for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
+    // Every authenticated response carries the quota state (initialize and tools/list too).
+    try {
+      const current = services.seams.rateLimitHeaders?.(baseContext(req, caller, req.id, 'mcp')) ?? {};
+      for (const [k, v] of Object.entries(current)) reply.raw.setHeader(k, v);
+    } catch (err) {
+      req.log.warn({ err }, 'rate-limit headers unavailable');
+    }
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

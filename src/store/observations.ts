@@ -3,8 +3,11 @@
 // derived-variable logic live above this, in the verbs.
 import fs from 'node:fs';
 import path from 'node:path';
+import { AppError } from '../domain/errors.js';
+import { readManifest } from './data-dir.js';
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
+import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
 
 export interface StoredCell {
   estimate: number | null;
@@ -78,6 +81,8 @@ export class ObservationStore {
     partitions: Set<string>,
     private readonly tables: Map<string, Set<string>>,
     cacheCells: number,
+    /** Damaged or missing partition files answer 503 for the requests that need them (partition-guard.ts). */
+    readonly guard: PartitionGuard,
   ) {
     this.partitions = partitions;
     this.cache = cacheCells > 0 ? new ResultCache(cacheCells) : undefined;
@@ -97,7 +102,19 @@ export class ObservationStore {
     }
     const index = JSON.parse(fs.readFileSync(path.join(root, 'index.json'), 'utf8')) as Record<string, { tables: string[] }>;
     const tables = new Map(Object.entries(index).map(([k, v]) => [k, new Set(v.tables)]));
-    return new ObservationStore(root, pool ?? (await DuckPool.open()), partitions, tables, opts.cacheCells ?? 250_000);
+    // A partition the index lists but whose file is gone is still this build's: it is served as
+    // unavailable (503), not silently as "no data loaded".
+    for (const k of Object.keys(index)) partitions.add(k);
+    const db = pool ?? (await DuckPool.open());
+    const rows = manifestRows(buildDir);
+    const guard = new PartitionGuard(db, new Map([...partitions].map((k) => [k, { file: ObservationStore.fileIn(root, k), rows: rows[k] }])));
+    await guard.verifyAll();
+    return new ObservationStore(root, db, partitions, tables, opts.cacheCells ?? 250_000, guard);
+  }
+
+  private static fileIn(root: string, partition: string): string {
+    const [dataset, vintage, level] = partition.split('/');
+    return path.join(root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
   }
 
   /** Whether the build holds this table's values for the partition (absent cells then mean "not published"). */
@@ -145,7 +162,17 @@ export class ObservationStore {
     const key = this.cache && `${q.dataset}|${vintages.join(',')}|${q.level}|${q.geoKeys === 'all' ? '*' : [...q.geoKeys].sort().join(',')}|${[...q.codes].sort().join(',')}`;
     const hit = key ? this.cache!.get(key) : undefined;
     if (hit) return hit;
-    const out = await this.query(q, vintages);
+    const parts = vintages.map((v) => `${q.dataset}/${v}/${q.level}`);
+    let out: Map<string, StoredCell>;
+    try {
+      for (const p of parts) await this.guard.require(p);
+      out = await this.query(q, vintages);
+    } catch (e) {
+      // DuckDB failing on a file the guard passed (changed under the query): check them again.
+      const fault = e instanceof PartitionUnavailable ? e : await this.guard.suspect(parts);
+      if (fault) throw unavailable(fault);
+      throw e;
+    }
     if (key) this.cache!.set(key, out);
     return out;
   }
@@ -198,4 +225,21 @@ export class ObservationStore {
     this.indexes.clear();
     this.pool.close();
   }
+}
+
+function manifestRows(buildDir: string): Record<string, number> {
+  try {
+    return readManifest(buildDir).steps.observations?.rows ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function unavailable(fault: PartitionUnavailable): AppError {
+  const [dataset, vintage, level] = fault.partition.split('/');
+  return new AppError(
+    'dependency-unavailable',
+    `The ${dataset} ${vintage} ${level}-level data is temporarily unavailable on this server; retry with backoff. Other datasets, vintages and levels are not affected.`,
+    { extensions: { dataset, vintage: Number(vintage), level }, cause: fault },
+  );
 }

@@ -55,11 +55,11 @@ export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>
 export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Promise<Runtime> {
   const closers: Array<() => void> = [];
   const stores: Stores = {};
-  const accounts = await attempt(log, 'accounts database', () => openAccountStores(config));
-  if (accounts) {
-    Object.assign(stores, accounts);
-    closers.push(() => accounts.accounts.close());
-  }
+  // An accounts database that cannot be opened at start is a configuration error (DATABASE_PATH):
+  // it throws, and the server stops with the message. Faults after start answer 503 instead.
+  const accounts = openAccountStores(config);
+  Object.assign(stores, accounts);
+  closers.push(() => accounts.accounts.close());
   const dir = resolveCurrentBuild(config.DATA_DIR);
   let build: BuildInfo | null = null;
   if (dir) {

@@ -8,7 +8,7 @@ import { minuteStart, MINUTE_MS, periodBounds, periodOf, secondsUntil } from '..
 import { PLAN_IDS, PLANS, planOf, upgradeUrl, type Plan } from '../domain/plans.js';
 import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
 import { chargeBatcherOf } from '../store/accounts/charge-batcher.js';
-import { burstRequests, monthlyUnits } from '../store/accounts/usage-repo.js';
+import { burstRequests, monthlyUnits, refund, tryCharge } from '../store/accounts/usage-repo.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
 import type { VerbContext, VerbResult } from './context.js';
 
@@ -25,6 +25,8 @@ export interface Admission {
   /** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers). */
   headers: Record<string, string>;
   release(): void;
+  /** Undo the charge: for a request that ended in a 5xx or was cut off (idempotent, never throws). */
+  refund(): void;
 }
 
 function nextPlan(p: Plan): Plan | undefined {
@@ -52,7 +54,7 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
   const { accountId, keyId } = ctx.caller;
   // Dashboard sessions are not metered: the account pages must work when the API quota is spent,
   // which is exactly when people open them to upgrade.
-  if (keyId === DASHBOARD_KEY_ID) return { data: { units: 0, headers: {}, release: () => {} } };
+  if (keyId === DASHBOARD_KEY_ID) return { data: { units: 0, headers: {}, release: () => {}, refund: () => {} } };
   const plan = planOf(ctx.caller.plan);
   const now = ctx.now();
   const cost = Math.max(0, Math.ceil(input.cost));
@@ -100,7 +102,19 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
       const q = plan.limits.burstPerMinute;
       throw reject('burst', q, secondsUntil(now, minute + MINUTE_MS), state, `The ${plan.name} plan allows ${q} requests per minute.`);
     }
-    return { data: { units: cost, headers: rateLimitHeaders(state), release: lease.release } };
+    const period = periodOf(now);
+    let refunded = false;
+    const undo = () => {
+      if (refunded) return;
+      refunded = true;
+      try {
+        refund(store.db, { accountId, period, logId: out.logId });
+      } catch (err) {
+        // The database that failed the request may fail the refund too: logged for reconciliation.
+        ctx.log.error?.({ err, account_id: accountId, request_log_id: out.logId, units: cost }, 'refund failed');
+      }
+    };
+    return { data: { units: cost, headers: rateLimitHeaders(state), release: lease.release, refund: undo } };
   } catch (e) {
     if (!held) lease.release();
     throw e;

@@ -3,7 +3,7 @@
 // Bureau's test of whether the difference is statistically significant at 90% confidence.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { checkRowCap } from '../domain/row-cap.js';
+import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
@@ -65,6 +65,7 @@ export async function compareGeographies({ ctx, input }: { ctx: VerbContext; inp
     });
   }
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
+  checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
   await charge(ctx, p.plan, { kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
   const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies });
   const first = p.geo.geographies[0]!.key;

@@ -1,7 +1,7 @@
 // GET /v1/data and the MCP tool get_census_data: values of variables for geographies in one
 // vintage, one cell per geography × variable (long format, as tidycensus returns it).
 import { z } from 'zod';
-import { checkRowCap } from '../domain/row-cap.js';
+import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import type { Geometry } from 'geojson';
 import { geometriesFor } from './boundaries-geometries.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
@@ -24,6 +24,7 @@ export async function getData({ ctx, input }: { ctx: VerbContext; input: GetData
   const vintage = p.vintage;
   if (input.include_geometry) requireGeometryFeature(ctx, p.plan, p.geo.geographies.map((g) => g.type));
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
+  checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, geometry: input.include_geometry === true });
   await charge(ctx, p.plan, { kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
 
   const result = await computeCells(p.stores, p.stores.catalog, {

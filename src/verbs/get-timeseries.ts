@@ -3,7 +3,7 @@
 // the reason (not published that year, not loaded, changed meaning).
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { checkRowCap } from '../domain/row-cap.js';
+import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
@@ -46,6 +46,7 @@ export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: T
   const vintages = p.vintages;
   const to = vintages.at(-1)!;
   checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, input.max_rows);
+  checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
   await charge(ctx, p.plan, { kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
   const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages, variables: p.variables, geographies: p.geo.geographies });
   // One series per variable and geography, in vintage order.

@@ -82,6 +82,15 @@ describe('signature', () => {
     expect((await failure(deliver(h, ev, { timestampSec: t - 301 }))).status).toBe(400);
     await expect(deliver(h, ev, { timestampSec: t - 299 })).resolves.toBeTruthy();
   });
+
+  it('rejects signatures dated in the future past the tolerance, +1 h and +24 h (was: accepted)', async () => {
+    const { h, a } = setup();
+    const t = Math.floor(h.clock.t / 1000);
+    const ev = subEvent('customer.subscription.created', t, { status: 'active', plan: 'pro', accountId: a.id });
+    for (const ahead of [3_600, 86_400, 301]) expect((await failure(deliver(h, ev, { timestampSec: t + ahead }))).status).toBe(400);
+    // Within the tolerance (clock skew) it is accepted.
+    await expect(deliver(h, ev, { timestampSec: t + 299 })).resolves.toBeTruthy();
+  });
 });
 
 describe('idempotency and ordering', () => {

@@ -57,7 +57,9 @@ async function csrfOf(c: Client): Promise<string> {
 }
 
 beforeAll(async () => {
-  svc = await startLiveService();
+  // The https case stands for a reverse proxy on this host: forwarded headers are honoured only
+  // from configured proxies (TRUSTED_PROXIES; docs/operations.md).
+  svc = await startLiveService({ config: { TRUSTED_PROXIES: ['loopback'] } });
 }, 120_000);
 afterAll(async () => svc?.close());
 

@@ -113,6 +113,25 @@ describe('self links behind a proxy', () => {
     await app.close();
   });
 
+  it('by default a client\'s X-Forwarded-Host does not rewrite links.self or links.next (was: TRUST_PROXY=true by default let any client do it)', async () => {
+    const app = await makeApp({ extraRoutes: fixtureRoutes });
+    const body = (await app.inject({ url: '/t/items?geo=state:06&limit=1', headers: { ...auth, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } })).json();
+    expect(body.links.self).toMatch(/^http:\/\/localhost\//);
+    expect(JSON.stringify(body.links)).not.toContain('evil.example');
+    await app.close();
+  });
+
+  it('TRUSTED_PROXIES: forwarded headers honoured from a listed proxy only', async () => {
+    const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' };
+    const listed = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { TRUSTED_PROXIES: ['127.0.0.1/8'] } });
+    expect((await listed.inject({ url: '/t/public', headers, remoteAddress: '127.0.0.1' })).json().links.self).toBe('https://api.example.org/t/public');
+    expect((await listed.inject({ url: '/t/public', headers, remoteAddress: '203.0.113.9' })).json().links.self).toBe('http://localhost/t/public');
+    await listed.close();
+    const other = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { TRUSTED_PROXIES: ['10.0.0.2'] } });
+    expect((await other.inject({ url: '/t/public', headers })).json().links.self).toBe('http://localhost/t/public');
+    await other.close();
+  });
+
   it('prefers BASE_URL, keeping its path prefix', async () => {
     const app = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { BASE_URL: 'https://census.example.org/api/' } });
     const body = (await app.inject({ url: '/t/items?geo=state:06&limit=5', headers: { ...auth, 'x-forwarded-proto': 'http' } })).json();

@@ -2,6 +2,7 @@
 // accumulates (caller, rate-limit headers). Routes reach both through `contextOf(req)`, which is
 // the only way a handler gets a VerbContext.
 import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.js';
 import type { Config } from '../../config.js';
 import type { Caller, Stores, VerbContext } from '../../verbs/context.js';
 
@@ -17,6 +18,8 @@ export type TokenAuthenticator = (token: string, ctx: VerbContext) => Promise<Ca
 export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number; ip: string; instance: string }) => Promise<{
   headers?: Record<string, string>;
   release?: () => void;
+  /** Undo the charge (idempotent): called when the response is a 5xx or is cut off. */
+  refund?: () => void;
 }>;
 
 /** Verifies a dashboard session cookie (and its CSRF token on state-changing calls). */
@@ -48,6 +51,10 @@ declare module 'fastify' {
     caller: Caller | null;
     /** Headers (rate limits) every response to an authenticated request carries, errors included. */
     responseHeaders: Record<string, string>;
+    /** Charges of this request to undo if it is not served (app.ts runs them on close). */
+    refunds: Array<() => void>;
+    /** The response has closed (sent, timed out or abandoned): nothing more may be charged. */
+    responseClosed: boolean;
   }
 }
 
@@ -68,8 +75,12 @@ export function contextOf(req: FastifyRequest): VerbContext {
     charge:
       caller && admit
         ? async (units: number) => {
+            // A verb still running after its response was closed (deadline 503, client gone)
+            // must not charge for it: nothing would refund the charge.
+            if (req.responseClosed) throw new AppError('dependency-unavailable', 'The request ended before it could be served; retry with backoff.');
             const admitted = await admit({ ctx: contextOf(req), caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
             Object.assign(req.responseHeaders, admitted.headers ?? {});
+            if (admitted.refund) req.refunds.push(admitted.refund);
           }
         : undefined,
   };

@@ -50,7 +50,7 @@ export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => {
     const { error, unexpected } = toAppError(err, (ctx) => rawInput(req, ctx));
     if (unexpected) req.log.error({ err }, 'unhandled error');
-    else if (error.status >= 500) req.log.warn({ code: error.code, detail: error.detail }, 'request failed');
+    else if (error.status >= 500) req.log.warn({ code: error.code, detail: error.detail, ...(error.cause ? { err: error.cause } : {}) }, 'request failed');
     return sendProblem(req, reply, error);
   });
 

@@ -24,6 +24,9 @@ const common = {
   dataset: queryString('`acs5` (default) or `acs1`.').optional(),
 };
 
+/** A wildcard (`county:48*`, `tract:06037*`) can expand to thousands of geographies. */
+const isWildcard = (geo: string | string[] | undefined) => ([] as string[]).concat(geo ?? []).some((g) => g.includes('*'));
+
 /** The plan's CSV row cap when CSV is asked for: the operation refuses an oversized export early. */
 function csvCap(ctx: VerbContext, query: object): number | undefined {
   return (query as { format?: string }).format === 'csv' && ctx.caller ? planOf(ctx.caller.plan).limits.csvRowCap : undefined;
@@ -64,6 +67,7 @@ export function dataRoutes(app: FastifyInstance) {
     }),
     formats: ['json', 'csv', 'compact'],
     data: z.union([z.array(dataCellSchema), compactDataSchema]),
+    heavy: (q) => q.include_geometry === true || isWildcard(q.geo),
     handler: ({ ctx, query }) => getData({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => cellsCsv('data', result as VerbResult<DataCell[]>),
     compact: (result) => {
@@ -80,6 +84,7 @@ export function dataRoutes(app: FastifyInstance) {
     ...DATA_ROUTE,
     querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default as for /v1/data.' }).optional() }),
     data: z.array(comparedCellSchema),
+    heavy: (q) => isWildcard(q.geo),
     handler: ({ ctx, query }) => compareGeographies({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => {
       const table = cellsCsv('compare', result as VerbResult<ObservationCell[]>);
@@ -107,6 +112,7 @@ export function dataRoutes(app: FastifyInstance) {
       to: queryInt({ description: 'Last vintage; default: the latest.' }).optional(),
     }),
     data: z.array(observationCellSchema),
+    heavy: (q) => isWildcard(q.geo),
     handler: ({ ctx, query }) => getTimeseries({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
     csv: (result) => cellsCsv('timeseries', result),
   });

@@ -1,6 +1,8 @@
-// GET /health: public, unlogged (load balancers poll it), never an envelope. 200 when the data
-// build and the accounts database are both usable, 503 `degraded` otherwise so an orchestrator
-// can hold traffic; the body says which part is missing.
+// GET /health: public, unlogged (load balancers poll it), never an envelope. 200 `ok` when the data
+// build, every one of its partitions and the accounts database are usable; 503 `degraded`
+// otherwise, so a balancer that only reads status codes can tell, while the body says exactly
+// what is affected (requests that do not need it keep working). Each poll re-checks the faults,
+// so the answer goes back to 200 by itself once the files are restored (docs/operations.md).
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { readManifest, resolveCurrentBuild } from '../../store/data-dir.js';
@@ -11,10 +13,15 @@ const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   version: z.string(),
   data: z.object({ build_id: z.string(), built_at: z.string(), synthetic: z.boolean().describe('true for a SYNTHETIC benchmark build: its values are random, not Census figures.') }).nullable().describe('The live data build; null when none is loaded.'),
-  database: z.enum(['ok', 'unavailable']).describe('The accounts database.'),
+  database: z.enum(['ok', 'unavailable']).describe('The accounts database (a write is probed, at most once a second).'),
+  database_error: z.string().nullable().describe('Why the database is unavailable (an SQLite or file-system code such as SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR_SHMMAP); null when ok.'),
+  unavailable_partitions: z
+    .array(z.object({ dataset: z.string(), vintage: z.number().int(), level: z.string(), reason: z.string(), since: z.string() }))
+    .describe('Observation partitions that are missing, truncated or differ from the manifest: requests needing them answer 503 dependency-unavailable; all others are served.'),
 });
 
-type Pingable = { ping?: () => unknown };
+type Pingable = { ping?: () => unknown; health?: () => { ok: boolean; reason?: string } };
+type Guarded = { guard?: { faults(): Promise<Array<{ partition: string; reason: string; since: string }>> } };
 
 let cached: { dir: string; data: { build_id: string; built_at: string; synthetic: boolean } } | undefined;
 
@@ -31,22 +38,35 @@ function dataStatus(dataDir: string) {
   }
 }
 
-async function databaseStatus(accounts: unknown): Promise<'ok' | 'unavailable'> {
-  if (accounts === undefined || accounts === null) return 'unavailable';
-  const ping = (accounts as Pingable).ping;
-  if (typeof ping !== 'function') return 'ok';
+async function databaseStatus(accounts: unknown): Promise<{ state: 'ok' | 'unavailable'; error: string | null }> {
+  if (accounts === undefined || accounts === null) return { state: 'unavailable', error: 'not opened' };
+  const p = accounts as Pingable;
   try {
-    return (await ping.call(accounts)) === false ? 'unavailable' : 'ok';
+    if (typeof p.health === 'function') {
+      const h = p.health.call(accounts);
+      return h.ok ? { state: 'ok', error: null } : { state: 'unavailable', error: h.reason ?? 'error' };
+    }
+    if (typeof p.ping !== 'function') return { state: 'ok', error: null };
+    return (await p.ping.call(accounts)) === false ? { state: 'unavailable', error: 'ping failed' } : { state: 'ok', error: null };
   } catch {
-    return 'unavailable';
+    return { state: 'unavailable', error: 'ping failed' };
   }
+}
+
+async function partitionFaults(observations: unknown) {
+  const guard = (observations as Guarded | undefined)?.guard;
+  if (!guard) return [];
+  return (await guard.faults()).map((f) => {
+    const [dataset, vintage, level] = f.partition.split('/');
+    return { dataset: dataset!, vintage: Number(vintage), level: level!, reason: f.reason, since: f.since };
+  });
 }
 
 export function healthRoutes(app: FastifyInstance) {
   defineRawRoute(app, {
     url: '/health',
     summary: 'Service health',
-    description: 'Public. 200 `ok` when data and database are available, 503 `degraded` otherwise.',
+    description: 'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes.',
     tags: ['service'],
     auth: 'none',
     logLevel: 'silent',
@@ -56,8 +76,12 @@ export function healthRoutes(app: FastifyInstance) {
       const served = (ctx.stores.build as { manifest?: { build_id: string; created_at: string; synthetic?: boolean } } | null | undefined)?.manifest;
       const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : dataStatus(ctx.config.DATA_DIR);
       const database = await databaseStatus(ctx.stores.accounts);
-      const status = data && database === 'ok' ? 'ok' : 'degraded';
-      return reply.code(status === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send({ status, version: API_VERSION, data, database });
+      const partitions = await partitionFaults(ctx.stores.observations);
+      const status = data && database.state === 'ok' && partitions.length === 0 ? 'ok' : 'degraded';
+      return reply
+        .code(status === 'ok' ? 200 : 503)
+        .header('Cache-Control', 'no-store')
+        .send({ status, version: API_VERSION, data, database: database.state, database_error: database.error, unavailable_partitions: partitions });
     },
   });
 }

@@ -3,21 +3,114 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureParentDirectory, PathSettingError } from '../fs-check.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
+/**
+ * Thrown instead of touching a database whose WAL index (`-shm`, which SQLite maps into memory)
+ * cannot be written: a write to that mapping would kill the process with SIGBUS (reproduced with
+ * `chattr +i` on the file). The code is SQLite-shaped so transports treat it like SQLite's own
+ * I/O errors: 503 dependency-unavailable.
+ */
+export class ShmUnwritableError extends Error {
+  readonly code = 'SQLITE_IOERR_SHMMAP';
+  constructor(readonly file: string, readonly reason: string) {
+    super(`the WAL index ${file} is not writable (${reason}); the accounts database is not used until it is`);
+  }
+}
+
+const shmFiles = new WeakMap<Db, string>();
+
+/**
+ * The guard every statement goes through (stmt() calls it): one access(2) call, ~1 µs. A write to
+ * a mapped page of an unwritable -shm is a SIGBUS, which no handler can turn into an error, so the
+ * connection is simply not used while the check fails; it is usable again as soon as the file is
+ * (the mapping itself is fine), and never closed meanwhile (closing checkpoints, which writes).
+ */
+export function assertUsable(db: Db): void {
+  const shm = shmFiles.get(db);
+  if (!shm) return;
+  try {
+    fs.accessSync(shm, fs.constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return; // unlinked: the mapping outlives the name, nothing to fault on
+    throw new ShmUnwritableError(shm, code ?? 'error');
+  }
+}
+
+/** Whether close() is safe (it checkpoints the WAL through the mapping). */
+export function closeAccountsDb(db: Db): void {
+  try {
+    assertUsable(db);
+  } catch {
+    return; // leave it to process exit, which unmaps without writing
+  }
+  db.close();
+}
+
+/** Thrown when DATABASE_PATH cannot hold a database; the message names the setting. */
+export class DatabasePathError extends PathSettingError {}
+
 export function openAccountsDb(file: string): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 10000');
-  db.pragma('foreign_keys = ON');
-  // NORMAL in WAL mode is durable against application crashes; only an OS crash can lose the last
-  // commits, which for counters and logs is an acceptable trade for write latency.
-  db.pragma('synchronous = NORMAL');
-  migrate(db);
-  return db;
+  if (file !== ':memory:') {
+    try {
+      ensureParentDirectory(file, 'DATABASE_PATH');
+    } catch (e) {
+      throw new DatabasePathError((e as Error).message);
+    }
+    const shm = `${path.resolve(file)}-shm`;
+    if (fs.existsSync(shm)) {
+      try {
+        fs.accessSync(shm, fs.constants.W_OK);
+      } catch (e) {
+        throw new DatabasePathError(`DATABASE_PATH: ${shm} is not writable (${(e as NodeJS.ErrnoException).code}); SQLite cannot use ${file} safely`);
+      }
+    }
+  }
+  let db: Db | undefined;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    // The -shm file is mapped into memory; the main file never is (mmap_size stays 0 explicitly).
+    db.pragma('mmap_size = 0');
+    if (file !== ':memory:') {
+      shmFiles.set(db, `${path.resolve(file)}-shm`);
+      guardTransactions(db);
+    }
+    db.pragma('busy_timeout = 10000');
+    db.pragma('foreign_keys = ON');
+    // NORMAL in WAL mode is durable against application crashes; only an OS crash can lose the last
+    // commits, which for counters and logs is an acceptable trade for write latency.
+    db.pragma('synchronous = NORMAL');
+    migrate(db);
+    return db;
+  } catch (e) {
+    if (db?.open) closeAccountsDb(db);
+    throw new DatabasePathError(`DATABASE_PATH: cannot use ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** BEGIN touches the WAL index too: every transaction variant checks it first, like stmt(). */
+function guardTransactions(db: Db): void {
+  const original = db.transaction.bind(db);
+  type Tx = ReturnType<Db['transaction']>;
+  const guarded = <F extends (...args: never[]) => unknown>(f: F): F =>
+    ((...args: Parameters<F>) => {
+      assertUsable(db);
+      return f(...args);
+    }) as F;
+  (db as { transaction: Db['transaction'] }).transaction = ((fn: Parameters<Db['transaction']>[0]) => {
+    const tx = original(fn);
+    return Object.assign(guarded(tx), {
+      default: guarded(tx.default),
+      deferred: guarded(tx.deferred),
+      immediate: guarded(tx.immediate),
+      exclusive: guarded(tx.exclusive),
+    }) as Tx;
+  }) as Db['transaction'];
 }
 
 /** Apply pending migrations inside one IMMEDIATE transaction so concurrent openers cannot race. */
@@ -35,6 +128,7 @@ const cache = new WeakMap<Db, Map<string, Database.Statement>>();
 
 /** Prepared statements are compiled once per connection; preparing per call costs ~10 µs. */
 export function stmt(db: Db, sql: string): Database.Statement {
+  assertUsable(db);
   let m = cache.get(db);
   if (!m) cache.set(db, (m = new Map()));
   let s = m.get(sql);

@@ -8,24 +8,54 @@ import { AppError } from '../../domain/errors.js';
 import { ConcurrencyLimiter } from '../../domain/limits/concurrency.js';
 import type { Stores } from '../../verbs/context.js';
 import { createStripe } from '../../billing/stripe-client.js';
-import { openAccountsDb, type Db } from './db.js';
+import { closeAccountsDb, openAccountsDb, stmt, type Db } from './db.js';
 import { IdentityVerifier } from './identity.js';
+
+export interface DatabaseHealth {
+  ok: boolean;
+  /** Why not, for operators (/health): the SQLite or file-system error code. */
+  reason?: string;
+}
+
+const PROBE_EVERY_MS = 1_000;
 
 export class AccountStore {
   readonly concurrency = new ConcurrencyLimiter();
+  private probe: { at: number; health: DatabaseHealth } | undefined;
   constructor(readonly db: Db) {}
-  /** For /health: false when the file is gone or locked beyond busy_timeout. */
-  ping(): boolean {
+
+  /**
+   * For /health: a real write (one row of service_state), because a full disk or a read-only file
+   * still answers SELECTs. At most one probe per second however often the balancer polls; every
+   * poll after a fault probes again, so health recovers by itself when the fault goes.
+   */
+  health(now = Date.now()): DatabaseHealth {
+    if (this.probe && this.probe.health.ok && now - this.probe.at < PROBE_EVERY_MS) return this.probe.health;
+    let health: DatabaseHealth;
     try {
-      return this.db.prepare('SELECT 1 AS ok').get() !== undefined;
-    } catch {
-      return false;
+      stmt(this.db, 'UPDATE service_state SET health_probe_at = ? WHERE id = 1').run(now);
+      health = { ok: true };
+    } catch (e) {
+      health = { ok: false, reason: String((e as { code?: string }).code ?? (e as Error).name) };
     }
+    this.probe = { at: now, health };
+    return health;
   }
+
+  ping(): boolean {
+    return this.health().ok;
+  }
+
+  /** Moves whenever a key is revoked or an account's plan changes (triggers; any process). */
+  authGeneration(): number {
+    return (stmt(this.db, 'SELECT auth_generation AS g FROM service_state WHERE id = 1').get() as { g: number } | undefined)?.g ?? 0;
+  }
+
   close(): void {
-    this.db.close();
+    closeAccountsDb(this.db);
   }
 }
+
 
 export interface AccountStores {
   accounts: AccountStore;

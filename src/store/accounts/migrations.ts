@@ -128,4 +128,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
   CREATE INDEX dashboard_sessions_expires ON dashboard_sessions(expires_at);
   `,
+  `
+  -- One-row table of service-wide state. auth_generation moves whenever a key's standing can
+  -- change (revocation, rotation, deletion, plan change), by trigger, so every writer counts (the
+  -- server, the admin CLI, another replica): caches of verified keys compare it on each use and
+  -- drop themselves when it moved. health_probe_at is what /health writes to prove writability.
+  CREATE TABLE service_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    auth_generation INTEGER NOT NULL DEFAULT 0,
+    health_probe_at INTEGER
+  );
+  INSERT INTO service_state (id) VALUES (1);
+  CREATE TRIGGER auth_generation_key_update AFTER UPDATE OF revoked_at ON api_keys
+    BEGIN UPDATE service_state SET auth_generation = auth_generation + 1 WHERE id = 1; END;
+  CREATE TRIGGER auth_generation_key_delete AFTER DELETE ON api_keys
+    BEGIN UPDATE service_state SET auth_generation = auth_generation + 1 WHERE id = 1; END;
+  CREATE TRIGGER auth_generation_account AFTER UPDATE OF plan, deleted_at ON accounts
+    BEGIN UPDATE service_state SET auth_generation = auth_generation + 1 WHERE id = 1; END;
+  CREATE TRIGGER auth_generation_account_delete AFTER DELETE ON accounts
+    BEGIN UPDATE service_state SET auth_generation = auth_generation + 1 WHERE id = 1; END;
+  `,
 ];

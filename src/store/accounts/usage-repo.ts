@@ -4,7 +4,7 @@
 import { stmt, type Db } from './db.js';
 
 export type ChargeOutcome =
-  | { ok: true; monthlyUsed: number; burstUsed: number }
+  | { ok: true; monthlyUsed: number; burstUsed: number; /** request_log row: what refund() undoes. */ logId: number }
   | { ok: false; limit: 'monthly' | 'burst'; monthlyUsed: number; burstUsed: number };
 
 export interface ChargeInput {
@@ -41,7 +41,7 @@ export function charge(db: Db, c: ChargeInput): ChargeOutcome {
       // Throwing rolls the monthly increment back with the rest of the transaction.
       throw new BurstExceeded(burstRequests(db, c.accountId, c.minute), m.units - c.cost);
     }
-    stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
+    const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
       c.accountId,
       c.keyId,
       c.now,
@@ -49,7 +49,7 @@ export function charge(db: Db, c: ChargeInput): ChargeOutcome {
       c.cost,
       c.ip,
     );
-    return { ok: true, monthlyUsed: m.units, burstUsed: b.requests };
+    return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: Number(log.lastInsertRowid) };
   })
     .immediate();
 }
@@ -58,6 +58,31 @@ class BurstExceeded extends Error {
   constructor(readonly burstUsed: number, readonly monthlyUsed: number) {
     super('burst');
   }
+}
+
+export interface RefundInput {
+  accountId: string;
+  period: string;
+  logId: number;
+}
+
+/**
+ * Give back what a request was charged when it was not served (5xx, or cut off before its last
+ * byte). Charging stays up front — the quota check and the increment are one atomic step, so no
+ * concurrent request can slip past the limit — and a failure undoes it afterwards. The request's
+ * log row is the receipt: deleting it and returning its units happen in one transaction, and a
+ * second refund of the same request finds no row and does nothing. The per-minute burst count is
+ * not given back: it limits attempts, served or not.
+ */
+export function refund(db: Db, r: RefundInput): boolean {
+  return db
+    .transaction((): boolean => {
+      const row = stmt(db, 'DELETE FROM request_log WHERE id = ? AND account_id = ? RETURNING units').get(r.logId, r.accountId) as { units: number } | undefined;
+      if (!row) return false;
+      stmt(db, 'UPDATE usage_periods SET units = max(0, units - ?), requests = max(0, requests - 1) WHERE account_id = ? AND period = ?').run(row.units, r.accountId, r.period);
+      return true;
+    })
+    .immediate();
 }
 
 /** charge() with the burst rollback turned back into a value. */

@@ -18,7 +18,7 @@ describe('GET /health', () => {
     const app = await makeApp({ config: testConfig({ DATA_DIR: dataDirWithBuild() }), stores: { accounts: { ping: () => true } } });
     const res = await app.inject({ url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', version: '1.2.0', data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z', synthetic: false }, database: 'ok' });
+    expect(res.json()).toEqual({ status: 'ok', version: '1.2.0', data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z', synthetic: false }, database: 'ok', database_error: null, unavailable_partitions: [] });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-request-id']).toBeTruthy();
     await app.close();

@@ -1,0 +1,147 @@
+// `npm run bench:heavy`: does a light request stay fast while heavy ones run?
+//
+// A real server process (src/server.ts, as `npm start` runs it) on DATA_DIR with its own SQLite
+// file. Phase 1, the same-run baseline: GET /v1/topics alone, one request at a time, for
+// BENCH_SECONDS. Phase 2: the same probe while PLAN_CONCURRENCY heavy requests (the Pro plan's
+// maximum, 25) are kept in flight — 40 variables × every state with geometry, ~16 MB each,
+// vintages rotated so the result cache does not answer them. Reports /v1/topics p50/p99 in both
+// phases and their ratio, the server's peak RSS (from /proc), and how the heavy requests ended
+// (200, 503 busy with Retry-After, other). Admission is real: keys on separate accounts.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { nowMs, summarize } from './lib/stats.js';
+
+const DATA_DIR = path.resolve(process.env.DATA_DIR ?? 'data');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const HEAVY = Number(process.env.PLAN_CONCURRENCY ?? 25);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const VARS = [
+  'B01002_001E', 'B19013_001E', 'B19301_001E', 'B19113_001E', 'B17001_002E', 'B25010_001E', 'B01001_002E', 'B01001_026E', 'B01002_002E', 'B01002_003E',
+  'B02001_002E', 'B02001_003E', 'B02001_004E', 'B02001_005E', 'B02001_006E', 'B02001_007E', 'B02001_008E', 'B03002_012E', 'B03002_003E', 'B03002_004E',
+  'B03002_005E', 'B03002_006E', 'B03002_007E', 'B03002_008E', 'B03002_009E', 'B19001_002E', 'B19001_003E', 'B19001_004E', 'B19001_005E', 'B19001_006E',
+  'B19001_007E', 'B19001_008E', 'B19001_009E', 'B19001_010E', 'B19001_011E', 'B19001_012E', 'B19001_013E', 'B19001_014E', 'B19001_015E', 'B19001_016E',
+];
+const VINTAGES = [2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018];
+const heavyPath = (i: number) => `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=${VINTAGES[i % VINTAGES.length]}&include_geometry=true`;
+
+function adminKey(db: string, plan: string, email: string): string {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', email, '--plan', plan], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_PATH: db, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout.trim();
+}
+
+function request(port: number, p: string, key: string, agent: http.Agent): Promise<{ status: number; bytes: number; ms: number }> {
+  const t = nowMs();
+  return new Promise((resolve) => {
+    http
+      .get({ host: '127.0.0.1', port, path: p, headers: { 'x-api-key': key }, agent }, (res) => {
+        let bytes = 0;
+        res.on('data', (d: Buffer) => (bytes += d.length));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: nowMs() - t }));
+        res.on('error', () => resolve({ status: -1, bytes, ms: nowMs() - t }));
+      })
+      .on('error', () => resolve({ status: -1, bytes: 0, ms: nowMs() - t }));
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+async function probe(port: number, key: string, seconds: number, pid: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: number[] = [];
+  let peak = 0;
+  const end = nowMs() + seconds * 1000;
+  let statusOk = 0;
+  while (nowMs() < end) {
+    const r = await request(port, '/v1/topics', key, agent);
+    if (r.status === 200) statusOk++;
+    samples.push(r.ms);
+    peak = Math.max(peak, rssMb(pid));
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  agent.destroy();
+  return { ...summarize(samples), ok: statusOk, peakRss: peak };
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(DATA_DIR, 'current'))) throw new Error(`no data build under ${DATA_DIR}: run npm run etl first (or DATA_DIR=.cache/test-data)`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-heavy-'));
+  const db = path.join(tmp, 'accounts.sqlite');
+  const probeKey = adminKey(db, 'pro', 'probe@example.org');
+  // Heavy load spread over five Enterprise accounts (5 in flight each): the limits under test are
+  // the server's, not one account's burst window.
+  const heavyKeys = Array.from({ length: 5 }, (_, i) => adminKey(db, 'enterprise', `heavy${i}@example.org`));
+
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR, DATABASE_PATH: db, HOST: '127.0.0.1', PORT: '0', AUTO_BUILD_DATA: 'false', LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += String(d)));
+  let port = 0;
+  while (!port) {
+    const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+    if (m) port = Number(m[1]);
+    else await new Promise((r) => setTimeout(r, 100));
+  }
+  child.stdout!.removeAllListeners('data');
+  child.stdout!.resume();
+  const pid = child.pid!;
+  const startRss = rssMb(pid);
+
+  // Warm-up: the geometries and one heavy answer, so both phases see warm caches.
+  const warm = new http.Agent({ keepAlive: true });
+  await request(port, heavyPath(0), heavyKeys[0]!, warm);
+  const alone = await probe(port, probeKey, SECONDS, pid);
+
+  let stop = false;
+  const outcomes: Record<string, number> = {};
+  let heavyBytes = 0;
+  const heavyMs: number[] = [];
+  const loops = Array.from({ length: HEAVY }, async (_, i) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    let n = i;
+    while (!stop) {
+      const r = await request(port, heavyPath(n++), heavyKeys[i % heavyKeys.length]!, agent);
+      outcomes[r.status] = (outcomes[r.status] ?? 0) + 1;
+      if (r.status === 200) {
+        heavyBytes = Math.max(heavyBytes, r.bytes);
+        heavyMs.push(r.ms);
+      } else await new Promise((res) => setTimeout(res, 500)); // Retry-After: back off
+    }
+    agent.destroy();
+  });
+  await new Promise((r) => setTimeout(r, 2_000));
+  const loaded = await probe(port, probeKey, SECONDS, pid);
+  stop = true;
+  await Promise.all(loops);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+
+  const fmt = (n: number) => n.toFixed(1);
+  console.log(`bench:heavy  data=${DATA_DIR}  ${SECONDS}s per phase  heavy in flight=${HEAVY} (${(heavyBytes / 1e6).toFixed(1)} MB each)`);
+  console.log('GET /v1/topics            p50 ms   p99 ms   max ms   n');
+  console.log(`  alone (baseline)      ${fmt(alone.p50).padStart(7)}  ${fmt(alone.p99).padStart(7)}  ${fmt(alone.max).padStart(7)}  ${alone.n}`);
+  console.log(`  with heavy in flight  ${fmt(loaded.p50).padStart(7)}  ${fmt(loaded.p99).padStart(7)}  ${fmt(loaded.max).padStart(7)}  ${loaded.n}`);
+  console.log(`  ratio p99 loaded/alone: ${(loaded.p99 / alone.p99).toFixed(2)}   probes not 200: ${loaded.n - loaded.ok}`);
+  console.log(`server RSS: start ${fmt(startRss)} MB, peak alone ${fmt(alone.peakRss)} MB, peak with heavy ${fmt(loaded.peakRss)} MB`);
+  const hs = heavyMs.length ? summarize(heavyMs) : undefined;
+  console.log(`heavy outcomes: ${JSON.stringify(outcomes)}${hs ? `; 200s took p50 ${fmt(hs.p50)} ms, p99 ${fmt(hs.p99)} ms` : ''}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+void main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
