@@ -70,12 +70,16 @@ function messageOf(type: string, issue: SchemaIssue, field: string): string {
   return issue.message ?? 'Invalid value';
 }
 
-/** Turn schema issues into the spec's 422/400 validation-error; `where` is `query`, `path`, `body`, … */
+/**
+ * Turn schema issues into the spec's 422/400 validation-error. `where` is `query`, `path`, `body`, …
+ * when the transport knows it; operations leave it empty and name fields neutrally (`geo`), and
+ * each transport places them (`query → geo`, `arguments → geo`; see placeFields).
+ */
 export function validationError(issues: SchemaIssue[], where: string, raw: unknown): AppError {
   const errors: FieldError[] = issues.map((issue) => {
     const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
     const type = typeOfIssue(issue, valueAt(raw, segments));
-    const field = [where, ...segments].join(' → ');
+    const field = [where, ...segments].filter(Boolean).join(' → ') || where;
     return { field, message: messageOf(type, issue, field), type };
   });
   const unreadable = errors.some((e) => UNREADABLE.has(e.type));
@@ -94,7 +98,7 @@ export function schemaIssues(error: z.ZodError): SchemaIssue[] {
 }
 
 /** Validate an operation's input; failures become the same problem errors as HTTP validation. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = 'query'): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = ''): z.output<S> {
   const raw = input ?? {};
   const r = schema.safeParse(raw);
   if (r.success) return r.data;

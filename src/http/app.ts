@@ -7,10 +7,11 @@ import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import type { Stores } from '../verbs/context.js';
-import { contextOf, type Seams } from './plugins/context.js';
+import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger } from './plugins/logging.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
+import { parseQueryString } from './query-string.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
@@ -60,6 +61,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Application-level deadline (works with keep-alive); socket-level limits are set in server.ts.
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
+    routerOptions: { querystringParser: parseQueryString },
+    frameworkErrors: onFrameworkError,
+    // Bound lazily: the logger exists only once the instance does.
+    clientErrorHandler: clientErrorHandler(config.ERRORS_URL, logger as FastifyBaseLogger),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -70,21 +75,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onRequest', async (req, reply) => {
     req.caller = null;
     req.responseHeaders = {};
-    reply.header('X-Request-ID', req.id);
+    reply.header('X-Request-ID', req.id).headers(SECURITY_HEADERS);
   });
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
   // When admission did not run here (a gate refused first, or the verb admitted itself) the
   // current state is read without charging.
   app.addHook('onSend', async (req, reply, payload) => {
     const headers = req.responseHeaders ?? {};
-    const seams = app.services.seams;
-    if (req.caller && !('RateLimit' in headers) && !reply.hasHeader('RateLimit') && seams.rateLimitHeaders) {
-      try {
-        Object.assign(headers, seams.rateLimitHeaders(contextOf(req)));
-      } catch (err) {
-        req.log.warn({ err }, 'rate-limit headers unavailable');
-      }
-    }
+    if (req.caller && !('RateLimit' in headers) && !reply.hasHeader('RateLimit')) Object.assign(headers, rateLimitHeadersOf(req));
     for (const [k, v] of Object.entries(headers)) if (!reply.hasHeader(k)) reply.header(k, v);
     return payload;
   });

@@ -32,6 +32,7 @@ import type { Caller, VerbContext, VerbResult } from '../verbs/context.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
+import { cacheControlFor } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv';
@@ -43,6 +44,13 @@ export interface RouteMeta {
   formats: Format[];
   needs: string[];
   paginated?: boolean;
+  /** Where each operation field lives in this route: `geo_key` → `path`; the rest is query (or body). */
+  places: Record<string, string>;
+  hasBody: boolean;
+  /** Statuses the operation raises beyond what auth, inputs and formats imply (404, 409, …), for /openapi.json. */
+  errorStatuses?: number[];
+  /** OpenAPI response objects of non-JSON answers (GeoJSON, files), for /openapi.json. */
+  docResponses?: Record<string, unknown>;
 }
 
 declare module 'fastify' {
@@ -82,6 +90,13 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   costOf?: ((input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => number) | 'verb';
   /** Hide from the OpenAPI document (internal or test routes). */
   hide?: boolean;
+  /**
+   * Operation fields renamed by this route, placed as the client wrote them: `{ level: 'path → geo_type' }`.
+   * Path parameters of the same name as the operation's field need no entry.
+   */
+  fields?: Record<string, string>;
+  /** Error statuses the operation raises beyond those implied by auth, inputs and path (e.g. 404, 409). */
+  errorStatuses?: number[];
   /** fastify per-route options passthrough (e.g. logLevel). */
   logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
 }
@@ -97,6 +112,8 @@ export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z
 export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> extends CommonSpec<Q, P, B> {
   /** Response schemas by status, for the OpenAPI document. Non-JSON responses: use `produces`. */
   response?: Record<number, z.ZodType>;
+  /** OpenAPI response objects for non-JSON answers (`{ 200: { description, content } }`). */
+  docResponses?: Record<string, unknown>;
   produces?: string[];
   /** Sends the reply itself (files, GeoJSON, health). */
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<unknown>;
@@ -105,6 +122,23 @@ export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extend
 const emptyObject = z.object({});
 
 type CostOf = CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf'];
+
+function routeMeta(
+  spec: Pick<CommonSpec<AnyObject, AnyObject, z.ZodType>, 'auth' | 'feature' | 'needs' | 'params' | 'fields' | 'body' | 'errorStatuses'>,
+  formats: Format[],
+  paginated?: boolean,
+  docResponses?: Record<string, unknown>,
+): RouteMeta {
+  const places: Record<string, string> = {};
+  for (const name of Object.keys(spec.params?.shape ?? {})) places[name] = `path → ${name}`;
+  Object.assign(places, spec.fields ?? {});
+  return { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated, places, hasBody: spec.body !== undefined, errorStatuses: spec.errorStatuses, docResponses };
+}
+
+/** Where an operation's field was in this request (`query → geo`, `path → geo_key`). */
+export function placeOf(meta: RouteMeta | undefined, name: string): string {
+  return meta?.places[name] ?? `${meta?.hasBody ? 'body' : 'query'} → ${name}`;
+}
 
 function guards(meta: RouteMeta, costOf: CostOf) {
   return {
@@ -177,7 +211,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
   spec: RouteSpec<Q, P, B, D>,
 ) {
   const formats = spec.formats ?? ['json'];
-  const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated: spec.paginated };
+  const meta = routeMeta(spec, formats, spec.paginated);
   if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
   const base = spec.querystring ?? emptyObject;
   const querystring = formats.length > 1
@@ -194,6 +228,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
       const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
+      if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', cacheControlFor(meta.auth));
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
         const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;
@@ -210,7 +245,7 @@ export function defineRawRoute<Q extends AnyObject = typeof emptyObject, P exten
   app: FastifyInstance,
   spec: RawRouteSpec<Q, P, B>,
 ) {
-  const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats: ['json'], needs: spec.needs ?? [] };
+  const meta = routeMeta(spec, ['json'], undefined, spec.docResponses);
   app.route({
     method: spec.method ?? 'GET',
     url: spec.url,

@@ -4,7 +4,7 @@
 // can take without reading our docs; structuredContent carries the same problem body REST sends.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { AppError, type FieldError } from '../domain/errors.js';
+import { AppError, placeFields, type FieldError } from '../domain/errors.js';
 import { problemBody, toAppError } from '../http/problem.js';
 
 /** A likely intended name for an argument an agent invented. */
@@ -106,10 +106,11 @@ function nextStep(e: AppError): string {
 }
 
 export function toolErrorResult(err: unknown, opts: { requestId: string; errorsUrl: string; instance: string }): { result: CallToolResult; error: AppError; unexpected: boolean } {
-  const { error, unexpected } = toAppError(err, () => undefined);
+  const mapped = toAppError(err, () => undefined);
+  const { unexpected } = mapped;
+  // Operations name fields neutrally (`topic`); over MCP they are arguments.
+  const error = placeFields(mapped.error, (name) => `arguments → ${name}`);
   const problem = problemBody(error, opts.errorsUrl, opts.requestId, opts.instance);
-  // Operations name fields as REST sees them (`query → topic`); over MCP they are arguments.
-  if (problem.errors) problem.errors = problem.errors.map((f) => ({ ...f, field: f.field.replace(/^query → /, 'arguments → ') }));
   const lines = [`Error: ${error.title} (${error.status}). ${error.detail}`];
   for (const f of problem.errors ?? []) lines.push(`- ${f.field}: ${f.message}`);
   lines.push(`Next step: ${nextStep(error)}`);

@@ -21,6 +21,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import { SERVICE_VERSION } from '../version.js';
 import { requireFeature } from '../domain/plans.js';
 import { BEARER_CHALLENGE, extractBearer } from '../http/plugins/auth.js';
 import type { Caller, VerbContext } from '../verbs/context.js';
@@ -30,7 +31,7 @@ import { originPolicy } from './origin.js';
 import { TOOLS, type ToolDef } from './tools.js';
 
 export const MCP_PATH = '/mcp';
-export const MCP_SERVER_INFO = { name: 'census-data-service', title: 'Census Data Service (American Community Survey)', version: '1.2.0' };
+export const MCP_SERVER_INFO = { name: 'census-data-service', title: 'Census Data Service (American Community Survey)', version: SERVICE_VERSION };
 
 const INSTRUCTIONS = `US Census Bureau American Community Survey (ACS) estimates with margins of error.
 Typical flow: search_variables ("median household income") → search_geographies ("Travis") or geocode (an address) → get_census_data / compare_geographies / get_timeseries.

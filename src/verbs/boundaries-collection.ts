@@ -2,9 +2,10 @@
 // FeatureCollection (see boundaries-common.ts for the streaming contract), optionally cut to a bbox.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, requireStore, resolutionSchema } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({

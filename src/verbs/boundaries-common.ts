@@ -52,13 +52,6 @@ export function accessFor(
 export const levelSchema = z.enum(BOUNDARY_LEVELS);
 export const resolutionSchema = z.enum(RESOLUTIONS).default('20m');
 
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const r = schema.safeParse(input);
-  if (r.success) return r.data;
-  const errors = r.error.issues.map((i) => ({ field: `query → ${i.path.join('.')}`, message: i.message, type: i.code }));
-  throw new AppError('validation-error', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-}
-
 export function checkAccess(ctx: VerbContext, access: z.output<typeof accessSchema>, level: BoundaryLevel, resolution: Resolution | null, what: string): void {
   const deny = (gate: string, detail: string) => {
     throw new AppError('feature-requires-upgrade', detail, {

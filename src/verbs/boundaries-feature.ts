@@ -2,10 +2,11 @@
 // bare GeoJSON, not enveloped). ETag = file hash + key, strong.
 import type { Feature } from 'geojson';
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
 import type { BoundaryLevel } from '../store/boundaries/manifest.js';
-import { accessFor, accessSchema, checkAccess, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
+import { accessFor, accessSchema, checkAccess, levelSchema, requireStore, resolutionSchema } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({

@@ -1,5 +1,6 @@
 // Catalog operations: search/browse variables, variable detail, topics, datasets. Shared by the
 // HTTP catalog routes and the MCP tools search_variables, list_topics, list_datasets.
+import { expandSearch } from '../domain/catalog/search-synonyms.js';
 import { AppError } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
@@ -25,13 +26,14 @@ export async function searchVariables({ ctx, input }: { ctx: VerbContext; input:
   const topics = catalog.topics().map((t) => t.topic_key);
   if (input.topic !== undefined && !topics.includes(input.topic)) {
     throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${topics.join(', ')}.`, {
-      errors: [{ field: 'query → topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
+      errors: [{ field: 'topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
     });
   }
   const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
   const offset = input.offset ?? 0;
   const search = input.search?.trim() || undefined;
-  const { items, total } = catalog.list({ search, topic: input.topic, offset, limit });
+  const expanded = search ? expandSearch(search) : undefined;
+  const { items, total } = catalog.list({ search: expanded?.words, best: expanded?.best, topic: input.topic, offset, limit });
   let hint: string | null = null;
   if (total === 0) {
     hint = search

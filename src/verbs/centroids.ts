@@ -3,9 +3,10 @@
 // internal_point or population_center — stated in the collection's `centroids` member.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, requireStore } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const schema = z.object({

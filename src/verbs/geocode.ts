@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { AddressResult } from '../domain/geocode/address-geocoder.js';
 import type { GeocodeGeographies } from '../domain/geocode/point-geocoder.js';
 import { AppError } from '../domain/errors.js';
-import { parseInput, requireStore } from './boundaries-common.js';
+import { parseInput } from '../domain/validation.js';
+import { requireStore } from './boundaries-common.js';
 import type { VerbContext, VerbResult } from './context.js';
 
 const coord = (min: number, max: number) => z.coerce.number().refine(Number.isFinite, 'must be a number').pipe(z.number().min(min).max(max));
@@ -40,10 +41,10 @@ export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input
   const q = parseInput(schema, input);
   const hasCoords = q.lat !== undefined || q.lng !== undefined;
   if (hasCoords && (q.lat === undefined || q.lng === undefined)) {
-    throw new AppError('validation-error', 'lat and lng must be given together', { errors: [{ field: `query → ${q.lat === undefined ? 'lat' : 'lng'}`, message: 'required with the other coordinate', type: 'missing' }] });
+    throw new AppError('validation-error', 'lat and lng must be given together', { errors: [{ field: q.lat === undefined ? 'lat' : 'lng', message: 'required with the other coordinate', type: 'missing' }] });
   }
   if (hasCoords === (q.address !== undefined)) {
-    throw new AppError('validation-error', 'give either address or lat and lng', { errors: [{ field: 'query → address', message: 'exactly one of address or lat/lng is required', type: 'missing' }] });
+    throw new AppError('validation-error', 'give either address or lat and lng', { errors: [{ field: 'address', message: 'exactly one of address or lat/lng is required', type: 'missing' }] });
   }
   const { point, address } = await requireStore(ctx).geocoders();
   if (q.address !== undefined) {

@@ -48,7 +48,7 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
   } else if (q.parent) {
     if (!q.type) {
       throw new AppError('unprocessable-request', 'type is required with parent: say which child type to list.', {
-        errors: [{ field: 'query → type', message: 'Field required with parent', type: 'missing' }],
+        errors: [{ field: 'type', message: 'Field required with parent', type: 'missing' }],
       });
     }
     const parent = resolveParent(store, q.parent, vintage);
@@ -61,7 +61,7 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
   } else {
     if (!q.type) {
       throw new AppError('unprocessable-request', 'Give a type, a parent or a search term.', {
-        errors: [{ field: 'query → type', message: 'One of type, parent or search is required', type: 'missing' }],
+        errors: [{ field: 'type', message: 'One of type, parent or search is required', type: 'missing' }],
       });
     }
     const table = store.tables[q.type];

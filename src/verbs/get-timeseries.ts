@@ -31,12 +31,12 @@ export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: T
   // dataset's years it is an invalid vintage.
   if (from < all[0]! || from > all.at(-1)!) checkVintage(p.dataset, from);
   if (from > to) {
-    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'query → from', message: 'must not be after to', type: 'value_error' }] });
+    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'from', message: 'must not be after to', type: 'value_error' }] });
   }
   const vintages = all.filter((y) => y >= from && y <= to);
   if (vintages.length > MAX_POINTS) {
     throw new AppError('validation-error', `A series has at most ${MAX_POINTS} points per variable and geography; ${from}–${to} has ${vintages.length}. Narrow from/to.`, {
-      errors: [{ field: 'query → from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
+      errors: [{ field: 'from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
     });
   }
   checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, input.max_rows);

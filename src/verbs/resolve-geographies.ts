@@ -106,7 +106,7 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
   const list = splitGeoParam(specs);
   if (list.length === 0) {
     throw new AppError('unprocessable-request', 'geo is required: give at least one geography specifier such as state:48.', {
-      errors: [{ field: 'query → geo', message: 'Field required', type: 'missing' }],
+      errors: [{ field: 'geo', message: 'Field required', type: 'missing' }],
     });
   }
   // Every specifier is parsed before any is resolved: a format error anywhere fails fast.

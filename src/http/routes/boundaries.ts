@@ -10,6 +10,7 @@
 // request answers 403, never 429, and is not charged.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { FILE_CACHE_CONTROL } from '../caching.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
 import { boundariesCollection } from '../../verbs/boundaries-collection.js';
@@ -20,7 +21,7 @@ import { defineRawRoute, queryString } from '../route-helpers.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
-export const BOUNDARY_CACHE_CONTROL = 'private, max-age=86400';
+export const BOUNDARY_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
 
 /** The entity tags of an If-None-Match header (quoted, so tags holding commas survive). */
@@ -74,6 +75,12 @@ const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only featu
 
 const notModified = z.null().describe('Not Modified: If-None-Match matched the ETag; no body.');
 
+/** The 200 of a GeoJSON answer, for /openapi.json (the body is streamed, not serialized from a schema). */
+function geojsonOk(description: string) {
+  const geojson = { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['FeatureCollection', 'Feature'] } } };
+  return { 200: { description, content: { [GEOJSON_CONTENT_TYPE]: { schema: geojson } } } };
+}
+
 export function boundaryRoutes(app: FastifyInstance) {
   defineRawRoute(app, {
     url: '/v1/boundaries/:target',
@@ -86,6 +93,8 @@ export function boundaryRoutes(app: FastifyInstance) {
     feature: 'boundaries',
     costOf: 'verb',
     params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
+    fields: { geo_key: 'path → target', level: 'path → target' },
+    docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.'),
     querystring: z.object({ resolution, edition, bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.') }),
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
@@ -111,6 +120,8 @@ export function boundaryRoutes(app: FastifyInstance) {
     feature: 'centroids',
     costOf: 'verb',
     params: z.object({ geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.') }),
+    fields: { level: 'path → geo_type' },
+    docResponses: geojsonOk('A FeatureCollection of Points. Carries ETag and X-Boundary-Vintage.'),
     querystring: z.object({ bbox }),
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },

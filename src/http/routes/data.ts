@@ -47,6 +47,7 @@ const DATA_ROUTE = {
   feature: 'data',
   formats: ['json', 'csv'],
   costOf: 'verb',
+  errorStatuses: [404],
 } as const satisfies Partial<Parameters<typeof defineRoute>[1]>;
 
 export function dataRoutes(app: FastifyInstance) {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { readManifest, resolveCurrentBuild } from '../../store/data-dir.js';
 import { defineRawRoute } from '../route-helpers.js';
-import { API_VERSION } from '../plugins/openapi.js';
+import { SERVICE_VERSION } from '../../version.js';
 
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -57,7 +57,7 @@ export function healthRoutes(app: FastifyInstance) {
       const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : dataStatus(ctx.config.DATA_DIR);
       const database = await databaseStatus(ctx.stores.accounts);
       const status = data && database === 'ok' ? 'ok' : 'degraded';
-      return reply.code(status === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send({ status, version: API_VERSION, data, database });
+      return reply.code(status === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send({ status, version: SERVICE_VERSION, data, database });
     },
   });
 }

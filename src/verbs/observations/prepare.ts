@@ -24,7 +24,7 @@ const listParam = z.union([z.string(), z.array(z.string())]);
 /** Input common to data, compare and timeseries (HTTP query and MCP arguments alike). */
 export const observationInputShape = {
   variables: listParam.describe(
-    'Variables by api_name or census code (e.g. economics_median_household_income or B19013_001E), mixable; comma-separated or repeated; at most 50.',
+    'Variables by api_name or census code (e.g. core_median_household_income or B19013_001E), mixable; comma-separated or repeated; at most 50.',
   ),
   geo: listParam.describe(
     'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated.',
@@ -60,12 +60,12 @@ export function resolveVariables(catalog: CatalogStore, value: string | readonly
   const names = splitList(value);
   if (names.length === 0) {
     throw new AppError('unprocessable-request', 'variables is required: name at least one variable by api_name or census code.', {
-      errors: [{ field: 'query → variables', message: 'Field required', type: 'missing' }],
+      errors: [{ field: 'variables', message: 'Field required', type: 'missing' }],
     });
   }
   if (names.length > MAX_VARIABLES) {
     throw new AppError('validation-error', `At most ${MAX_VARIABLES} variables per request; got ${names.length}. Split the request.`, {
-      errors: [{ field: 'query → variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
+      errors: [{ field: 'variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
     });
   }
   const found: CatalogVariable[] = [];

@@ -7,9 +7,10 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { resolveCurrentBuild } from '../../../store/data-dir.js';
+import { FILE_CACHE_CONTROL } from '../../caching.js';
 import { defineRawRoute } from '../../route-helpers.js';
 
-export const CODEBOOK_CACHE_CONTROL = 'private, max-age=86400';
+export const CODEBOOK_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
 interface StaticFile {
   key: string;
@@ -54,6 +55,13 @@ function codebookRoute(app: FastifyInstance, ext: 'json' | 'csv', type: string) 
     tags: ['catalog'],
     auth: 'api-key',
     produces: [type],
+    docResponses: {
+      200: {
+        description: `The codebook (${ext.toUpperCase()}), as an attachment. Carries ETag and Cache-Control.`,
+        content: { [type.split(';')[0]!]: { schema: ext === 'json' ? { type: 'array', items: { type: 'object' } } : { type: 'string' } } },
+      },
+      304: { description: 'Not Modified: If-None-Match matched the ETag; no body.' },
+    },
     handler: async ({ ctx, req, reply }) => {
       const build = resolveCurrentBuild(ctx.config.DATA_DIR);
       const file = build ? await loadStatic(path.join(build, 'catalog', `codebook.${ext}`)) : undefined;
