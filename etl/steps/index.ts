@@ -3,11 +3,13 @@
 import type { EtlStep } from '../step.js';
 import { boundariesStep } from './boundaries.js';
 import { catalogStep } from './catalog.js';
+import { censusTablesStep } from './census-tables.js';
 import { geographiesStep } from './geographies.js';
 import { observationsStep } from './observations.js';
 
 export const STEPS: EtlStep[] = [
   catalogStep,
+  censusTablesStep,
   geographiesStep,
   boundariesStep,
   observationsStep,

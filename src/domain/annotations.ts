@@ -135,8 +135,9 @@ export interface CleanValue {
  * Returns `undefined` when `raw` is not a number-like string, so the caller can report the file.
  *
  * Jam values are matched numerically: some vintages publish them as `-666666666.0`. A number
- * that is not a jam value is kept exactly as published, even when its annotation symbol says
- * e.g. "controlled" (`*****` next to a published 0): the symbol becomes the annotation code.
+ * whose annotation symbol names a no-value condition (`*****`, `***`, `**`, `-`, `N`, `(X)`) is
+ * the older years' spelling of that jam value (a `0` beside `*****` in 2005–2009), so it becomes
+ * null with the same code. Top/bottom-coded medians and other symbols keep the published number.
  */
 export function cleanCell(raw: string | null, annotation: string | null | undefined, kind: 'E' | 'M'): CleanValue | undefined {
   if (raw === null || raw.trim() === '') {
@@ -150,8 +151,11 @@ export function cleanCell(raw: string | null, annotation: string | null | undefi
   if (n <= -100_000_000) return { value: null, annotation: kind === 'E' ? 'not_computable' : 'moe_not_computable' };
   const ann = annotation?.trim();
   if (!ann) return { value: n, annotation: null };
+  // A symbol that says "there is no such number" wins over the number beside it: 2005–2009 files
+  // publish a controlled or not-computable MOE as 0 with `*****`/`***`/`**`, where later years
+  // publish the jam value. One fact, one form: null with the symbol's code, whatever the year.
   const named = SYMBOLS[ann];
-  if (named) return { value: n, annotation: named };
+  if (named) return { value: null, annotation: named };
   if (ann.endsWith('+')) return { value: n, annotation: 'top_coded' };
   if (ann.endsWith('-')) return { value: n, annotation: 'bottom_coded' };
   return { value: n, annotation: 'source_annotated' };

@@ -159,6 +159,9 @@ function evalNode(f: Formula, get: (code: string) => Cell): Partial {
       if (c.moe_annotation === 'controlled') return { estimate: c.estimate, moe: 0, failure: null, moeMissing: false };
       return { estimate: c.estimate, moe: null, failure: null, moeMissing: true };
     }
+    // A published MOE with a symbol the Bureau does not explain (`*` in 2005–2009, on medians of
+    // a handful of cases) is not a sampling error we can propagate.
+    if (c.moe_annotation !== null) return { estimate: c.estimate, moe: null, failure: null, moeMissing: true };
     return { estimate: c.estimate, moe: c.moe, failure: null, moeMissing: false };
   }
   const args = f.args.map((a) => evalNode(a, get));

@@ -21,7 +21,7 @@ function num(n: number, maxDigits: number): string {
 }
 
 /** An estimate in its unit: "$75,277", "12.3%", "1978", "39,557,045". */
-function formatValue(n: number, unit: string): string {
+function formatValue(n: number, unit: string | null): string {
   switch (unit) {
     case 'dollar':
       return `${n < 0 ? '−' : ''}$${num(Math.abs(n), 0)}`;
@@ -35,7 +35,7 @@ function formatValue(n: number, unit: string): string {
 }
 
 /** A margin of error (or difference) in the estimate's unit; percentages move in points. */
-function formatMoe(n: number, unit: string): string {
+function formatMoe(n: number, unit: string | null): string {
   switch (unit) {
     case 'dollar':
       return `$${num(n, 0)}`;
@@ -131,7 +131,7 @@ export function renderCompare(r: VerbResult<ComparedCell[]>): string {
       const sign = k.difference > 0 ? '+' : k.difference < 0 ? '−' : '±';
       const diff = `${sign}${formatMoe(Math.abs(k.difference), c.unit)}`;
       const moe = k.difference_moe === null ? '' : ` ± ${formatMoe(k.difference_moe, c.unit)}`;
-      const verdict = k.significant === null ? 'significance unknown (no margin of error)' : k.significant ? 'statistically significant at 90%' : 'not statistically significant at 90%';
+      const verdict = k.significant === null ? `not tested (${k.not_tested_reason ?? 'no margin of error'})` : k.significant ? 'statistically significant at 90%' : 'not statistically significant at 90%';
       line += ` — difference vs ${k.reference_geo_key}: ${diff}${moe}, ${verdict}`;
     }
     body.push(line);

@@ -45,7 +45,13 @@ export class DuckPool {
 
   /** Run a query and return its columns (one JS array per column, in SELECT order). */
   async columns(sql: string): Promise<unknown[][]> {
-    return this.with(async (c) => (await c.runAndReadAll(sql)).getColumnsJS() as unknown[][]);
+    return this.with(async (c) => {
+      const result = await c.runAndReadAll(sql);
+      const columns = result.getColumnsJS() as unknown[][];
+      // DuckDB returns no column arrays at all for an empty result; callers index columns by
+      // position, so give them one empty array per column instead.
+      return columns.length === result.columnCount ? columns : Array.from({ length: result.columnCount }, () => []);
+    });
   }
 
   close(): void {

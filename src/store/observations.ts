@@ -95,6 +95,18 @@ export class ObservationStore {
     return this.tables.get(`${dataset}/${vintage}/${level}`)?.has(tableId) ?? false;
   }
 
+  /** Whether any level of this dataset and vintage holds the table. */
+  hasTableAnyLevel(dataset: string, vintage: number, tableId: string): boolean {
+    for (const [key, tables] of this.tables) if (key.startsWith(`${dataset}/${vintage}/`) && tables.has(tableId)) return true;
+    return false;
+  }
+
+  /** Whether any partition of the build holds the table. */
+  hasTableAnywhere(tableId: string): boolean {
+    for (const tables of this.tables.values()) if (tables.has(tableId)) return true;
+    return false;
+  }
+
   has(dataset: string, vintage: number, level: string): boolean {
     return this.partitions.has(`${dataset}/${vintage}/${level}`);
   }

@@ -7,6 +7,7 @@ import type { Stores } from '../verbs/context.js';
 import { openAccountStores } from './accounts/index.js';
 import { BoundaryStore } from './boundaries.js';
 import { CatalogStore } from './catalog.js';
+import { CensusTableStore } from './census-tables.js';
 import { readManifest, resolveCurrentBuild, type Manifest } from './data-dir.js';
 import { DuckPool } from './duckdb.js';
 import { GeographyStore } from './geographies.js';
@@ -36,16 +37,18 @@ async function attempt<T>(log: Pick<Logger, 'warn'>, what: string, fn: () => Pro
 export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>, opts: { cacheCells?: number } = {}): Promise<{ stores: Stores; close(): void }> {
   const stores: Stores = {};
   const pool = await DuckPool.open();
-  const [catalog, geographies, observations, boundaries] = await Promise.all([
+  const [catalog, geographies, observations, boundaries, censusTables] = await Promise.all([
     attempt(log, 'catalog', () => CatalogStore.load(buildDir)),
     attempt(log, 'geographies', () => GeographyStore.load(buildDir)),
     attempt(log, 'observations', () => ObservationStore.open(buildDir, pool, { cacheCells: opts.cacheCells })),
     attempt(log, 'boundaries', () => BoundaryStore.open(path.join(buildDir, 'boundaries'))),
+    attempt(log, 'census tables', () => CensusTableStore.load(buildDir)),
   ]);
   if (catalog) stores.catalog = catalog;
   if (geographies) stores.geographies = geographies;
   if (observations) stores.observations = observations;
   if (boundaries) stores.boundaries = boundaries;
+  if (censusTables) stores.censusTables = censusTables;
   return { stores, close: () => pool.close() };
 }
 

@@ -20,25 +20,40 @@ export interface Comparison {
   /** The geography every other one is compared with: the first one requested. */
   reference_geo_key: string;
   difference: number | null;
-  /** MOE of the difference: √(MOE₁² + MOE₂²) (controlled estimates count as MOE 0). */
+  /** MOE of the difference: √(MOE₁² + MOE₂²). */
   difference_moe: number | null;
   /** |difference| > difference_moe: the difference is statistically significant at 90%. */
   significant: boolean | null;
+  /**
+   * Why no test was made (null when it was): the annotation code of the value or MOE that makes a
+   * test meaningless — a null estimate, a top- or bottom-coded median (an interval bound), a
+   * controlled estimate (no sampling error to test), or an MOE that is missing or annotated.
+   */
+  not_tested_reason: string | null;
 }
 
 export type ComparedCell = ObservationCell & { comparison: Comparison | null };
 
-const moeOf = (c: ObservationCell) => (c.moe_numeric !== null ? c.moe_numeric : c.moe_annotation?.code === 'controlled' ? 0 : null);
+const UNTESTABLE_ESTIMATE = new Set(['top_coded', 'bottom_coded']);
+
+/** Why a cell cannot enter the test, or null when its estimate and sampling MOE are both usable. */
+function untestable(c: ObservationCell): string | null {
+  if (c.estimate === null) return c.estimate_annotation?.code ?? 'not_computable';
+  if (c.estimate_annotation && UNTESTABLE_ESTIMATE.has(c.estimate_annotation.code)) return c.estimate_annotation.code;
+  if (c.moe_numeric === null || c.moe_annotation) return c.moe_annotation?.code ?? 'moe_not_computable';
+  return null;
+}
 
 export function compareWith(reference: ObservationCell, c: ObservationCell): Comparison {
-  if (reference.estimate === null || c.estimate === null) {
-    return { reference_geo_key: reference.geo_key, difference: null, difference_moe: null, significant: null };
-  }
-  const difference = c.estimate - reference.estimate;
-  const m1 = moeOf(reference);
-  const m2 = moeOf(c);
-  const difference_moe = m1 === null || m2 === null ? null : Math.sqrt(m1 * m1 + m2 * m2);
-  return { reference_geo_key: reference.geo_key, difference, difference_moe, significant: difference_moe === null ? null : Math.abs(difference) > difference_moe };
+  const base = { reference_geo_key: reference.geo_key };
+  const estimateUsable = (x: ObservationCell) => x.estimate !== null && !(x.estimate_annotation && UNTESTABLE_ESTIMATE.has(x.estimate_annotation.code));
+  const difference = estimateUsable(reference) && estimateUsable(c) ? c.estimate! - reference.estimate! : null;
+  const reason = untestable(reference) ?? untestable(c);
+  if (reason !== null) return { ...base, difference, difference_moe: null, significant: null, not_tested_reason: reason };
+  const m1 = reference.moe_numeric!;
+  const m2 = c.moe_numeric!;
+  const difference_moe = Math.sqrt(m1 * m1 + m2 * m2);
+  return { ...base, difference, difference_moe, significant: Math.abs(difference!) > difference_moe, not_tested_reason: null };
 }
 
 export async function compareGeographies({ ctx, input }: { ctx: VerbContext; input: CompareInput }): Promise<VerbResult<ComparedCell[]>> {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { BoundaryStore } from '../store/boundaries.js';
 import type { CatalogStore } from '../store/catalog.js';
+import type { CensusTableStore } from '../store/census-tables.js';
 import type { GeographyStore } from '../store/geographies.js';
 import type { ObservationStore } from '../store/observations.js';
 
@@ -27,6 +28,8 @@ export interface Stores {
   geographies?: GeographyStore;
   catalog?: CatalogStore;
   observations?: ObservationStore;
+  /** What the Bureau published per vintage: census codes, labels, tables (raw-code requests, /v1/tables). */
+  censusTables?: CensusTableStore;
   boundaries?: BoundaryStore;
 }
 

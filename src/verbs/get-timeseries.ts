@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkRowCap } from '../domain/row-cap.js';
-import { DATASETS, checkVintage, referencePeriod } from '../domain/datasets.js';
+import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
@@ -21,15 +21,13 @@ export type TimeseriesInput = z.infer<typeof timeseriesInput> & { max_rows?: num
 /** Points per variable and geography: the whole acs5 range (2009–2024) is 16. */
 export const MAX_POINTS = 16;
 
-export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: TimeseriesInput }): Promise<VerbResult<ObservationCell[]>> {
-  // A series ends at the dataset's latest vintage by default: missing years show as nulls.
-  const p = await prepare(ctx, input, { requested: input.to, defaultToLoaded: false });
-  const all = DATASETS[p.dataset].vintages;
-  const to = checkVintage(p.dataset, input.to ?? all.at(-1)!);
-  const from = input.from === undefined ? Math.max(all[0]!, to - (MAX_POINTS - 1)) : input.from;
+/** The vintages of a series ending at `to` (checked), from `from` or 16 points back. */
+function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | undefined): number[] {
+  const all = DATASETS[dataset].vintages;
+  const from = fromInput === undefined ? Math.max(all[0]!, to - (MAX_POINTS - 1)) : fromInput;
   // from/to bound a range, so an unpublished year inside it (acs1 2020) is fine; outside the
   // dataset's years it is an invalid vintage.
-  if (from < all[0]! || from > all.at(-1)!) checkVintage(p.dataset, from);
+  if (from < all[0]! || from > all.at(-1)!) checkVintage(dataset, from);
   if (from > to) {
     throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'from', message: 'must not be after to', type: 'value_error' }] });
   }
@@ -39,6 +37,14 @@ export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: T
       errors: [{ field: 'from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
     });
   }
+  return vintages;
+}
+
+export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: TimeseriesInput }): Promise<VerbResult<ObservationCell[]>> {
+  // A series ends at the dataset's latest vintage by default: missing years show as nulls.
+  const p = await prepare(ctx, input, { requested: input.to, defaultToLoaded: false, range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from) });
+  const vintages = p.vintages;
+  const to = vintages.at(-1)!;
   checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, input.max_rows);
   await charge(ctx, p.plan, { kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
   const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages, variables: p.variables, geographies: p.geo.geographies });

@@ -14,7 +14,10 @@ describe('annotations', () => {
     ['-666666666', null, 'E', null, 'not_computable'],
     ['-666666666.0', '-', 'E', null, 'not_computable'],
     ['-555555555', '*****', 'M', null, 'controlled'],
-    ['0', '*****', 'M', 0, 'controlled'],
+    // 2005–2009 spell the no-value MOEs as 0 beside the symbol: the same form as the jam values.
+    ['0', '*****', 'M', null, 'controlled'],
+    ['0', '***', 'M', null, 'moe_open_ended'],
+    ['0.0', '**', 'M', null, 'moe_not_computable'],
     ['250001', '250,000+', 'E', 250001, 'top_coded'],
     ['2499', '2,500-', 'E', 2499, 'bottom_coded'],
     ['12', '*', 'M', 12, 'source_annotated'],

@@ -42,8 +42,12 @@ describe('getData', () => {
       .find((v) => v.formula?.startsWith('pct(B17001_002E, B17001_001E)'));
     expect(derived, 'catalog has a poverty rate from B17001').toBeDefined();
     const r = await getData({ ctx: verbContext(stores), input: { variables: [`${derived!.api_name},B19013_001E`, 'core_median_household_income'], geo: 'state:48', dataset: 'acs1', vintage: 2018 } });
-    // The alias and the api_name name one variable: it appears once.
-    expect(r.data.map((c) => c.variable).sort()).toEqual([derived!.api_name, 'core_median_household_income'].sort());
+    // Asked by code, B19013_001E is the code as published; by api_name, the catalog variable: two
+    // cells with the same published number.
+    expect(r.data.map((c) => c.variable).sort()).toEqual([derived!.api_name, 'B19013_001E', 'core_median_household_income'].sort());
+    const byCode = r.data.find((c) => c.variable === 'B19013_001E')!;
+    expect(byCode.estimate).toBe(r.data.find((c) => c.variable === 'core_median_household_income')!.estimate);
+    expect(byCode).toMatchObject({ census_code: 'B19013_001E', unit: 'dollar', table_id: 'B19013', universe: 'Households' });
     const p = r.data.find((c) => c.variable === derived!.api_name)!;
     expect(p.formula).toMatch(/^pct\(/);
     // Components read straight from the Parquet, not through the operation.
@@ -59,7 +63,7 @@ describe('getData', () => {
     const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1' } });
     expect(r.meta?.source?.vintage_year).toBe(2018);
     expect(r.data[0]).toMatchObject({ estimate: 75277, moe_numeric: 317 });
-    expect(r.meta?.hint).toMatch(/No vintage was given: 2018 is the latest with values loaded.*latest vintage is 2024/);
+    expect(r.meta?.hint).toMatch(/No vintage was given: 2018 is the latest with values in this service.*latest vintage is 2024/);
     // Nothing loaded for acs5 states at all: the dataset's latest, with the reason per cell.
     const none = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06' } });
     expect(none.meta?.source?.vintage_year).toBe(2024);
@@ -122,8 +126,32 @@ describe('compareGeographies', () => {
     const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06;state:01', dataset: 'acs1', vintage: 2018 } });
     expect(r.data.map((c) => c.geo_key)).toEqual(['state:06', 'state:01']);
     const al = r.data[1]!;
-    expect(al.comparison).toEqual({ reference_geo_key: 'state:06', difference: 49861 - 75277, difference_moe: Math.sqrt(317 ** 2 + 783 ** 2), significant: true });
+    expect(al.comparison).toEqual({ reference_geo_key: 'state:06', difference: 49861 - 75277, difference_moe: Math.sqrt(317 ** 2 + 783 ** 2), significant: true, not_tested_reason: null });
     expect(r.data[0]!.comparison).toBeNull();
+  });
+
+  it('gives no verdict between a top-coded and a bottom-coded median (regression: 2005 said significant with difference_moe 0)', async () => {
+    // 2005 acs1 B19013E (median income, NHPI householders): DC top-coded, Delaware bottom-coded
+    // with MOEs published as 0 beside *** — the same case is jam-valued from 2010 on.
+    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013E_001E', geo: 'state:11;state:22;state:10', dataset: 'acs1', vintage: 2005 } });
+    const comparisons = r.data.filter((c) => c.comparison).map((c) => c.comparison!);
+    expect(comparisons.length).toBe(2);
+    for (const k of comparisons) {
+      expect(k.significant).toBeNull();
+      expect(k.difference_moe).toBeNull();
+      expect(k.not_tested_reason).toEqual(expect.any(String));
+    }
+    // The published zeros beside *** are the 2005 spelling of "MOE not appropriate": null, not 0.
+    for (const c of r.data) if (c.moe_annotation?.code === 'moe_open_ended') expect(c.moe_numeric).toBeNull();
+  });
+
+  it('gives no verdict on controlled estimates (no sampling error to test)', async () => {
+    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'demographics_hispanic_or_latino', geo: 'state:06;state:48', dataset: 'acs1', vintage: 2007 } });
+    const tx = r.data.find((c) => c.geo_key === 'state:48')!;
+    expect(tx.moe_numeric).toBeNull();
+    expect(tx.moe_annotation?.code).toBe('controlled');
+    expect(tx.comparison).toMatchObject({ significant: null, not_tested_reason: 'controlled' });
+    expect(tx.comparison!.difference).toBe(tx.estimate! - r.data.find((c) => c.geo_key === 'state:06')!.estimate!);
   });
 
   it('needs two geographies', async () => {

@@ -37,6 +37,9 @@ function formatError(raw: string, why: string): AppError {
 export function parseSpecifier(input: string): GeoSpecifier {
   const raw = input.trim();
   if (!raw) throw formatError(input, 'it is empty');
+  // The nation has one geography, so naming the level names it (`nation`, `us`, as the Census
+  // API's `for=us:*`); everything else needs its FIPS part.
+  if (/^(nation|us)$/i.test(raw)) return { kind: 'key', raw, type: 'nation', fips: '1' };
   const colon = raw.indexOf(':');
   if (colon < 0) {
     throw formatError(raw, /^[a-z]{2}$/i.test(raw) ? 'a state abbreviation alone is not a geography key (Texas is state:48)' : 'it has no {type}: part');

@@ -71,7 +71,7 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/compare',
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
-      'The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau\'s 90% test).',
+      'The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau\'s 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE.',
     ...DATA_ROUTE,
     querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default as for /v1/data.' }).optional() }),
     data: z.array(comparedCellSchema),
@@ -81,10 +81,10 @@ export function dataRoutes(app: FastifyInstance) {
       const cells = result.data as ComparedCell[];
       return {
         ...table,
-        columns: [...table.columns, 'reference_geo_key', 'difference', 'difference_moe', 'significant'],
+        columns: [...table.columns, 'reference_geo_key', 'difference', 'difference_moe', 'significant', 'not_tested_reason'],
         rows: table.rows.map((r, i) => {
           const c = cells[i]!.comparison;
-          return [...r, c?.reference_geo_key ?? null, c?.difference ?? null, c?.difference_moe ?? null, c?.significant === undefined || c?.significant === null ? null : String(c.significant)];
+          return [...r, c?.reference_geo_key ?? null, c?.difference ?? null, c?.difference_moe ?? null, c?.significant === undefined || c?.significant === null ? null : String(c.significant), c?.not_tested_reason ?? null];
         }),
       };
     },

@@ -3,11 +3,14 @@
 // vintage × geography × variable. Every null carries the precise reason (annotation code) and
 // the reasons are summarised into a hint, so an empty answer always says why.
 import { describeAnnotation, type AnnotationInfo } from '../../domain/annotations.js';
+import { inferCensusUnit } from '../../domain/census-units.js';
 import { ACS1_POPULATION_THRESHOLD, type DatasetKey } from '../../domain/datasets.js';
 import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../domain/formula.js';
-import type { CatalogStore, CatalogVariable } from '../../store/catalog.js';
+import type { CatalogStore, Resolution } from '../../store/catalog.js';
+import type { CensusTableStore } from '../../store/census-tables.js';
 import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
 import { cellKey, type ObservationStore } from '../../store/observations.js';
+import { isCensusCode, isPublished, type RequestedVariable } from './variables.js';
 
 /** One value as every data endpoint returns it (documented in docs/api.md). */
 export interface ObservationCell {
@@ -19,24 +22,44 @@ export interface ObservationCell {
   /** Derived variables: the declared formula over census codes; null for published codes. */
   formula: string | null;
   label: string;
-  unit: string;
+  /** Null for a census code whose unit its table title does not settle (docs/tables.md). */
+  unit: string | null;
   dataset: string;
   vintage: number;
   estimate: number | null;
   moe_numeric: number | null;
   estimate_annotation: AnnotationInfo | null;
   moe_annotation: AnnotationInfo | null;
+  /** Census codes asked for by code only: the table, and what the code meant in this vintage. */
+  table_id?: string;
+  table_title?: string | null;
+  universe?: string | null;
+  /**
+   * Census codes asked for by code only: set when this vintage's label or universe differs
+   * materially from the code's latest vintage (the series is shown, not hidden; read with care).
+   */
+  label_changed?: LabelChange | null;
+}
+
+export interface LabelChange {
+  code: 'label_changed';
+  label_differs: boolean;
+  universe_differs: boolean;
+  latest_vintage: number;
+  latest_label: string | null;
+  latest_universe: string | null;
 }
 
 export interface EngineStores {
   observations: ObservationStore;
   geographies: GeographyStore;
+  tables: CensusTableStore | undefined;
 }
 
 export interface EngineRequest {
   dataset: DatasetKey;
   vintages: number[];
-  variables: CatalogVariable[];
+  variables: RequestedVariable[];
   geographies: GeographyRecord[];
 }
 
@@ -61,6 +84,24 @@ const formulaOf = (src: string) => {
 const nullCell = (code: string): Cell => ({ estimate: null, moe: null, estimate_annotation: code, moe_annotation: code });
 const tableOf = (code: string) => code.slice(0, code.indexOf('_'));
 
+/** How the cells of a census code asked for by code are described in one vintage. */
+function describeCensusCode(tables: CensusTableStore | undefined, dataset: DatasetKey, code: string, vintage: number) {
+  const here = tables?.info(dataset, code, vintage) ?? null;
+  const latest = tables?.latest(dataset, code) ?? null;
+  const changed = here && latest && (here.label_changed || here.universe_changed);
+  const label_changed: LabelChange | null = changed
+    ? { code: 'label_changed', label_differs: here.label_changed, universe_differs: here.universe_changed, latest_vintage: latest.vintage, latest_label: latest.label, latest_universe: latest.universe }
+    : null;
+  const title = here?.table_title ?? latest?.table_title ?? null;
+  return {
+    label: here?.label ?? latest?.label ?? code,
+    unit: inferCensusUnit(title),
+    table_title: title,
+    universe: here?.universe ?? latest?.universe ?? null,
+    label_changed,
+  };
+}
+
 export async function computeCells(stores: EngineStores, catalog: Pick<CatalogStore, 'resolveForVintage'>, req: EngineRequest): Promise<EngineResult> {
   const { observations: obs } = stores;
   const byLevel = new Map<string, GeographyRecord[]>();
@@ -70,17 +111,31 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
     else byLevel.set(g.type, [g]);
   }
 
+  const published = { tables: stores.tables, observations: obs, dataset: req.dataset };
+  const resolve = (v: RequestedVariable, y: number): Resolution => {
+    if (!isCensusCode(v)) return catalog.resolveForVintage(v, req.dataset, y);
+    return isPublished(published, v.census_code, y) ? { kind: 'direct', code: v.census_code } : { kind: 'unavailable', reason: 'not_in_vintage' };
+  };
+
   // Which codes each vintage needs, from each variable's per-vintage resolution.
   const codesByVintage = new Map<number, Set<string>>();
   for (const y of req.vintages) {
     const codes = new Set<string>();
     for (const v of req.variables) {
-      const r = catalog.resolveForVintage(v, req.dataset, y);
+      const r = resolve(v, y);
       if (r.kind === 'direct') codes.add(r.code);
       else if (r.kind === 'derived') for (const c of r.codes) codes.add(c);
     }
     codesByVintage.set(y, codes);
   }
+
+  const descriptions = new Map<string, ReturnType<typeof describeCensusCode>>();
+  const described = (code: string, y: number) => {
+    const k = `${code}|${y}`;
+    let d = descriptions.get(k);
+    if (!d) descriptions.set(k, (d = describeCensusCode(stores.tables, req.dataset, code, y)));
+    return d;
+  };
 
   const cells: ObservationCell[] = [];
   const nullReasons = new Map<string, number>();
@@ -109,7 +164,7 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
         const get = (code: string): Cell => stored.get(cellKey(y, g.key, code)) ?? nullCell(absentReason(code));
 
         for (const v of req.variables) {
-          const r = catalog.resolveForVintage(v, req.dataset, y);
+          const r = resolve(v, y);
           let cell: Cell;
           if (r.kind === 'unavailable') cell = nullCell(r.reason);
           else if (r.kind === 'direct') cell = get(r.code);
@@ -122,22 +177,21 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
           if (cell.estimate === null && cell.estimate_annotation) {
             nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
           }
-          cells.push({
-            geo_key: g.key,
-            geo_name: g.name,
-            geo_type: g.type,
-            variable: v.api_name,
-            census_code: r.kind === 'direct' ? r.code : v.census_code,
-            formula: v.formula,
-            label: v.label,
-            unit: v.unit,
+          const values = {
             dataset: req.dataset,
             vintage: y,
             estimate: cell.estimate,
             moe_numeric: cell.moe,
             estimate_annotation: describeAnnotation(cell.estimate_annotation),
             moe_annotation: describeAnnotation(cell.moe_annotation),
-          });
+          };
+          const where = { geo_key: g.key, geo_name: g.name, geo_type: g.type };
+          if (isCensusCode(v)) {
+            const d = described(v.census_code, y);
+            cells.push({ ...where, variable: v.api_name, census_code: v.census_code, formula: null, label: d.label, unit: d.unit, ...values, table_id: v.table_id, table_title: d.table_title, universe: d.universe, label_changed: d.label_changed });
+          } else {
+            cells.push({ ...where, variable: v.api_name, census_code: r.kind === 'direct' ? r.code : v.census_code, formula: v.formula, label: v.label, unit: v.unit, ...values });
+          }
         }
       }
     }

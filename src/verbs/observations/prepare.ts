@@ -8,7 +8,8 @@ import { AppError } from '../../domain/errors.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import { callerPlan } from '../caller-plan.js';
 import { costOf, type GeoTerm } from '../../domain/cost.js';
-import type { CatalogStore, CatalogVariable } from '../../store/catalog.js';
+import type { CatalogStore } from '../../store/catalog.js';
+import { CensusTableStore } from '../../store/census-tables.js';
 import { catalogOf } from '../catalog.js';
 import { ObservationStore } from '../../store/observations.js';
 import { resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
@@ -16,15 +17,14 @@ import type { VerbContext } from '../context.js';
 import { geographyStore } from '../../domain/geo/verb-support.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
-/** Most variables one request may name (the Census Data API's own limit is 50 too). */
-export const MAX_VARIABLES = 50;
+import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
 /** Input common to data, compare and timeseries (HTTP query and MCP arguments alike). */
 export const observationInputShape = {
   variables: listParam.describe(
-    'Variables by api_name or census code (e.g. core_median_household_income or B19013_001E), mixable; comma-separated or repeated; at most 50.',
+    'Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most 50 items.',
   ),
   geo: listParam.describe(
     'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated.',
@@ -39,9 +39,11 @@ export interface PreparedRequest {
   /** Set when the default was an earlier vintage than the dataset's latest: said in meta.hint. */
   defaultNote: string | null;
   plan: Plan;
-  variables: CatalogVariable[];
+  variables: RequestedVariable[];
+  /** The vintages the variables were checked against (one, or a timeseries range). */
+  vintages: number[];
   geo: ResolvedGeographies;
-  stores: { catalog: CatalogStore; observations: ObservationStore; geographies: GeographyStore };
+  stores: { catalog: CatalogStore; observations: ObservationStore; geographies: GeographyStore; tables: CensusTableStore | undefined };
 }
 
 export function observationsOf(ctx: VerbContext): ObservationStore {
@@ -49,43 +51,6 @@ export function observationsOf(ctx: VerbContext): ObservationStore {
   if (!(s instanceof ObservationStore)) throw new AppError('dependency-unavailable', 'Census values are not available right now; retry with backoff.');
   return s;
 }
-
-/** Split `a,b` or repeated parameters into a clean, de-duplicated list. */
-export function splitList(value: string | readonly string[] | undefined, sep: RegExp = /,/): string[] {
-  const parts = (typeof value === 'string' ? [value] : value ?? []).flatMap((v) => v.split(sep)).map((s) => s.trim()).filter(Boolean);
-  return [...new Set(parts)];
-}
-
-export function resolveVariables(catalog: CatalogStore, value: string | readonly string[] | undefined): CatalogVariable[] {
-  const names = splitList(value);
-  if (names.length === 0) {
-    throw new AppError('unprocessable-request', 'variables is required: name at least one variable by api_name or census code.', {
-      errors: [{ field: 'variables', message: 'Field required', type: 'missing' }],
-    });
-  }
-  if (names.length > MAX_VARIABLES) {
-    throw new AppError('validation-error', `At most ${MAX_VARIABLES} variables per request; got ${names.length}. Split the request.`, {
-      errors: [{ field: 'variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
-    });
-  }
-  const found: CatalogVariable[] = [];
-  const unknown: string[] = [];
-  for (const n of names) {
-    const v = catalog.getVariable(n);
-    if (v) {
-      if (!found.includes(v)) found.push(v);
-    } else unknown.push(n);
-  }
-  if (unknown.length > 0) {
-    const suggestions = unknown.flatMap((u) => catalog.list({ search: u.replace(/_/g, ' '), offset: 0, limit: 3 }).items.map((s) => s.api_name));
-    const yearHint = unknown.some((u) => /(19|20)\d\d/.test(u)) ? ' api_name values carry no vintage year; pass the year as vintage.' : '';
-    throw new AppError('variable-not-found', `Unknown variable${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.${yearHint} Search the catalog at /v1/variables?search=…${suggestions.length ? `; closest: ${[...new Set(suggestions)].slice(0, 5).join(', ')}` : ''}.`, {
-      extensions: { unknown_variables: unknown, suggestions: [...new Set(suggestions)].slice(0, 5) },
-    });
-  }
-  return found;
-}
-
 
 export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
   return geo.expansions.map((e) => (e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count }));
@@ -97,11 +62,13 @@ export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
  * dataset's latest. With a complete build the two are the same; with a partial one (the embedded
  * default data) the answer is real figures rather than a page of nulls, and meta says so.
  */
-function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, dataset: DatasetKey, geo: string | readonly string[] | undefined, variables: CatalogVariable[]): number | undefined {
-  const levels = [...new Set(splitGeoParam(geo).map((s) => s.slice(0, s.indexOf(':')).trim().toLowerCase()))];
+function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, dataset: DatasetKey, geo: string | readonly string[] | undefined, parsed: ParsedVariables): number | undefined {
+  const levels = [...new Set(splitGeoParam(geo).map((s) => (s.includes(':') ? s.slice(0, s.indexOf(':')) : 'nation').trim().toLowerCase()))];
+  const named = tablesNamed(parsed);
   for (const v of [...DATASETS[dataset].vintages].reverse()) {
     for (const level of levels) {
-      for (const variable of variables) {
+      if (named.tables.some((t) => obs.hasTable(dataset, v, level, t))) return v;
+      for (const variable of named.catalog) {
         const r = catalog.resolveForVintage(variable, dataset, v);
         const codes = r.kind === 'direct' ? [r.code] : r.kind === 'derived' ? r.codes : [];
         if (codes.some((c) => obs.hasTable(dataset, v, level, c.slice(0, c.indexOf('_'))))) return v;
@@ -111,35 +78,44 @@ function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, datas
   return undefined;
 }
 
+function censusTablesOf(ctx: VerbContext): CensusTableStore | undefined {
+  const s = ctx.stores.censusTables;
+  return s instanceof CensusTableStore ? s : undefined;
+}
+
 export async function prepare(
   ctx: VerbContext,
   input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
-  vintage: { requested: number | undefined; defaultToLoaded: boolean },
+  vintage: { requested: number | undefined; defaultToLoaded: boolean; range?: (chosen: number) => number[] },
 ): Promise<PreparedRequest> {
   const catalog = catalogOf(ctx);
   const observations = observationsOf(ctx);
   const geographies = geographyStore(ctx);
+  const tables = censusTablesOf(ctx);
   const dataset = parseDataset(input.dataset);
-  const variables = resolveVariables(catalog, input.variables);
+  const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const plan = callerPlan(ctx);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;
   let defaultNote: string | null = null;
   if (chosen === undefined) {
-    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, input.geo, variables) : undefined) ?? latest;
+    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, input.geo, parsed) : undefined) ?? latest;
     if (chosen !== latest) {
-      defaultNote = `No vintage was given: ${chosen} is the latest with values loaded in this deployment for these variables and geographies (the dataset's latest vintage is ${latest}).`;
+      defaultNote = `No vintage was given: ${chosen} is the latest with values in this service for these variables and geographies (the dataset's latest vintage is ${latest}).`;
     }
   }
+  const definitionVintage = checkVintage(dataset, chosen);
+  const vintages = vintage.range ? vintage.range(definitionVintage) : [definitionVintage];
+  const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
   const geo = resolveGeographies(geographies, input.geo ?? [], {
-    vintage: checkVintage(dataset, chosen),
+    vintage: definitionVintage,
     allowWildcard: plan.features.wildcards,
     allowBlockGroupWildcard: plan.features.blockGroupWildcards,
     maxExpansion: plan.limits.wildcardExpansionMax,
     plan: plan.id,
     dashboardUrl: ctx.config.DASHBOARD_URL,
   });
-  return { dataset, plan, variables, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies } };
+  return { dataset, plan, variables, vintages, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies, tables } };
 }
 
 /** Geometry follows boundary access: block-group shapes need Business, tract shapes Pro, … */

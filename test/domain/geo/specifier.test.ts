@@ -18,6 +18,12 @@ describe('parseSpecifier', () => {
     expect(parseSpecifier(' county:06037 ')).toMatchObject({ kind: 'key', fips: '06037' });
   });
 
+  it('bare nation and us name the nation (regression: they were 400 while nation:1 worked)', () => {
+    for (const raw of ['nation', 'us', 'US', ' Nation ']) expect(parseSpecifier(raw)).toMatchObject({ kind: 'key', type: 'nation', fips: '1' });
+    expect(code(() => parseSpecifier('usa'))).toBe('invalid-geo-format');
+    expect(code(() => parseSpecifier('tx'))).toBe('invalid-geo-format');
+  });
+
   it('wildcards are digits with one trailing star', () => {
     expect(parseSpecifier('county:48*')).toMatchObject({ kind: 'wildcard', type: 'county', prefix: '48' });
     expect(parseSpecifier('state:*')).toMatchObject({ kind: 'wildcard', prefix: '' });

@@ -17,7 +17,7 @@ describe('GET /v1/data', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.data).toEqual([
-      expect.objectContaining({ geo_key: 'state:06', geo_name: 'California', variable: 'core_median_household_income', census_code: 'B19013_001E', estimate: 75277, moe_numeric: 317, unit: 'dollar', vintage: 2018 }),
+      expect.objectContaining({ geo_key: 'state:06', geo_name: 'California', variable: 'B19013_001E', census_code: 'B19013_001E', estimate: 75277, moe_numeric: 317, unit: 'dollar', vintage: 2018, table_id: 'B19013' }),
     ]);
     expect(body.meta).toMatchObject({ variable_count: 1, geography_count: 1, request_id: '6f1c0c59-5d2b-4c55-9d0c-1df0e7d0b0a1', source: { dataset: 'acs1', vintage_year: 2018 } });
     expect(body.links.self).toContain('/v1/data?');
@@ -34,7 +34,7 @@ describe('GET /v1/data', () => {
     expect(pro.headers['content-disposition']).toMatch(/attachment; filename="data-acs1-2018\.csv"/);
     const lines = pro.body.trim().split('\n');
     expect(lines[0]).toBe('geo_key,geo_name,geo_type,variable,census_code,label,unit,dataset,vintage,estimate,moe_numeric,estimate_annotation,moe_annotation');
-    expect(lines[1]).toMatch(/^state:06,California,state,core_median_household_income,B19013_001E,.*,dollar,acs1,2018,75277,317,,$/);
+    expect(lines[1]).toMatch(/^state:06,California,state,B19013_001E,B19013_001E,.*,dollar,acs1,2018,75277,317,,$/);
     const free = await svc.app.inject({ url, headers: as('free') });
     expect(free.statusCode).toBe(403);
     expect(free.json()).toMatchObject({ status: 403, upgrade_url: expect.any(String) });

@@ -1,0 +1,149 @@
+// What the Bureau published, table by table and vintage by vintage: every Detailed-Table estimate
+// code with its label, indent and table, and every table's title and universe. Read from the
+// metadata folder documented in ../shared/census/README.md §2:
+//   metadata/acs{1,5}/{vintage}/census_{table,column}_metadata.csv.gz   Census Reporter shells
+//   metadata/api_labels/acs1/{vintage}.csv.gz                           verbatim API labels
+//   metadata/acs_detailed_variable_availability.csv.gz                  acs5 2009 presence
+// Where a vintage has both, the verbatim API label wins: it is the Bureau's own text, and the
+// shells are known to misnumber lines in places (B25010 in the 2008 shell).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
+import { InputError } from '../../step.js';
+import { AVAILABILITY_FILE, SPEC_VINTAGES, columnIdToCode, tableOf, type Dataset } from '../catalog/metadata.js';
+
+export interface TableVintage {
+  title: string | null;
+  universe: string | null;
+}
+
+export interface ColumnVintage {
+  /** Null where the source has presence only (acs5 2009). */
+  label: string | null;
+  indent: number | null;
+}
+
+export interface CollectedDataset {
+  dataset: Dataset;
+  /** table → vintage → title/universe. */
+  tables: Map<string, Map<number, TableVintage>>;
+  /** estimate code → vintage → label/indent. */
+  columns: Map<string, Map<number, ColumnVintage>>;
+}
+
+const API_LABELS_DIR = 'metadata/api_labels/acs1';
+const shellDir = (dataset: Dataset, vintage: number) => `metadata/${dataset}/${vintage}`;
+
+async function exists(p: string): Promise<boolean> {
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function readCsv(sourceDir: string, rel: string, required: string[]): Promise<Record<string, string>[]> {
+  const buf = await fs.readFile(path.join(sourceDir, rel));
+  const text = (rel.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
+  } catch (e) {
+    throw new InputError(rel, `not a readable CSV: ${(e as Error).message}`);
+  }
+  const first = rows[0];
+  if (!first) throw new InputError(rel, 'file has no rows');
+  for (const c of required) if (!(c in first)) throw new InputError(rel, `missing column "${c}"`);
+  return rows;
+}
+
+/** Every metadata file this step reads, relative to the source root (checksummed by the build). */
+export async function listTableInputs(sourceDir: string): Promise<string[]> {
+  const out: string[] = [AVAILABILITY_FILE];
+  for (const dataset of ['acs1', 'acs5'] as const) {
+    for (const v of SPEC_VINTAGES[dataset]) {
+      for (const f of ['census_table_metadata.csv.gz', 'census_column_metadata.csv.gz']) {
+        const rel = `${shellDir(dataset, v)}/${f}`;
+        if (await exists(path.join(sourceDir, rel))) out.push(rel);
+      }
+    }
+  }
+  for (const v of SPEC_VINTAGES.acs1) {
+    const rel = `${API_LABELS_DIR}/${v}.csv.gz`;
+    if (await exists(path.join(sourceDir, rel))) out.push(rel);
+  }
+  return out;
+}
+
+/** Depth of an API label below its table's root line: `Estimate!!Total!!Male` → 1. */
+function apiIndent(label: string): number {
+  const parts = label.replace(/^Estimate!!/i, '').split('!!');
+  return Math.max(0, parts.length - 1);
+}
+
+export async function collectDataset(sourceDir: string, dataset: Dataset, inputs: ReadonlySet<string>): Promise<CollectedDataset> {
+  const tables = new Map<string, Map<number, TableVintage>>();
+  const columns = new Map<string, Map<number, ColumnVintage>>();
+  const putTable = (id: string, v: number, t: TableVintage) => {
+    let m = tables.get(id);
+    if (!m) tables.set(id, (m = new Map()));
+    const prev = m.get(v);
+    m.set(v, { title: t.title ?? prev?.title ?? null, universe: t.universe ?? prev?.universe ?? null });
+  };
+  const putColumn = (code: string, v: number, c: ColumnVintage) => {
+    let m = columns.get(code);
+    if (!m) columns.set(code, (m = new Map()));
+    m.set(v, c);
+  };
+
+  for (const v of SPEC_VINTAGES[dataset]) {
+    const tabFile = `${shellDir(dataset, v)}/census_table_metadata.csv.gz`;
+    const colFile = `${shellDir(dataset, v)}/census_column_metadata.csv.gz`;
+    if (inputs.has(tabFile) && inputs.has(colFile)) {
+      for (const r of await readCsv(sourceDir, tabFile, ['table_id', 'table_title', 'universe'])) {
+        putTable(r.table_id!, v, { title: r.table_title || null, universe: r.universe || null });
+      }
+      const rows = await readCsv(sourceDir, colFile, ['table_id', 'column_id', 'column_title', 'indent', 'parent_column_id']);
+      const byId = new Map<string, Record<string, string>>();
+      for (const r of rows) if (r.column_id) byId.set(r.column_id, r);
+      for (const [id, r] of byId) {
+        // Join titles up the parent chain (API style, `!!`), as the availability file does.
+        const parts: string[] = [];
+        let cur: Record<string, string> | undefined = r;
+        for (let guard = 0; cur && guard < 20; guard++) {
+          parts.unshift(cur.column_title!.trim());
+          cur = cur.parent_column_id ? byId.get(cur.parent_column_id) : undefined;
+        }
+        const indent = Number(r.indent);
+        putColumn(columnIdToCode(id), v, { label: parts.join('!!'), indent: Number.isInteger(indent) ? indent : null });
+      }
+    }
+    const apiFile = `${API_LABELS_DIR}/${v}.csv.gz`;
+    if (dataset === 'acs1' && inputs.has(apiFile)) {
+      const rows = (await readCsv(sourceDir, apiFile, ['VARIABLE', 'LABEL', 'GROUP'])).filter((r) => /_\d{3}E$/.test(r.VARIABLE!));
+      // For a group the API listed, its list is the truth: a line only a shell has (the 2008
+      // shell's B25010_004) was not published.
+      const groups = new Set(rows.map((r) => r.GROUP!));
+      const listed = new Set(rows.map((r) => r.VARIABLE!));
+      for (const [code, byVintage] of columns) {
+        if (byVintage.has(v) && groups.has(tableOf(code)) && !listed.has(code)) byVintage.delete(v);
+      }
+      for (const r of rows) {
+        const code = r.VARIABLE!;
+        const shell = columns.get(code)?.get(v);
+        putColumn(code, v, { label: r.LABEL!, indent: shell?.indent ?? apiIndent(r.LABEL!) });
+        if (!tables.get(r.GROUP!)?.has(v)) putTable(r.GROUP!, v, { title: null, universe: null });
+      }
+    }
+  }
+
+  // acs5 2009: the availability file says which codes exist; there are no labels for that year.
+  if (dataset === 'acs5' && inputs.has(AVAILABILITY_FILE)) {
+    for (const r of await readCsv(sourceDir, AVAILABILITY_FILE, ['dataset', 'variable', 'vintages'])) {
+      if (r.dataset !== 'acs5' || !r.vintages!.split(';').includes('2009')) continue;
+      putColumn(r.variable!, 2009, { label: null, indent: null });
+      if (!tables.get(tableOf(r.variable!))?.has(2009)) putTable(tableOf(r.variable!), 2009, { title: null, universe: null });
+    }
+  }
+  return { dataset, tables, columns };
+}

@@ -1,0 +1,257 @@
+// Every published Detailed-Table estimate code, per dataset and vintage, with the label, universe
+// and table title the Bureau gave it that year (build dir tables/, written by the ETL step
+// `census-tables`). Answers "does this code exist in this vintage, and what did it mean then".
+import fs from 'node:fs';
+import path from 'node:path';
+import MiniSearch from 'minisearch';
+import {
+  CENSUS_TABLES_SCHEMA_VERSION,
+  LABEL_CHANGED,
+  UNIVERSE_CHANGED,
+  censusTablesFile,
+  type CompiledCensusTables,
+  type CompiledColumn,
+  type CompiledTable,
+} from './census-tables/format.js';
+
+export type CensusDataset = 'acs1' | 'acs5';
+const DATASETS: CensusDataset[] = ['acs1', 'acs5'];
+
+/** What one code meant in one vintage. */
+export interface CodeInVintage {
+  code: string;
+  table_id: string;
+  label: string | null;
+  indent: number | null;
+  table_title: string | null;
+  universe: string | null;
+  /** This vintage's label or universe differs materially from the code's latest vintage. */
+  label_changed: boolean;
+  universe_changed: boolean;
+}
+
+export interface TableInVintage {
+  table_id: string;
+  title: string | null;
+  universe: string | null;
+  columns: { code: string; label: string | null; indent: number | null }[];
+}
+
+/** `B19013_001E` → table `B19013`, line `001`. Accepts `…M` (asks for the same line). */
+export const CENSUS_CODE = /^([BC]\d{5}[A-Z]{0,4})_(\d{3})[EM]$/;
+/** A whole table in a variables list: `B19013*`. */
+export const CENSUS_TABLE_WILDCARD = /^([BC]\d{5}[A-Z]{0,4})\*$/;
+
+class DatasetTables {
+  readonly tables = new Map<string, CompiledTable>();
+  private readonly columns = new Map<string, CompiledColumn>();
+
+  constructor(readonly file: CompiledCensusTables) {
+    for (const [id, t] of Object.entries(file.tables)) {
+      this.tables.set(id, t);
+      for (const c of t.c) this.columns.set(`${id}_${c[0]}E`, c);
+    }
+  }
+
+  private bit(vintage: number): number {
+    const i = this.file.vintages.indexOf(vintage);
+    return i < 0 ? 0 : 1 << i;
+  }
+
+  private str(i: number): string | null {
+    return i < 0 ? null : this.file.strings[i]!;
+  }
+
+  private vintagesOfMask(mask: number): number[] {
+    return this.file.vintages.filter((_, i) => mask & (1 << i));
+  }
+
+  hasVintage(vintage: number): boolean {
+    const bit = this.bit(vintage);
+    if (bit === 0) return false;
+    for (const t of this.tables.values()) if (t.c.some((c) => c[2].some((v) => v[0] & bit))) return true;
+    return false;
+  }
+
+  hasCode(code: string): boolean {
+    return this.columns.has(code);
+  }
+
+  vintagesOf(code: string): number[] {
+    const c = this.columns.get(code);
+    return c ? this.vintagesOfMask(c[2].reduce((m, v) => m | v[0], 0)) : [];
+  }
+
+  tableVintages(tableId: string): number[] {
+    const t = this.tables.get(tableId);
+    if (!t) return [];
+    const fromColumns = t.c.reduce((m, c) => c[2].reduce((mm, v) => mm | v[0], m), 0);
+    return this.vintagesOfMask(fromColumns);
+  }
+
+  info(code: string, vintage: number): CodeInVintage | null {
+    const c = this.columns.get(code);
+    const bit = this.bit(vintage);
+    const version = c?.[2].find((v) => v[0] & bit);
+    if (!c || !version) return null;
+    const tableId = code.slice(0, code.indexOf('_'));
+    const tv = this.tables.get(tableId)!.v.find((v) => v[0] & bit);
+    return {
+      code,
+      table_id: tableId,
+      label: this.str(version[1]),
+      indent: c[1] < 0 ? null : c[1],
+      table_title: tv ? this.str(tv[1]) : null,
+      universe: tv ? this.str(tv[2]) : null,
+      label_changed: (version[2] & LABEL_CHANGED) !== 0,
+      universe_changed: (version[2] & UNIVERSE_CHANGED) !== 0,
+    };
+  }
+
+  table(tableId: string, vintage: number): TableInVintage | null {
+    const t = this.tables.get(tableId);
+    if (!t) return null;
+    const bit = this.bit(vintage);
+    const columns = t.c
+      .map((c) => ({ c, version: c[2].find((v) => v[0] & bit) }))
+      .filter((x) => x.version)
+      .map(({ c, version }) => ({ code: `${tableId}_${c[0]}E`, label: this.str(version![1]), indent: c[1] < 0 ? null : c[1] }));
+    if (columns.length === 0) return null;
+    const tv = t.v.find((v) => v[0] & bit);
+    return { table_id: tableId, title: tv ? this.str(tv[1]) : null, universe: tv ? this.str(tv[2]) : null, columns };
+  }
+
+  /** Latest vintage's title and universe (for search and listings). */
+  latestTitle(tableId: string): { title: string | null; universe: string | null } {
+    const t = this.tables.get(tableId)!;
+    let best: [number, number, number] | undefined;
+    let bestBit = -1;
+    for (const v of t.v) {
+      const hi = 31 - Math.clz32(v[0]);
+      if (v[1] >= 0 && hi > bestBit) {
+        best = v;
+        bestBit = hi;
+      }
+    }
+    return { title: best ? this.str(best[1]) : null, universe: best ? this.str(best[2]) : null };
+  }
+
+  codesWithPrefix(prefix: string): string[] {
+    const out: string[] = [];
+    for (const code of this.columns.keys()) if (code.startsWith(prefix)) out.push(code);
+    return out;
+  }
+}
+
+export interface TableSummary {
+  table_id: string;
+  title: string | null;
+  universe: string | null;
+  /** Vintages in which the Bureau published the table, per dataset. */
+  vintages: Record<CensusDataset, number[]>;
+}
+
+export class CensusTableStore {
+  private readonly search: MiniSearch;
+
+  private constructor(private readonly byDataset: Record<CensusDataset, DatasetTables>) {
+    this.search = new MiniSearch({
+      idField: 'table_id',
+      fields: ['table_id', 'title', 'universe'],
+      tokenize: (text) => text.split(/[\s,;:()!/-]+/).filter(Boolean),
+      processTerm: (t) => t.toLowerCase(),
+    });
+    this.search.addAll(this.tableIds().map((id) => ({ table_id: id, ...this.titleOf(id) })));
+  }
+
+  static load(buildDir: string): CensusTableStore {
+    const byDataset = {} as Record<CensusDataset, DatasetTables>;
+    for (const d of DATASETS) {
+      const p = path.join(buildDir, censusTablesFile(d));
+      const file = JSON.parse(fs.readFileSync(p, 'utf8')) as CompiledCensusTables;
+      if (file.schema_version !== CENSUS_TABLES_SCHEMA_VERSION) throw new Error(`${p}: unsupported schema_version ${file.schema_version}`);
+      byDataset[d] = new DatasetTables(file);
+    }
+    return new CensusTableStore(byDataset);
+  }
+
+  /** Upper-cased estimate code for `b19013_001m` and the like, or null when not code-shaped. */
+  static normalizeCode(raw: string): string | null {
+    const m = CENSUS_CODE.exec(raw.trim().toUpperCase());
+    return m ? `${m[1]}_${m[2]}E` : null;
+  }
+
+  /** Vintages in which `code` was published in `dataset` (empty: never). */
+  vintagesOf(dataset: CensusDataset, code: string): number[] {
+    return this.byDataset[dataset].vintagesOf(code);
+  }
+
+  /** Whether the build has any table metadata for this dataset and vintage. */
+  hasVintageMetadata(dataset: CensusDataset, vintage: number): boolean {
+    return this.byDataset[dataset].hasVintage(vintage);
+  }
+
+  /** Whether the code was published in any vintage of either dataset. */
+  known(code: string): boolean {
+    return DATASETS.some((d) => this.byDataset[d].hasCode(code));
+  }
+
+  info(dataset: CensusDataset, code: string, vintage: number): CodeInVintage | null {
+    return this.byDataset[dataset].info(code, vintage);
+  }
+
+  /** The code's latest vintage in the dataset, with what it meant then. */
+  latest(dataset: CensusDataset, code: string): CodeInVintage & { vintage: number } | null {
+    const vs = this.vintagesOf(dataset, code);
+    const v = vs[vs.length - 1];
+    if (v === undefined) return null;
+    return { ...this.info(dataset, code, v)!, vintage: v };
+  }
+
+  table(dataset: CensusDataset, tableId: string, vintage: number): TableInVintage | null {
+    return this.byDataset[dataset].table(tableId, vintage);
+  }
+
+  tableVintages(tableId: string): Record<CensusDataset, number[]> {
+    return { acs1: this.byDataset.acs1.tableVintages(tableId), acs5: this.byDataset.acs5.tableVintages(tableId) };
+  }
+
+  hasTable(tableId: string): boolean {
+    return DATASETS.some((d) => this.byDataset[d].tables.has(tableId));
+  }
+
+  tableIds(): string[] {
+    return [...new Set(DATASETS.flatMap((d) => [...this.byDataset[d].tables.keys()]))].sort();
+  }
+
+  /** Latest title and universe across datasets (acs5's when both have it: the broader product). */
+  titleOf(tableId: string): { title: string | null; universe: string | null } {
+    for (const d of ['acs5', 'acs1'] as const) {
+      if (!this.byDataset[d].tables.has(tableId)) continue;
+      const t = this.byDataset[d].latestTitle(tableId);
+      if (t.title) return t;
+    }
+    return { title: null, universe: null };
+  }
+
+  summary(tableId: string): TableSummary {
+    return { table_id: tableId, ...this.titleOf(tableId), vintages: this.tableVintages(tableId) };
+  }
+
+  /** Tables by id prefix (`B19013`, `b190`) or by words of their title and universe. */
+  searchTables(q: string): string[] {
+    const query = q.trim();
+    if (!query) return this.tableIds();
+    const upper = query.toUpperCase();
+    const byId = /^[BC]\d{0,5}[A-Z]{0,4}$/.test(upper) ? this.tableIds().filter((id) => id.startsWith(upper)) : [];
+    const byWords = this.search
+      .search(query, { prefix: true, fuzzy: (t) => (t.length > 4 ? 0.2 : false), combineWith: 'AND', boost: { table_id: 3, title: 2 } })
+      .map((h) => String(h.id));
+    return [...new Set([...byId, ...byWords])];
+  }
+
+  /** Estimate codes starting with `prefix` (upper case), in either dataset, sorted. */
+  codesWithPrefix(prefix: string): string[] {
+    return [...new Set(DATASETS.flatMap((d) => this.byDataset[d].codesWithPrefix(prefix)))].sort();
+  }
+}
