@@ -13,6 +13,7 @@ import { createStepLogger } from './log.js';
 import { provenanceOf } from './provenance.js';
 import type { EtlStep, StepLogger } from './step.js';
 import { STEPS } from './steps/index.js';
+import { isAlive } from './process.js';
 
 export interface BuildOptions {
   sourceDir: string;
@@ -82,14 +83,6 @@ async function linkTree(from: string, to: string): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Builds directories left by a killed run carry the dead process id in their name. */
 async function removeStaleTemps(buildsDir: string): Promise<void> {

@@ -6,7 +6,7 @@ import cors from '@fastify/cors';
 import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
-import type { Stores } from '../verbs/context.js';
+import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger } from './plugins/logging.js';

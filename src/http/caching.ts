@@ -11,3 +11,16 @@ export const NO_STORE = 'no-store';
 export function cacheControlFor(auth: 'api-key' | 'user-token' | 'none'): string {
   return auth === 'api-key' ? BUILD_CACHE_CONTROL : NO_STORE;
 }
+
+/**
+ * If-None-Match against a strong ETag, with the weak comparison of RFC 9110 §13.1.2 (`W/` prefixes
+ * ignored): `*`, one tag, a list, or the header repeated. Tags are read as quoted strings, so a
+ * tag holding a comma survives.
+ */
+export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
+  if (!header || !etag) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return (value.match(/(?:W\/)?"[^"]*"/g) ?? []).some((t) => t.replace(/^W\//, '') === bare);
+}

@@ -4,7 +4,7 @@
 // key passed in the query string is not echoed back into bodies that get pasted around.
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { VerbResult } from '../verbs/context.js';
+import type { VerbResult } from '../context/verb-context.js';
 
 export const DEFAULT_CENSUS_PROGRAM = 'U.S. Census Bureau';
 

@@ -28,7 +28,8 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { planOf, requireFeature } from '../domain/plans.js';
-import type { Caller, VerbContext, VerbResult } from '../verbs/context.js';
+import type { StoreName } from '../context/stores.js';
+import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
@@ -42,7 +43,7 @@ export interface RouteMeta {
   auth: AuthMode;
   feature?: string;
   formats: Format[];
-  needs: string[];
+  needs: StoreName[];
   paginated?: boolean;
   /** Where each operation field lives in this route: `geo_key` → `path`; the rest is query (or body). */
   places: Record<string, string>;
@@ -77,7 +78,7 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   description?: string;
   tags?: string[];
   auth: AuthMode;
-  needs?: string[];
+  needs?: StoreName[];
   feature?: string;
   querystring?: Q;
   params?: P;

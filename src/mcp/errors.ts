@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { AppError, placeFields, type FieldError } from '../domain/errors.js';
-import { problemBody, toAppError } from '../http/problem.js';
+import { problemBody, toAppError } from '../presentation/problem.js';
 
 /** A likely intended name for an argument an agent invented. */
 const ARGUMENT_ALIASES: Record<string, string> = {

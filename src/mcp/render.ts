@@ -4,12 +4,12 @@
 // structuredContent; the text is capped so a 2,000-tract wildcard does not flood the context.
 import type { AnnotationInfo } from '../domain/annotations.js';
 import type { Topic, VariableSummary } from '../store/catalog.js';
-import type { GeographyView } from '../domain/geo/verb-support.js';
+import type { GeographyView } from '../verbs/geo-support.js';
 import type { GeocodeData } from '../verbs/geocode.js';
 import type { DatasetSummary } from '../verbs/catalog.js';
 import type { ComparedCell } from '../verbs/compare-geographies.js';
 import type { ObservationCell } from '../verbs/observations/engine.js';
-import type { VerbResult } from '../verbs/context.js';
+import type { VerbResult } from '../context/verb-context.js';
 
 /** Value lines shown before "… N more in structuredContent". */
 export const MAX_TEXT_LINES = 60;

@@ -23,8 +23,8 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { SERVICE_VERSION } from '../version.js';
 import { requireFeature } from '../domain/plans.js';
-import { BEARER_CHALLENGE, extractBearer } from '../http/plugins/auth.js';
-import type { Caller, VerbContext } from '../verbs/context.js';
+import { BEARER_CHALLENGE, bearerToken } from '../presentation/credentials.js';
+import type { Caller, VerbContext } from '../context/verb-context.js';
 import { AuthCache } from './auth-cache.js';
 import { argumentsError, toolErrorResult } from './errors.js';
 import { originPolicy } from './origin.js';
@@ -66,7 +66,7 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   async function authenticate(req: FastifyRequest): Promise<Caller> {
-    const key = extractBearer(req);
+    const key = bearerToken(req.headers);
     if (!key) {
       throw new AppError('missing-api-key', 'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).', {
         headers: { 'WWW-Authenticate': BEARER_CHALLENGE },

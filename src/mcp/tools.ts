@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { costOf } from '../domain/cost.js';
 import { listDatasets, listTopics, searchVariables } from '../verbs/catalog.js';
 import { compareGeographies, compareInput } from '../verbs/compare-geographies.js';
-import type { VerbContext, VerbResult } from '../verbs/context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { geocode } from '../verbs/geocode.js';
 import { geographiesList, geographiesListInput } from '../verbs/geographies-list.js';
 import { getData, getDataInput } from '../verbs/get-data.js';

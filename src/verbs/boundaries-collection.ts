@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, requireStore, resolutionSchema } from './boundaries-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, resolutionSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 const schema = z.object({
   level: levelSchema,
@@ -21,7 +22,7 @@ const schema = z.object({
 export async function boundariesCollection({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
   const q = parseInput(schema, input);
   checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level: q.level, resolution: q.resolution }), q.level, q.resolution, 'Boundaries');
-  const store = requireStore(ctx);
+  const store = storeOf(ctx.stores, 'boundaries');
   const entry = store.entry(q.level, q.resolution, q.edition);
   if (!entry) {
     const why = store.absentReason(q.level, q.resolution) ?? (q.edition ? `no edition ${q.edition}` : 'not built');

@@ -7,9 +7,9 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import type { BoundaryFeature, BoundaryStore } from '../store/boundaries.js';
+import type { BoundaryFeature } from '../store/boundaries.js';
 import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
-import type { VerbContext } from './context.js';
+import type { VerbContext } from '../context/verb-context.js';
 import { planOf, requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
 
 export const accessSchema = z.object({
@@ -62,11 +62,6 @@ export function checkAccess(ctx: VerbContext, access: z.output<typeof accessSche
   if (resolution && !access.allowedResolutions.includes(resolution)) deny(`resolution:${resolution}`, `resolution ${resolution} is not included in your plan`);
 }
 
-export function requireStore(ctx: VerbContext): BoundaryStore {
-  const s = ctx.stores.boundaries;
-  if (!s) throw new AppError('dependency-unavailable', 'boundary data is not loaded');
-  return s;
-}
 
 /** A Readable emitting `{"type":"FeatureCollection","features":[…]}` one feature at a time. */
 export function featureCollectionStream(features: AsyncIterable<BoundaryFeature>, extra: Record<string, unknown> = {}): Readable {

@@ -6,8 +6,9 @@ import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
 import type { BoundaryLevel } from '../store/boundaries/manifest.js';
-import { accessFor, accessSchema, checkAccess, levelSchema, requireStore, resolutionSchema } from './boundaries-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { accessFor, accessSchema, checkAccess, levelSchema, resolutionSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 const schema = z.object({
   geo_key: z.string().regex(/^[a-z_]+:[0-9A-Z]+$/, 'geo key must be {type}:{fips}'),
@@ -24,7 +25,7 @@ export async function boundariesFeature({ ctx, input }: { ctx: VerbContext; inpu
   if (!lv.success) throw new AppError('invalid-geo-format', `unknown geography type "${type}"`);
   const level: BoundaryLevel = lv.data;
   checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level, resolution: q.resolution }), level, q.resolution, 'Boundaries');
-  const store = requireStore(ctx);
+  const store = storeOf(ctx.stores, 'boundaries');
   const entry = store.entry(level, q.resolution, q.edition);
   if (!entry) throw new AppError('not-found', `No ${level} boundaries at resolution ${q.resolution}: ${store.absentReason(level, q.resolution) ?? 'not built'}`);
   const f = await store.feature(entry, q.geo_key);

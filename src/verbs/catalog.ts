@@ -5,14 +5,10 @@ import { AppError } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
 import type { ObservationStore } from '../store/observations.js';
-import { CatalogStore, type Dataset, type Topic, type VariableSummary } from '../store/catalog.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { Dataset, Topic, VariableSummary } from '../store/catalog.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf, storeIfOpen } from '../context/stores.js';
 
-export function catalogOf(ctx: VerbContext): CatalogStore {
-  const s = ctx.stores.catalog;
-  if (!(s instanceof CatalogStore)) throw new AppError('dependency-unavailable', 'The variable catalog is not loaded yet; retry with backoff.');
-  return s;
-}
 
 export interface SearchVariablesInput {
   search?: string;
@@ -22,7 +18,7 @@ export interface SearchVariablesInput {
 }
 
 export async function searchVariables({ ctx, input }: { ctx: VerbContext; input: SearchVariablesInput }): Promise<VerbResult<VariableSummary[]>> {
-  const catalog = catalogOf(ctx);
+  const catalog = storeOf(ctx.stores, 'catalog');
   const topics = catalog.topics().map((t) => t.topic_key);
   if (input.topic !== undefined && !topics.includes(input.topic)) {
     throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${topics.join(', ')}.`, {
@@ -54,7 +50,7 @@ export interface VariableDetail extends VariableSummary {
 }
 
 export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { name: string } }): Promise<VerbResult<VariableDetail>> {
-  const catalog = catalogOf(ctx);
+  const catalog = storeOf(ctx.stores, 'catalog');
   const v = catalog.getVariable(input.name.trim());
   if (!v) {
     const withYear = /_(19|20)\d{2}$/.test(input.name) ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.' : '';
@@ -74,7 +70,7 @@ export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { n
 }
 
 export async function listTopics({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<(Topic & { variable_count: number })[]>> {
-  const topics = catalogOf(ctx).topics();
+  const topics = storeOf(ctx.stores, 'catalog').topics();
   return { data: topics, meta: { source: null, total_count: topics.length } };
 }
 
@@ -99,8 +95,8 @@ function loadedVintages(obs: ObservationStore | undefined, dataset: Dataset): Re
 }
 
 export async function listDatasets({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<DatasetSummary[]>> {
-  const ds = catalogOf(ctx).datasets();
-  const obs = ctx.stores.observations;
+  const ds = storeOf(ctx.stores, 'catalog').datasets();
+  const obs = storeIfOpen(ctx.stores, 'observations');
   const data = (['acs5', 'acs1'] as const).map((d) => ({
     dataset: d,
     label: DATASETS[d].label,

@@ -7,7 +7,7 @@ import { checkRowCap } from '../domain/row-cap.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const compareInput = z.object({
   ...observationInputShape,

@@ -8,7 +8,7 @@ import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey 
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const timeseriesInput = z.object({
   ...observationInputShape,

@@ -4,7 +4,7 @@
 import { AppError } from '../domain/errors.js';
 import { expansionLimitError, upgradeUrl, type PlanId } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
-import { resolvePlaceName, type NameTarget } from '../domain/geo/resolve-name.js';
+import { resolvePlaceName, type NameTarget } from '../store/geographies/resolve-name.js';
 import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 

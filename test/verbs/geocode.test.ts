@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { AppError } from '../../src/domain/errors.js';
 import { BoundaryStore } from '../../src/store/boundaries.js';
-import type { VerbContext } from '../../src/verbs/context.js';
+import type { VerbContext } from '../../src/context/verb-context.js';
 import { geocode } from '../../src/verbs/geocode.js';
 import { testBuildDir } from '../support/build.js';
 

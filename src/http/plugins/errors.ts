@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, placeFields } from '../../domain/errors.js';
-import { PROBLEM_CONTENT_TYPE, problemBody, toAppError } from '../problem.js';
+import { PROBLEM_CONTENT_TYPE, problemBody, toAppError } from '../../presentation/problem.js';
 import { placeOf } from '../route-helpers.js';
 import { API_KEY_CHALLENGE, extractApiKey } from './auth.js';
 import { contextOf } from './context.js';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { SERVICE_VERSION } from '../../version.js';
-import { PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
 import type { RouteMeta } from '../route-helpers.js';
 
 export const API_VERSION = SERVICE_VERSION;

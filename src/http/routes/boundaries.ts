@@ -10,13 +10,13 @@
 // request answers 403, never 429, and is not charged.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { FILE_CACHE_CONTROL } from '../caching.js';
+import { FILE_CACHE_CONTROL, ifNoneMatch } from '../caching.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
+import { RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
 import { boundariesCollection } from '../../verbs/boundaries-collection.js';
 import { boundariesFeature } from '../../verbs/boundaries-feature.js';
 import { centroids } from '../../verbs/centroids.js';
-import type { VerbContext, VerbResult } from '../../verbs/context.js';
+import type { VerbContext, VerbResult } from '../../context/verb-context.js';
 import { defineRawRoute, queryString } from '../route-helpers.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
@@ -24,15 +24,6 @@ export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 export const BOUNDARY_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
 
-/** The entity tags of an If-None-Match header (quoted, so tags holding commas survive). */
-export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
-  if (!header) return false;
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (value.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  // Weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored.
-  return (value.match(/(?:W\/)?"[^"]*"/g) ?? []).some((t) => t.replace(/^W\//, '') === bare);
-}
 
 type GeoJsonResult = VerbResult<unknown> & { meta?: { etag?: unknown; headers?: unknown; cost_units?: unknown } };
 

@@ -1,9 +1,10 @@
 // GET /health: public, unlogged (load balancers poll it), never an envelope. 200 when the data
 // build and the accounts database are both usable, 503 `degraded` otherwise so an orchestrator
-// can hold traffic; the body says which part is missing.
+// can hold traffic; the body says which part is missing. The build is the one the stores were
+// opened on at boot (stores.build), the service's one idea of the live build.
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import { readManifest, resolveCurrentBuild } from '../../store/data-dir.js';
+import { storeIfOpen } from '../../context/stores.js';
 import { defineRawRoute } from '../route-helpers.js';
 import { SERVICE_VERSION } from '../../version.js';
 
@@ -14,29 +15,10 @@ const healthSchema = z.object({
   database: z.enum(['ok', 'unavailable']).describe('The accounts database.'),
 });
 
-type Pingable = { ping?: () => unknown };
-
-let cached: { dir: string; data: { build_id: string; built_at: string; synthetic: boolean } } | undefined;
-
-function dataStatus(dataDir: string) {
-  const dir = resolveCurrentBuild(dataDir);
-  if (!dir) return null;
-  if (cached?.dir === dir) return cached.data;
+async function databaseStatus(accounts: { ping(): boolean } | null | undefined): Promise<'ok' | 'unavailable'> {
+  if (!accounts) return 'unavailable';
   try {
-    const m = readManifest(dir);
-    cached = { dir, data: { build_id: m.build_id, built_at: m.created_at, synthetic: m.synthetic === true } };
-    return cached.data;
-  } catch {
-    return null;
-  }
-}
-
-async function databaseStatus(accounts: unknown): Promise<'ok' | 'unavailable'> {
-  if (accounts === undefined || accounts === null) return 'unavailable';
-  const ping = (accounts as Pingable).ping;
-  if (typeof ping !== 'function') return 'ok';
-  try {
-    return (await ping.call(accounts)) === false ? 'unavailable' : 'ok';
+    return accounts.ping() ? 'ok' : 'unavailable';
   } catch {
     return 'unavailable';
   }
@@ -52,9 +34,9 @@ export function healthRoutes(app: FastifyInstance) {
     logLevel: 'silent',
     response: { 200: healthSchema, 503: healthSchema },
     handler: async ({ ctx, reply }) => {
-      // The build the stores were opened on (what is actually served), else whatever is on disk.
-      const served = (ctx.stores.build as { manifest?: { build_id: string; created_at: string; synthetic?: boolean } } | null | undefined)?.manifest;
-      const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : dataStatus(ctx.config.DATA_DIR);
+      // The build the stores were opened on: what is actually served, not what is on disk now.
+      const served = storeIfOpen(ctx.stores, 'build')?.manifest;
+      const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : null;
       const database = await databaseStatus(ctx.stores.accounts);
       const status = data && database === 'ok' ? 'ok' : 'degraded';
       return reply.code(status === 'ok' ? 200 : 503).header('Cache-Control', 'no-store').send({ status, version: SERVICE_VERSION, data, database });
