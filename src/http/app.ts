@@ -12,9 +12,23 @@ import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger } from './plugins/logging.js';
 import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
+import type { RouteMeta } from './route-helpers.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
+
+/** A route of the app with the metadata defineRoute/defineRawRoute gave it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  meta: RouteMeta;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeTable: RouteEntry[];
+  }
+}
 
 export interface BuildAppOptions {
   config: Config;
@@ -94,6 +108,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-ID', 'If-None-Match', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
+  });
+
+  // Every route with its metadata, as registered: the contract test enumerates the app from it.
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (opts) => {
+    const meta = (opts.config as { meta?: RouteMeta } | undefined)?.meta;
+    if (meta) for (const method of ([] as string[]).concat(opts.method)) routeTable.push({ method, url: opts.url, meta });
   });
 
   registerErrorHandling(app);
