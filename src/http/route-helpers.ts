@@ -30,6 +30,7 @@ import { AppError } from '../domain/errors.js';
 import { planOf, requireFeature } from '../domain/plans.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
+import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
@@ -150,12 +151,7 @@ function guards(meta: RouteMeta, costOf: CostOf) {
         // 'close' fires on completion and on client abort alike, so a slot is never leaked.
         if (seams.release) reply.raw.once('close', () => seams.release?.(contextOf(req)));
       }
-      const disabled = req.server.services.config.DISABLED_FEATURES;
-      if (meta.feature && disabled.includes(meta.feature)) {
-        throw new AppError('feature-unavailable', `The ${meta.feature} feature is temporarily disabled; retry with backoff.`, {
-          extensions: { feature: meta.feature },
-        });
-      }
+      assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       const { stores, config, seams } = req.server.services;
@@ -167,9 +163,7 @@ function guards(meta: RouteMeta, costOf: CostOf) {
       }
       const query = (req.query ?? {}) as Record<string, unknown>;
       if (query.format === 'csv') {
-        if (config.DISABLED_FEATURES.includes('csv')) {
-          throw new AppError('feature-unavailable', 'CSV export is temporarily disabled; retry with backoff or request JSON.', { extensions: { feature: 'csv' } });
-        }
+        assertFeatureEnabled(config, 'csv');
         if (req.caller) requireFeature(req.caller.plan, { kind: 'csv' }, config.DASHBOARD_URL);
       }
       if (req.caller && seams.admit && costOf !== 'verb') {

@@ -22,6 +22,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { SERVICE_VERSION } from '../version.js';
+import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { requireFeature } from '../domain/plans.js';
 import { BEARER_CHALLENGE, bearerToken } from '../presentation/credentials.js';
 import type { Caller, VerbContext } from '../context/verb-context.js';
@@ -115,6 +116,7 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
     try {
       const tool = byName.get(name);
       if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
+      assertFeatureEnabled(config, tool.feature);
       const input = args ?? {};
       const parsed = tool.input.safeParse(input);
       if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);

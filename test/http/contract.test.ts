@@ -82,7 +82,7 @@ describe('auth matrix on every route', () => {
     const dashboard = routes.filter((r) => r.meta.auth === 'user-token');
     expect(dashboard.length).toBeGreaterThan(0);
     for (const route of dashboard) {
-      for (const headers of [{}, { 'x-api-key': svc.keys.enterprise }]) {
+      for (const headers of [{}, { 'x-api-key': svc.keys.enterprise }] as Record<string, string>[]) {
         const res = await svc.app.inject(request(route, headers));
         expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
         expect(res.headers['www-authenticate'], route.url).toMatch(/^Bearer /);

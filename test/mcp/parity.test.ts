@@ -68,3 +68,26 @@ describe('examples in the tool descriptions', () => {
     for (const geo of geoKeys) expect((await rest(`/v1/geographies/${geo}`)).status, geo).toBe(200);
   });
 });
+
+describe('the DISABLED_FEATURES kill switch over MCP', () => {
+  it('switches the tools off as it does their REST routes: a tool error naming the feature', async () => {
+    const off = await startMcpService({ config: { DISABLED_FEATURES: ['data', 'geocode'] } });
+    const offKey = (await off.issueKey('enterprise')).key;
+    const offClient = await connect(off.url, offKey);
+    try {
+      for (const [tool, args, feature] of [
+        ['get_census_data', { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2018 }, 'data'],
+        ['geocode', { lat: 38.8977, lng: -77.0365 }, 'geocode'],
+      ] as const) {
+        const r = await call(offClient, tool, args);
+        expect(r.isError, tool).toBe(true);
+        expect((r.structuredContent as { problem: { type: string; feature: string } }).problem).toMatchObject({ feature });
+      }
+      const topics = await call(offClient, 'list_topics');
+      expect(topics.isError ?? false).toBe(false);
+    } finally {
+      await offClient.close();
+      await off.close();
+    }
+  });
+});
