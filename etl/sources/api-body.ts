@@ -33,7 +33,9 @@ const FIPS_WIDTH: Record<string, number> = {
   'metropolitan statistical area/micropolitan statistical area': 5,
 };
 
-const ESTIMATE_COLUMN = /^([A-Z]\d{5}[A-Z]{0,2})_(\d{3})E$/;
+// Table ids carry up to four letters after the digits: race iterations (B19013A) and Puerto Rico
+// tables with an iteration (B07004GPR, regression: their columns were silently skipped).
+const ESTIMATE_COLUMN = /^([A-Z]\d{5}[A-Z]{0,4})_(\d{3})E$/;
 
 export interface ObservationRow {
   geo_key: string;

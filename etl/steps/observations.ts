@@ -133,7 +133,7 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  version: 5,
+  version: 6,
   outputs: ['observations'],
   listInputs: listApiFiles,
 

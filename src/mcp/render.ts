@@ -3,10 +3,11 @@
 // period, why a value is missing, and the hint when there is one. The full data is always in
 // structuredContent; the text is capped so a 2,000-tract wildcard does not flood the context.
 import type { AnnotationInfo } from '../domain/annotations.js';
-import type { Topic, VariableSummary } from '../store/catalog.js';
+import type { Topic } from '../store/catalog.js';
+import type { TableSummary } from '../store/census-tables.js';
 import type { GeographyView } from '../verbs/geo-support.js';
 import type { GeocodeData } from '../verbs/geocode.js';
-import type { DatasetSummary } from '../verbs/catalog.js';
+import type { DatasetSummary, VariableSearchItem } from '../verbs/catalog.js';
 import type { ComparedCell } from '../verbs/compare-geographies.js';
 import type { ObservationCell } from '../verbs/observations/engine.js';
 import type { VerbResult } from '../context/verb-context.js';
@@ -167,13 +168,23 @@ function pageLine(r: VerbResult<unknown[]>, what: string): string {
   return `${total} ${what}; showing ${r.data.length ? `${p.offset + 1}–${p.offset + r.data.length}` : 'none'}.${more}`;
 }
 
-export function renderVariables(r: VerbResult<VariableSummary[]>): string {
+export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {
   const lines = [pageLine(r, r.page?.total === 1 ? 'variable matches' : 'variables match')];
   for (const v of r.data) {
+    if (v.kind === 'census_code') {
+      const years = (['acs5', 'acs1'] as const).filter((d) => v.availability[d].length).map((d) => `${d} ${v.availability[d].join(', ')}`).join('; ');
+      lines.push(`- ${v.census_code} (census code as published; table ${v.table_id}${v.table_title ? ` "${v.table_title}"` : ''}): ${v.label} — published in ${years}`);
+      continue;
+    }
     const codes = v.matched_census_codes?.length ? `; matched census codes: ${v.matched_census_codes.map((m) => `${m.code} (${m.vintages.join(', ')})`).join('; ')}` : '';
     lines.push(`- ${v.api_name}: ${v.label} [${v.census_code ?? 'derived'}] (${v.unit}${v.topic ? `, topic ${v.topic.topic_key}` : ''}${codes})`);
   }
-  lines.push('', 'Use the api_name (or census code) in the variables argument of get_census_data, compare_geographies or get_timeseries.');
+  const tables = (r.meta?.matching_tables ?? []) as TableSummary[];
+  if (tables.length) {
+    lines.push('', 'Detailed Tables that match (ask for a whole table with variables "B19013*"):');
+    for (const t of tables) lines.push(`- ${t.table_id}: ${t.title ?? '(no title)'}${t.universe ? ` — universe: ${t.universe}` : ''}`);
+  }
+  lines.push('', 'Use the api_name (catalog variable), census code (as published that year) or table* in the variables argument of get_census_data, compare_geographies or get_timeseries.');
   return [...lines, ...tail(r.meta)].join('\n');
 }
 

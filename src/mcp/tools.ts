@@ -112,7 +112,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'search_variables',
     title: 'Search variables',
     description:
-      'Find variables in the curated catalog by words or census code (e.g. "median household income", "B19013"), optionally within a topic. Returns api_name, census code, label, unit and topic; pass the api_name or code to the data tools. 1 quota unit.',
+      'Find variables by words or census code (e.g. "median household income", "B19013", "B07009_025E"), optionally within a topic: curated catalog variables first (api_name, comparable across years), then every published census code the search names by code (served exactly as published that year), plus the Detailed Tables whose id or title match (ask for a whole table with "B19013*"). 1 quota unit.',
     input: searchVariablesSchema,
     cost: LOOKUP_UNITS,
     run: (ctx, args) => searchVariables({ ctx, input: args as z.output<typeof searchVariablesSchema> }),

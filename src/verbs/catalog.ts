@@ -6,6 +6,8 @@ import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
 import type { ObservationStore } from '../store/observations.js';
 import type { Dataset, Topic, VariableSummary } from '../store/catalog.js';
+import { CensusTableStore, type TableSummary } from '../store/census-tables.js';
+import { inferCensusUnit } from '../domain/census-units.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf, storeIfOpen } from '../context/stores.js';
 
@@ -17,7 +19,43 @@ export interface SearchVariablesInput {
   offset?: number;
 }
 
-export async function searchVariables({ ctx, input }: { ctx: VerbContext; input: SearchVariablesInput }): Promise<VerbResult<VariableSummary[]>> {
+/** A search result: a catalog variable, or a published census code found by its code. */
+export type VariableSearchItem = (VariableSummary & { kind: 'catalog' }) | CensusCodeSummary;
+
+export interface CensusCodeSummary extends VariableSummary {
+  kind: 'census_code';
+  table_id: string;
+  table_title: string | null;
+  /** Vintages in which the Bureau published the code, per dataset. */
+  availability: Record<Dataset, number[]>;
+}
+
+/** A search that is a census code or table prefix (`B07009`, `b19013_001`, `C15010D_003E`). */
+const CODE_PREFIX = /^[BC]\d{2,5}[A-Z]{0,4}(_\d{0,3}[EM]?)?$/;
+
+function censusCodeMatches(tables: CensusTableStore, search: string): CensusCodeSummary[] {
+  const q = search.toUpperCase().replace(/M$/, 'E');
+  if (!CODE_PREFIX.test(q)) return [];
+  return tables.codesWithPrefix(q).map((code) => {
+    const availability = { acs1: tables.vintagesOf('acs1', code), acs5: tables.vintagesOf('acs5', code) };
+    const latest = tables.latest(availability.acs5.length ? 'acs5' : 'acs1', code)!;
+    return {
+      kind: 'census_code',
+      api_name: code,
+      census_code: code,
+      label: latest.label ?? code,
+      unit: inferCensusUnit(latest.table_title) as VariableSummary['unit'],
+      topic: null,
+      display_format: null,
+      matched_census_codes: [{ code, vintages: [...new Set([...availability.acs1, ...availability.acs5])].sort((a, b) => a - b) }],
+      table_id: latest.table_id,
+      table_title: latest.table_title,
+      availability,
+    };
+  });
+}
+
+export async function searchVariables({ ctx, input }: { ctx: VerbContext; input: SearchVariablesInput }): Promise<VerbResult<VariableSearchItem[]>> {
   const catalog = storeOf(ctx.stores, 'catalog');
   const topics = catalog.topics().map((t) => t.topic_key);
   if (input.topic !== undefined && !topics.includes(input.topic)) {
@@ -28,17 +66,25 @@ export async function searchVariables({ ctx, input }: { ctx: VerbContext; input:
   const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
   const offset = input.offset ?? 0;
   const search = input.search?.trim() || undefined;
+  const tables = storeIfOpen(ctx.stores, 'censusTables');
   const expanded = search ? expandSearch(search) : undefined;
-  const { items, total } = catalog.list({ search: expanded?.words, best: expanded?.best, topic: input.topic, offset, limit });
+  // Catalog variables first (curated, comparable across vintages), then every published code the
+  // search names by code: a census code asked for by code is served as published.
+  const fromCatalog = catalog.list({ search: expanded?.words, best: expanded?.best, topic: input.topic, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  const codes = search && tables && !input.topic ? censusCodeMatches(tables, search) : [];
+  const all: VariableSearchItem[] = [...fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const })), ...codes];
+  const total = all.length;
+  const items = all.slice(offset, offset + limit);
+  const matchingTables: TableSummary[] = search && tables && !input.topic ? tables.searchTables(search).slice(0, 5).map((id) => tables.summary(id)) : [];
   let hint: string | null = null;
   if (total === 0) {
     hint = search
-      ? `No variables match "${search}"${input.topic ? ` in topic ${input.topic}` : ''}. Try fewer or broader words, a census table id such as B19013, or browse /v1/topics.`
+      ? `No variables match "${search}"${input.topic ? ` in topic ${input.topic}` : ''}.${matchingTables.length ? ` Tables whose title matches: ${matchingTables.map((t) => t.table_id).join(', ')} (see /v1/tables/{table_id}).` : ''} Try fewer or broader words, a census code or table id such as B19013, or browse /v1/topics.`
       : 'No variables in this topic.';
   } else if (items.length === 0) {
     hint = `offset ${offset} is past the last of ${total} results.`;
   }
-  return { data: items, meta: { source: null, total_count: total, hint }, page: { offset, limit, total } };
+  return { data: items, meta: { source: null, total_count: total, hint, matching_tables: matchingTables }, page: { offset, limit, total } };
 }
 
 export interface VariableDetail extends VariableSummary {
@@ -54,6 +100,12 @@ export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { n
   const v = catalog.getVariable(input.name.trim());
   if (!v) {
     const withYear = /_(19|20)\d{2}$/.test(input.name) ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.' : '';
+    const tables = storeIfOpen(ctx.stores, 'censusTables');
+    const code = CensusTableStore.normalizeCode(input.name);
+    if (code && tables?.known(code)) {
+      const table = code.slice(0, code.indexOf('_'));
+      throw new AppError('variable-not-found', `${code} is a census code the Bureau published, but not a curated catalog variable: ask for it by code in /v1/data (variables=${code}), and see its table at /v1/tables/${table}.`);
+    }
     throw new AppError('variable-not-found', `No variable "${input.name}" in the catalog.${withYear} Search with /v1/variables?search=…`);
   }
   return {

@@ -15,6 +15,16 @@ describe('parseApiBody', () => {
     ]);
   });
 
+  it('reads tables with three letters after the digits (regression: B07004GPR columns were skipped)', () => {
+    const text = JSON.stringify([
+      ['B07004GPR_001E', 'B07004GPR_001EA', 'B07004GPR_001M', 'B07004GPR_001MA', 'GEO_ID', 'NAME', 'state'],
+      ['1234', null, '56', null, '0400000US72', 'Puerto Rico', '72'],
+    ]);
+    const parsed = parseApiBody(text, 'x.json');
+    expect(parsed.tables).toEqual(['B07004GPR']);
+    expect(parsed.rows).toEqual([expect.objectContaining({ table_id: 'B07004GPR', variable: 'B07004GPR_001E', estimate: 1234, moe: 56 })]);
+  });
+
   it('turns jam values into null plus the matching annotation', () => {
     const parsed = parseApiBody(
       body(

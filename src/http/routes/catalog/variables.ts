@@ -3,14 +3,14 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { getVariable, searchVariables } from '../../../verbs/catalog.js';
 import { defineRoute, paginationQuery, queryString } from '../../route-helpers.js';
-import { variableDetailSchema, variableSummarySchema } from './schemas.js';
+import { variableDetailSchema, variableSearchItemSchema } from './schemas.js';
 
 export function variableRoutes(app: FastifyInstance) {
   defineRoute(app, {
     url: '/v1/variables',
     summary: 'Browse or search the variable catalog',
     description:
-      '`search` matches api_name words, labels and census codes (a code or table prefix such as `B19013` adds `matched_census_codes` with the vintages each code maps to this variable). `topic` filters by topic_key. Empty results carry `meta.hint`.',
+      '`search` matches api_name words, labels and census codes (a code or table prefix such as `B19013` adds `matched_census_codes` with the vintages each code maps to this variable). Catalog variables (`kind: catalog`) come first; a search that is a census code or table prefix (`B07009`, `B07009_025E`) then lists every published code it names (`kind: census_code`, with the table and the vintages it was published in). `meta.matching_tables` lists up to 5 Detailed Tables whose id or title match (see /v1/tables). `topic` filters catalog variables by topic_key. Empty results carry `meta.hint`.',
     tags: ['catalog'],
     auth: 'api-key',
     needs: ['catalog'],
@@ -20,7 +20,7 @@ export function variableRoutes(app: FastifyInstance) {
       topic: queryString('A topic_key from /v1/topics.').optional(),
       ...paginationQuery,
     }),
-    data: z.array(variableSummarySchema),
+    data: z.array(variableSearchItemSchema),
     handler: ({ ctx, query }) => searchVariables({ ctx, input: query }),
   });
 

@@ -27,7 +27,8 @@ describe('GET /v1/variables', () => {
     expect(body.data).toHaveLength(50);
     expect(body.meta.total_count).toBe(392);
     expect(body.meta.source).toBeNull();
-    expect(Object.keys(body.data[0]).sort()).toEqual(['api_name', 'census_code', 'display_format', 'label', 'topic', 'unit']);
+    expect(Object.keys(body.data[0]).sort()).toEqual(['api_name', 'census_code', 'display_format', 'kind', 'label', 'topic', 'unit']);
+    expect(body.data[0].kind).toBe('catalog');
     expect(new URL(body.links.next).searchParams.get('offset')).toBe('50');
     expect(body.links.prev).toBeNull();
   });

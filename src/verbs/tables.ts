@@ -1,0 +1,78 @@
+// GET /v1/tables (search Detailed Tables by id or words) and GET /v1/tables/{table_id} (one
+// table's title, universe and columns in a vintage, with where it was published and where this
+// service holds its values). The MCP tool search_variables lists matching tables too.
+import { AppError } from '../domain/errors.js';
+import { DATASETS, checkVintage, parseDataset, type DatasetKey } from '../domain/datasets.js';
+import { pageSizeFor } from '../domain/plans.js';
+import { CensusTableStore, type TableInVintage, type TableSummary } from '../store/census-tables.js';
+import type { ObservationStore } from '../store/observations.js';
+import type { VerbContext, VerbResult } from './context.js';
+
+export function censusTablesOf(ctx: VerbContext): CensusTableStore {
+  const s = ctx.stores.censusTables;
+  if (!(s instanceof CensusTableStore)) throw new AppError('dependency-unavailable', 'The census table metadata is not loaded yet; retry with backoff.');
+  return s;
+}
+
+export interface SearchTablesInput {
+  search?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export async function searchTables({ ctx, input }: { ctx: VerbContext; input: SearchTablesInput }): Promise<VerbResult<TableSummary[]>> {
+  const tables = censusTablesOf(ctx);
+  const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
+  const offset = input.offset ?? 0;
+  const search = input.search?.trim() || undefined;
+  const ids = tables.searchTables(search ?? '');
+  const items = ids.slice(offset, offset + limit).map((id) => tables.summary(id));
+  let hint: string | null = null;
+  if (ids.length === 0) hint = `No Detailed Table matches "${search}". Try a table id prefix such as B19 or fewer words.`;
+  else if (items.length === 0) hint = `offset ${offset} is past the last of ${ids.length} results.`;
+  return { data: items, meta: { source: null, total_count: ids.length, hint }, page: { offset, limit, total: ids.length } };
+}
+
+export interface TableDetail extends TableInVintage {
+  dataset: DatasetKey;
+  vintage: number;
+  /** Vintages in which the Bureau published the table, per dataset. */
+  published: Record<DatasetKey, number[]>;
+  /** Per dataset and geography level, the vintages this service holds the table's values for. */
+  loaded: Record<DatasetKey, Record<string, number[]>>;
+  /** How to ask for the whole table in one data request. */
+  request: string;
+}
+
+function loadedFor(obs: ObservationStore | undefined, tableId: string): Record<DatasetKey, Record<string, number[]>> {
+  const out = { acs1: {}, acs5: {} } as Record<DatasetKey, Record<string, number[]>>;
+  if (!obs) return out;
+  for (const d of ['acs1', 'acs5'] as const) {
+    for (const level of DATASETS[d].levels) {
+      const ys = obs.loadedVintages(d, level).filter((y) => obs.hasTable(d, y, level, tableId));
+      if (ys.length) out[d][level] = ys;
+    }
+  }
+  return out;
+}
+
+export async function getTable({ ctx, input }: { ctx: VerbContext; input: { table_id: string; dataset?: string; vintage?: number } }): Promise<VerbResult<TableDetail>> {
+  const tables = censusTablesOf(ctx);
+  const id = input.table_id.trim().toUpperCase().replace(/\*$/, '');
+  if (!tables.hasTable(id)) {
+    throw new AppError('not-found', `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`);
+  }
+  const published = tables.tableVintages(id);
+  // Default: the 5-year product when it has the table (every geography), else the 1-year one.
+  const dataset = input.dataset === undefined ? (published.acs5.length ? 'acs5' : 'acs1') : parseDataset(input.dataset);
+  const vintage = input.vintage === undefined ? published[dataset].at(-1) : checkVintage(dataset, input.vintage);
+  const table = vintage === undefined ? null : tables.table(dataset, id, vintage);
+  if (!table || vintage === undefined) {
+    const ys = published[dataset];
+    throw new AppError('not-found', `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other dataset: ${dataset === 'acs1' ? 'acs5' : 'acs1'} ${published[dataset === 'acs1' ? 'acs5' : 'acs1'].join(', ') || 'none'}.`);
+  }
+  return {
+    data: { ...table, dataset, vintage, published, loaded: loadedFor(ctx.stores.observations as ObservationStore | undefined, id), request: `/v1/data?variables=${id}*&dataset=${dataset}&vintage=${vintage}&geo=…` },
+    meta: { source: null },
+  };
+}
