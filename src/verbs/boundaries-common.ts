@@ -10,7 +10,8 @@ import { AppError } from '../domain/errors.js';
 import type { BoundaryFeature } from '../store/boundaries.js';
 import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
 import type { VerbContext } from '../context/verb-context.js';
-import { planOf, requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
+import { requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
+import { callerPlan } from './caller-plan.js';
 
 export const accessSchema = z.object({
   allowedLevels: z.array(z.string()),
@@ -31,7 +32,7 @@ export function accessFor(
   kind: 'boundaries' | 'centroids',
   want: { level?: string; resolution?: string } = {},
 ): z.output<typeof accessSchema> {
-  const plan = planOf(ctx.caller?.plan ?? 'free');
+  const plan = callerPlan(ctx);
   const requiredPlan: Record<string, string> = {};
   for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
   for (const resolution of RESOLUTIONS) requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;

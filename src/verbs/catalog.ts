@@ -10,6 +10,7 @@ import { CensusTableStore, type TableSummary } from '../store/census-tables.js';
 import { inferCensusUnit } from '../domain/census-units.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf, storeIfOpen } from '../context/stores.js';
+import { callerPlan } from './caller-plan.js';
 
 
 export interface SearchVariablesInput {
@@ -63,7 +64,7 @@ export async function searchVariables({ ctx, input }: { ctx: VerbContext; input:
       errors: [{ field: 'topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
     });
   }
-  const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
+  const limit = pageSizeFor(callerPlan(ctx), input.limit);
   const offset = input.offset ?? 0;
   const search = input.search?.trim() || undefined;
   const tables = storeIfOpen(ctx.stores, 'censusTables');

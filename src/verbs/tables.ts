@@ -7,6 +7,7 @@ import { pageSizeFor } from '../domain/plans.js';
 import { CensusTableStore, type TableInVintage, type TableSummary } from '../store/census-tables.js';
 import type { ObservationStore } from '../store/observations.js';
 import type { VerbContext, VerbResult } from './context.js';
+import { callerPlan } from './caller-plan.js';
 
 export function censusTablesOf(ctx: VerbContext): CensusTableStore {
   const s = ctx.stores.censusTables;
@@ -22,7 +23,7 @@ export interface SearchTablesInput {
 
 export async function searchTables({ ctx, input }: { ctx: VerbContext; input: SearchTablesInput }): Promise<VerbResult<TableSummary[]>> {
   const tables = censusTablesOf(ctx);
-  const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
+  const limit = pageSizeFor(callerPlan(ctx), input.limit);
   const offset = input.offset ?? 0;
   const search = input.search?.trim() || undefined;
   const ids = tables.searchTables(search ?? '');
