@@ -27,6 +27,7 @@
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { costOf as lookupCost } from '../domain/cost.js';
 import { planOf, requireFeature } from '../domain/plans.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
@@ -85,7 +86,7 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   params?: P;
   body?: B;
   /**
-   * Units charged by admission before the handler runs (default 1 for authenticated routes).
+   * Units charged by admission before the handler runs (default: a lookup, src/domain/cost.ts, as MCP tools).
    * 'verb': the verb calls admitRequest itself, after expanding the request (data, compare,
    * timeseries), and the transport only reports headers and releases the slot.
    */
@@ -168,7 +169,7 @@ function guards(meta: RouteMeta, costOf: CostOf) {
       }
       if (req.caller && seams.admit && costOf !== 'verb') {
         const input = { query: req.query, params: req.params, body: req.body } as never;
-        const cost = costOf ? costOf(input, req.caller) : 1;
+        const cost = costOf ? costOf(input, req.caller) : lookupCost(req.caller.plan, { kind: 'lookup' });
         const instance = req.url.split('?')[0] ?? req.url;
         const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance });
         Object.assign(req.responseHeaders, admitted.headers ?? {});

@@ -29,6 +29,7 @@ export interface ToolDef {
   render(result: VerbResult<unknown>): string;
 }
 
+// A lookup costs the same on every plan and over every transport (src/domain/cost.ts).
 const LOOKUP_UNITS = costOf('free', { kind: 'lookup' });
 
 const GEO_GUIDE =
