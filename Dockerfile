@@ -15,6 +15,9 @@ COPY package.json tsconfig.json ./
 COPY src ./src
 COPY etl ./etl
 COPY catalog ./catalog
+COPY web ./web
+# The dashboard's front end, built once into dist/ (esbuild is a runtime dependency).
+RUN node_modules/.bin/tsx web/build.ts
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 VOLUME ["/app/data"]

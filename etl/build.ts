@@ -124,16 +124,18 @@ interface StepPlan {
   stepInputs: Map<string, string[]>;
   unchanged: (s: EtlStep) => boolean;
   log: ReturnType<typeof createStepLogger>;
+  /** Steps rebuilt so far in this run: a step that reads another step's output is rebuilt with it. */
+  rebuilt: Set<string>;
 }
 
 /** One step: its outputs hard-linked from the previous build when its inputs are unchanged, else run. */
 async function runOrReuseStep(plan: StepPlan, s: EtlStep): Promise<{ entry: Manifest['steps'][string]; summary: BuildSummary['steps'][number] }> {
-  const { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log } = plan;
+  const { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log, rebuilt } = plan;
   const t0 = Date.now();
   const files = stepInputs.get(s.name)!;
   const inputs = Object.fromEntries(files.map((f) => [f, sums[f]!.sha256]));
   const prevStep = prev?.steps[s.name];
-  const reuse = !opts.force && prevDir && prevStep && unchanged(s);
+  const reuse = !opts.force && prevDir && prevStep && unchanged(s) && !(s.dependsOn ?? []).some((d) => rebuilt.has(d));
   let rows: Record<string, number>;
   let notes: string[];
   if (reuse) {
@@ -159,6 +161,7 @@ async function runOrReuseStep(plan: StepPlan, s: EtlStep): Promise<{ entry: Mani
     });
     rows = result.rows;
     notes = result.notes ?? [];
+    rebuilt.add(s.name);
   }
   const seconds = (Date.now() - t0) / 1000;
   const entry: Manifest['steps'][string] = {
@@ -230,8 +233,10 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
     steps: {},
   };
   const summarySteps: BuildSummary['steps'] = [];
+  // A step that reads another step's output is rebuilt whenever that step was.
+  const rebuilt = new Set<string>();
   try {
-    const plan: StepPlan = { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log };
+    const plan: StepPlan = { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log, rebuilt };
     for (const step of steps) {
       const { entry, summary } = await runOrReuseStep(plan, step);
       manifest.steps[step.name] = entry;

@@ -24,7 +24,8 @@ export const configSchema = z.object({
   /** Public base address, used in links when set (otherwise derived from the request). */
   BASE_URL: z.string().url().optional(),
   ERRORS_URL: z.string().url().default('https://census-data-service.dev/errors'),
-  DASHBOARD_URL: z.string().url().default('https://census-data-service.dev/dashboard'),
+  /** Where `upgrade_url` and checkout returns point; default: this server's own /dashboard (BASE_URL, else http://localhost:PORT). */
+  DASHBOARD_URL: z.string().url().optional(),
   /** Comma-separated allow-list of browser origins for CORS. Empty: no cross-origin access. */
   CORS_ORIGINS: csvList.default([]),
   /** Comma-separated feature flags that are switched off (503 feature-unavailable). */
@@ -45,6 +46,19 @@ export const configSchema = z.object({
   OIDC_AUDIENCE: z.string().optional(),
   /** JWKS address; discovered from `${OIDC_ISSUER}/.well-known/openid-configuration` when unset. */
   OIDC_JWKS_URL: z.string().url().optional(),
+  /** OAuth client id of the dashboard at the provider; default OIDC_AUDIENCE. ID tokens carry it as `aud`. */
+  OIDC_CLIENT_ID: z.string().optional(),
+  /** Client secret (confidential client); unset: public client, PKCE only. */
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  OIDC_SCOPES: z.string().default('openid email profile'),
+  /**
+   * In-process development identity provider (e-mail sign-in, no password) for the dashboard.
+   * Default: on when NODE_ENV=development and OIDC_ISSUER is unset; never on by default in
+   * production or test. Anyone can sign in as any e-mail with it: a warning is logged when on.
+   */
+  DEV_IDP: bool.optional(),
+  /** Lifetime of a dashboard sign-in session (sliding, server-side). */
+  DASHBOARD_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Override of Stripe's API address (a local stub in tests), e.g. `http://127.0.0.1:12111`. */
@@ -60,7 +74,7 @@ export const configSchema = z.object({
   MCP_AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'DASHBOARD_URL' | 'DEV_IDP'> & { DASHBOARD_URL: string; DEV_IDP: boolean };
 
 export class ConfigError extends Error {}
 
@@ -72,5 +86,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const cfg = { ...parsed.data, ...overrides };
-  return { ...cfg, DATA_DIR: path.resolve(cfg.DATA_DIR), CENSUS_SOURCE_DIR: path.resolve(cfg.CENSUS_SOURCE_DIR) };
+  const origin = (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/$/, '');
+  const devIdp = cfg.DEV_IDP ?? (cfg.NODE_ENV === 'development' && !cfg.OIDC_ISSUER);
+  return {
+    ...cfg,
+    DASHBOARD_URL: cfg.DASHBOARD_URL ?? `${origin}/dashboard`,
+    DEV_IDP: devIdp,
+    DATA_DIR: path.resolve(cfg.DATA_DIR),
+    CENSUS_SOURCE_DIR: path.resolve(cfg.CENSUS_SOURCE_DIR),
+  };
+}
+
+/** Where the dashboard's sign-in goes: an external provider, the in-process development one, or nowhere. */
+export type SignIn =
+  | { mode: 'external'; issuer: string; clientId: string; clientSecret?: string; audiences: string[]; scopes: string }
+  | { mode: 'dev'; issuer: string; clientId: string; audiences: string[]; scopes: string }
+  | { mode: 'none' };
+
+export const DEV_IDP_PATH = '/dev-idp';
+export const DEV_IDP_CLIENT_ID = 'census-dashboard-dev';
+
+export function signInOf(config: Config): SignIn {
+  if (config.OIDC_ISSUER) {
+    const clientId = config.OIDC_CLIENT_ID ?? config.OIDC_AUDIENCE;
+    if (!clientId) return { mode: 'none' };
+    const audiences = [...new Set([clientId, config.OIDC_AUDIENCE].filter((a): a is string => !!a))];
+    return { mode: 'external', issuer: config.OIDC_ISSUER, clientId, clientSecret: config.OIDC_CLIENT_SECRET, audiences, scopes: config.OIDC_SCOPES };
+  }
+  if (config.DEV_IDP) {
+    const origin = (config.BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, '');
+    return { mode: 'dev', issuer: `${origin}${DEV_IDP_PATH}`, clientId: DEV_IDP_CLIENT_ID, audiences: [DEV_IDP_CLIENT_ID], scopes: 'openid email' };
+  }
+  return { mode: 'none' };
 }

@@ -49,6 +49,11 @@ export interface ObservationRow {
 
 export interface ParsedBody {
   level: Level;
+  /**
+   * Every geography of the body, in row order: its key and its `NAME` as published (null when the
+   * file has no NAME column). The geography reference of the vintage is built from these.
+   */
+  places: Array<[key: string, name: string | null]>;
   /** Table ids (groups) whose variables appear in the body. */
   tables: string[];
   geographies: number;
@@ -116,13 +121,22 @@ export function parseApiBody(text: string, file: string): ParsedBody {
     throw new InputError(file, `no recognised geography columns at the end of the header (got ${names.slice(-2).join(', ')})`, 0);
   }
   const geoStart = names.length - geoSet.columns.length;
-  const index = new Map(names.map((n, i) => [n, i]));
+  // A repeated column name (the API repeats NAME and GEO_ID for `get=NAME,group(X)`) is one column
+  // published twice: the first occurrence is read, and every row must agree across the copies.
+  const index = new Map<string, number>();
+  const repeats: Array<[first: number, again: number]> = [];
+  for (const [i, n] of names.entries()) {
+    const first = index.get(n);
+    if (first === undefined) index.set(n, i);
+    else if (i < geoStart) repeats.push([first, i]);
+  }
   const geoIdIdx = index.get('GEO_ID');
+  const nameIdx = index.get('NAME');
 
   const variables: Array<{ table: string; variable: string; e: number; m?: number; ea?: number; ma?: number }> = [];
   for (const [i, name] of names.entries()) {
     const match = ESTIMATE_COLUMN.exec(name);
-    if (!match || i >= geoStart) continue;
+    if (!match || i >= geoStart || index.get(name) !== i) continue;
     const base = name.slice(0, -1);
     variables.push({
       table: match[1]!,
@@ -135,8 +149,15 @@ export function parseApiBody(text: string, file: string): ParsedBody {
   }
 
   const rows: ObservationRow[] = [];
+  const places: ParsedBody['places'] = [];
+  const seenPlaces = new Map<string, number>();
   for (let r = 1; r < json.length; r++) {
     const cells = json[r] as Cell[];
+    for (const [a, b] of repeats) {
+      if (cells[a] !== cells[b]) {
+        throw new InputError(file, `column "${names[a]}" is repeated with different values (${JSON.stringify(cells[a])} and ${JSON.stringify(cells[b])})`, r);
+      }
+    }
     const fips = cells.slice(geoStart).map((v, k) => {
       const col = geoSet.columns[k]!;
       if (v === null || !/^\d+$/.test(v) || v.length !== FIPS_WIDTH[col]) {
@@ -145,6 +166,16 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       return v;
     });
     const geoKey = geoSet.key(fips);
+    // One row per geography: an exact repeat of a row adds nothing and is skipped; a second,
+    // different row for the same geography would make its values ambiguous.
+    const again = seenPlaces.get(geoKey);
+    if (again !== undefined) {
+      if (JSON.stringify(json[again]) === JSON.stringify(cells)) continue;
+      throw new InputError(file, `geography ${geoKey} appears in more than one row with different values`, r);
+    }
+    seenPlaces.set(geoKey, r);
+    const placeName = nameIdx === undefined ? null : cells[nameIdx]?.trim() || null;
+    places.push([geoKey, placeName]);
     if (geoIdIdx !== undefined) {
       // GEO_ID ends with the concatenated FIPS code; a mismatch means columns were misaligned.
       const geoId = cells[geoIdIdx];
@@ -159,12 +190,14 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       if (v.ea !== undefined && cells[v.e] === null && (v.m === undefined || cells[v.m] === null) && !cells[v.ea] && (v.ma === undefined || !cells[v.ma])) {
         continue;
       }
-      const est = cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
+      const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
       if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
+      if (est.value !== null) checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
       let moe: ReturnType<typeof cleanCell> = { value: null, annotation: 'missing_in_source' };
       if (v.m !== undefined) {
-        moe = cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
+        moe = symbolCell(cells[v.m] ?? null, 'M') ?? cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
         if (!moe) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
+        if (moe.value !== null) checkExact(cells[v.m] ?? null, moe.value, `${v.variable.slice(0, -1)}M`, file, r);
       }
       rows.push({
         geo_key: geoKey,
@@ -177,5 +210,51 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       });
     }
   }
-  return { level: geoSet.level, tables: [...new Set(variables.map((v) => v.table))], geographies: json.length - 1, variables: variables.length, rows };
+  return { level: geoSet.level, places, tables: [...new Set(variables.map((v) => v.table))], geographies: json.length - 1, variables: variables.length, rows };
+}
+
+/**
+ * A published number as a sign, its significant digits and a power of ten, so that `"2.70"`,
+ * `"2.7"` and `"27e-1"` compare equal. Null for anything that is not a plain decimal number (the
+ * API writes none; `Number()` would also read `"0x1A"` or `" 5"`, which must not pass as values).
+ */
+function decimalOf(s: string): string | null {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(s.trim());
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) return null;
+  const digits = `${m[2]}${m[3] ?? ''}`;
+  const lead = digits.search(/[1-9]/);
+  if (lead < 0) return '0';
+  const trimmed = digits.slice(lead).replace(/0+$/, '');
+  // Power of ten of the first significant digit.
+  const exp = (m[2]!.length - lead - 1) + Number(m[4] ?? 0);
+  return `${m[1] === '-' ? '-' : ''}${trimmed}e${exp}`;
+}
+
+/**
+ * Values are stored and served as IEEE doubles: every integer up to 2^53 and every decimal the
+ * Bureau publishes survive unchanged, so a value that would not (an integer beyond 2^53 that a
+ * double cannot hold, or more than ~16 significant digits) stops the build rather than being served
+ * rounded. No ACS value comes near: the largest national aggregates are about 10^14.
+ */
+function checkExact(raw: string | null, value: number | null, column: string, file: string, row: number): void {
+  if (raw === null || value === null) return;
+  const published = decimalOf(raw);
+  if (published === null) throw new InputError(file, `${column} is not a decimal number: ${JSON.stringify(raw)}`, row);
+  if (published !== decimalOf(String(value))) {
+    throw new InputError(file, `${column} value ${raw} cannot be stored exactly (a double holds it as ${String(value)}); refusing to serve a rounded number`, row);
+  }
+}
+
+/**
+ * The symbols data.census.gov exports write in place of a number (README §1c: `*****` for a
+ * controlled MOE). They mean exactly what the jam value would: null with that symbol's annotation
+ * (the mapping is cleanCell's, asked with a placeholder number). Interval texts such as `250,000+`
+ * are not accepted as values: the number the API publishes for them (250001) is not in the text.
+ */
+const NUMBER_SYMBOLS = new Set(['*****', '***', '**', '-', 'N', '(X)']);
+function symbolCell(raw: string | null, kind: 'E' | 'M'): ReturnType<typeof cleanCell> {
+  const t = raw?.trim();
+  if (!t || !NUMBER_SYMBOLS.has(t)) return undefined;
+  const c = cleanCell('0', t, kind);
+  return c ? { value: null, annotation: c.annotation } : undefined;
 }

@@ -18,7 +18,7 @@ import { listMetadataInputs, loadCodeVintages, loadKnownCodes } from './catalog/
 import { codesOf, readCatalogSource, type CatalogSource } from './catalog/source.js';
 
 /** Bump when this step's code changes what it writes. */
-const CODE_VERSION = 1;
+const CODE_VERSION = 2;
 
 export const REPO_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog');
 

@@ -10,7 +10,8 @@ import { observationsStep } from './observations.js';
 export const STEPS: EtlStep[] = [
   catalogStep,
   censusTablesStep,
+  observationsStep,
+  // Reads observations/geographies.json: the geographies the value files publish.
   geographiesStep,
   boundariesStep,
-  observationsStep,
 ];

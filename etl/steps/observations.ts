@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { parseApiBody, type ObservationRow } from '../sources/api-body.js';
 import { InputError, type EtlStep, type StepContext } from '../step.js';
+import { PUBLISHED_GEOGRAPHIES_FILE, PlaceCollector, readPublishedGeographies, type PublishedGeographies } from './observations/published-geographies.js';
 
 const API_FILE = /^api\/(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro|cd|tract|block_group)\/([A-Z0-9]+)\.json(\.gz)?$/;
 
@@ -133,7 +134,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  version: 6,
+  // 7 (i10g): repeated columns, exactness check, published geographies (observations/geographies.json).
+  version: 7,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
@@ -151,6 +153,9 @@ export const observationsStep: EtlStep = {
     // this geography", an absent table is "not loaded in this deployment".
     const index: Record<string, { tables: string[]; files: number }> = {};
     const prevIndex = ctx.previousDir ? await readIndex(ctx.previousDir) : {};
+    // The geographies every partition publishes, for the geographies step.
+    const published: PublishedGeographies = {};
+    const prevPublished = ctx.previousDir ? await readPublishedGeographies(ctx.previousDir) : undefined;
 
     await withDuckDB(async (db) => {
       for (const p of partitions) {
@@ -161,9 +166,10 @@ export const observationsStep: EtlStep = {
         const prev = ctx.previousDir ? path.join(ctx.previousDir, rel, 'data_0.parquet') : undefined;
         const prevRows = ctx.previousRows?.[`${p.dataset}/${p.vintage}/${p.level}`];
         const key = `${p.dataset}/${p.vintage}/${p.level}`;
-        if (prev && prevRows !== undefined && prevIndex[key] && sameInputs(p, ctx) && (await exists(prev))) {
+        if (prev && prevRows !== undefined && prevIndex[key] && prevPublished?.[key] && sameInputs(p, ctx) && (await exists(prev))) {
           await fs.link(prev, target);
           index[key] = prevIndex[key]!;
+          published[key] = prevPublished[key]!;
           rows[`${p.dataset}/${p.vintage}/${p.level}`] = prevRows;
           reused++;
           bar.increment(p.files.length);
@@ -173,6 +179,7 @@ export const observationsStep: EtlStep = {
         const out = createWriteStream(tsv);
         let count = 0;
         const tables = new Set<string>();
+        const places = new PlaceCollector();
         // Parse a few files at once (gunzip runs on the thread pool) but write in file order so the
         // staging file, and so the build, is deterministic.
         const CONCURRENCY = 8;
@@ -189,6 +196,7 @@ export const observationsStep: EtlStep = {
           );
           for (const body of parsed) {
             for (const t of body.tables) tables.add(t);
+            places.add(body.places);
             count += body.rows.length;
             if (!out.write(toTsv(body.rows))) await once(out, 'drain');
           }
@@ -200,10 +208,12 @@ export const observationsStep: EtlStep = {
         await fs.rm(tsv);
         rows[key] = count;
         index[key] = { tables: [...tables].sort(), files: p.files.length };
+        published[key] = places.list();
       }
     });
     bar.stop();
     await fs.writeFile(path.join(ctx.outDir, INDEX_FILE), JSON.stringify(index));
+    await fs.writeFile(path.join(ctx.outDir, PUBLISHED_GEOGRAPHIES_FILE), JSON.stringify(published));
     await fs.rm(stagingDir, { recursive: true, force: true });
     notes.push(`${partitions.length} partitions from ${files.length} files; ${reused} reused unchanged from the previous build`);
     return { rows, notes };

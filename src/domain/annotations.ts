@@ -73,9 +73,9 @@ export const ANNOTATIONS = {
     symbol: '',
     meaning: 'This dataset is not published for this geography level (ACS 1-year has no tract or block-group estimates); use acs5.',
   },
-  geography_not_in_vintage: {
+  geography_not_defined: {
     symbol: '',
-    meaning: 'This geography did not exist under the vintage\'s definitions (tracts and block groups were redrawn for 2020; Connecticut uses planning regions from 2022).',
+    meaning: 'This geography does not exist in this vintage: the Bureau published no such area under that year\'s definitions (a metro of another delineation, a county before or after a change, a tract of another census). The value is null rather than another area\'s.',
   },
   not_comparable: {
     symbol: '',

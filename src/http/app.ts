@@ -16,6 +16,7 @@ import type { RouteMeta } from './route-helpers.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
+import { registerDashboard } from './dashboard/index.js';
 
 /** A route of the app with the metadata defineRoute/defineRawRoute gave it. */
 export interface RouteEntry {
@@ -122,6 +123,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await registerOpenApi(app, config);
   await registerRoutes(app);
   await registerMcp(app);
+  await registerDashboard(app);
   if (opts.extraRoutes) await opts.extraRoutes(app);
   return app;
 }

@@ -49,6 +49,8 @@ export class GeographyStore {
   readonly crosswalks: Crosswalks;
   readonly provenance: GeoProvenance[];
   readonly notes: string[];
+  /** Per level, the vintages whose geographies are those the value files publish (GeoFile.published). */
+  readonly published: Partial<Record<GeoType, readonly number[]>>;
   readonly loadMs: number;
   private countyName = new Map<string, string>();
   private nameIndex: NameIndex | undefined;
@@ -65,6 +67,7 @@ export class GeographyStore {
     this.crosswalks = new Crosswalks(file.crosswalks);
     this.provenance = file.provenance;
     this.notes = file.notes;
+    this.published = file.published ?? {};
     this.loadMs = loadMs;
     const c = this.tables.county;
     // Later rows of a key are later definitions: the newest name wins.
@@ -193,6 +196,28 @@ export class GeographyStore {
     if (!k) return null;
     const i = this.tables[k.type].find(k.fips, vintage);
     return i < 0 ? null : this.record(k.type, i);
+  }
+
+  /** Whether the value files define `type`'s geographies in `vintage` (else the reference files do). */
+  isPublished(type: GeoType, vintage: number): boolean {
+    return this.published[type]?.includes(vintage) ?? false;
+  }
+
+  /**
+   * The definition of a key nearest to `vintage` (the latest on a tie), for a key that does not
+   * exist in that vintage but does in others; null when it never existed.
+   */
+  nearest(key: string, vintage: number): GeographyRecord | null {
+    const k = splitKey(key);
+    if (!k) return null;
+    const L = this.tables[k.type];
+    let best = -1;
+    let gap = Infinity;
+    for (const i of L.rowsOf(k.fips)) {
+      const d = vintage < L.from[i]! ? L.from[i]! - vintage : vintage > L.to[i]! ? vintage - L.to[i]! : 0;
+      if (d <= gap) { gap = d; best = i; }
+    }
+    return best < 0 ? null : this.record(k.type, best);
   }
 
   /** Every definition of a key across vintages (empty when the key never existed). */

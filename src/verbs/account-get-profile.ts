@@ -23,6 +23,7 @@ export async function accountGetProfile({ ctx }: { ctx: VerbContext; input?: unk
       tos: {
         status: tos.status,
         current_version: tos.status === 'none' ? null : tos.document.version,
+        url: tos.status === 'none' ? null : tos.document.url,
         grace_ends_at: tos.status === 'grace' ? iso(tos.graceEndsAt) : null,
       },
       billing: {

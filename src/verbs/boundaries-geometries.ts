@@ -3,7 +3,7 @@
 import type { Geometry } from 'geojson';
 import { AppError } from '../domain/errors.js';
 import type { BoundaryStore } from '../store/boundaries.js';
-import { BOUNDARY_LEVELS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
+import { BOUNDARY_LEVELS, type BoundaryFileEntry, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
 
 export interface GeometriesResult {
   geometries: Map<string, Geometry | null>;
@@ -11,7 +11,24 @@ export interface GeometriesResult {
   vintages: Partial<Record<BoundaryLevel, string>>;
 }
 
-export async function geometriesFor(store: BoundaryStore, keys: string[], resolution: Resolution = '20m'): Promise<GeometriesResult> {
+/**
+ * The boundary file whose definitions hold in ACS `vintage`, or none: Connecticut's legacy counties
+ * (edition 2017) through 2021, tracts drawn on 2010 definitions only for vintages before 2020,
+ * districts of the 118th Congress from 2022. A shape of another definition would be another area,
+ * so a vintage with no matching file gets no geometry rather than the newest one.
+ */
+export function entryForVintage(store: BoundaryStore, level: BoundaryLevel, resolution: Resolution, vintage: number | undefined): BoundaryFileEntry | undefined {
+  if (vintage === undefined) return store.entry(level, resolution);
+  if (level === 'county' && vintage <= 2021) return store.entry(level, resolution, '2017') ?? store.entry(level, resolution);
+  const entry = store.entry(level, resolution);
+  const defined = Number(entry?.definition_vintage ?? NaN);
+  if ((level === 'tract' || level === 'block_group') && defined === 2010 && vintage >= 2020) return undefined;
+  if ((level === 'tract' || level === 'block_group') && defined === 2020 && vintage < 2020) return undefined;
+  if (level === 'cd' && vintage < 2022) return undefined;
+  return entry;
+}
+
+export async function geometriesFor(store: BoundaryStore, keys: string[], resolution: Resolution = '20m', vintage?: number): Promise<GeometriesResult> {
   const byLevel = new Map<BoundaryLevel, string[]>();
   for (const k of keys) {
     const level = k.slice(0, k.indexOf(':')) as BoundaryLevel;
@@ -22,7 +39,7 @@ export async function geometriesFor(store: BoundaryStore, keys: string[], resolu
   const geometries = new Map<string, Geometry | null>(keys.map((k) => [k, null]));
   const vintages: GeometriesResult['vintages'] = {};
   for (const [level, ks] of byLevel) {
-    const entry = store.entry(level, resolution);
+    const entry = entryForVintage(store, level, resolution, vintage);
     if (!entry) continue;
     vintages[level] = entry.boundary_vintage;
     for await (const f of store.featuresFor(entry, ks)) geometries.set(f.properties.geo_key, f.geometry);

@@ -48,8 +48,9 @@ export async function geographyGet({ ctx, input }: { ctx: VerbContext; input: Ge
     definitions: versions.map((v) => ({ definition: v.definition, valid_from: v.valid_from, valid_to: v.valid_to, population: v.population })),
   };
   if (rec.type === 'county') {
+    // July 2023 membership: named only when that metro exists in the vintage asked about.
     const m = store.crosswalks.countyMetro.get(rec.fips);
-    detail.metro_key = m ? `metro:${m}` : null;
+    detail.metro_key = m && store.get(`metro:${m}`, Math.min(vintage, rec.valid_to ?? vintage)) ? `metro:${m}` : null;
   }
   return { data: detail, meta: { vintage: Math.min(vintage, rec.valid_to ?? vintage) } };
 }

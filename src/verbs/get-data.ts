@@ -36,7 +36,9 @@ export async function getData({ ctx, input }: { ctx: VerbContext; input: GetData
   const meta: Record<string, unknown> = {};
   if (input.include_geometry) {
     const boundaries = ctx.stores.boundaries;
-    const shapes = boundaries ? await geometriesFor(boundaries, p.geo.geographies.map((g) => g.key)) : undefined;
+    // Shapes of the vintage's definitions only; a geography not defined in the vintage has none.
+    const defined = p.geo.geographies.filter((g) => p.stores.geographies.get(g.key, vintage) !== null);
+    const shapes = boundaries ? await geometriesFor(boundaries, defined.map((g) => g.key), '20m', vintage) : undefined;
     cells = cells.map((c) => ({ ...c, geometry: shapes?.geometries.get(c.geo_key) ?? null }));
     meta.boundary_vintages = shapes?.vintages ?? {};
   }

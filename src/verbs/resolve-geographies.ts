@@ -40,8 +40,10 @@ export interface DefinitionVintage {
   vintage: number;
   tracts: '2010' | '2020';
   connecticut: 'legacy_counties' | 'planning_regions';
-  congress: '118th';
-  metro_delineation: '2023-07';
+  /** `118th`, or `as published in ACS {vintage}` when the value files define the districts. */
+  congress: string;
+  /** `2023-07` (OMB July 2023), or `as published in ACS {vintage}` when the value files list the CBSAs. */
+  metro_delineation: string;
   description: string;
 }
 
@@ -52,16 +54,36 @@ export interface ResolvedGeographies {
   notes: string[];
 }
 
-export function definitionOf(vintage: number): DefinitionVintage {
+/**
+ * The geography definitions a vintage is served with. Where the value files publish a level's
+ * geographies for the vintage they are its definition; elsewhere the reference files', and where
+ * those hold nothing for the vintage (earlier metro delineations, other Congresses) the sentence
+ * says which definition stands in.
+ */
+export function definitionOf(vintage: number, store?: Pick<GeographyStore, 'isPublished'>): DefinitionVintage {
   const tracts = vintage >= 2020 ? '2020' : '2010';
   const connecticut = vintage >= 2022 ? 'planning_regions' : 'legacy_counties';
+  const metroPublished = store?.isPublished('metro', vintage) ?? false;
+  const cdPublished = store?.isPublished('cd', vintage) ?? false;
+  const metros = metroPublished
+    ? `metros as published in the ACS ${vintage} value files (the delineation the Bureau used for that release, with its titles; county membership and shapes of those CBSAs follow the July 2023 delineation, the only one in the sources)`
+    : vintage >= 2023
+      ? 'metros of the July 2023 delineation'
+      : `metros of the July 2023 delineation (the sources hold no delineation for ACS ${vintage}; the Bureau's own for that release may differ in codes, titles and counties)`;
+  const districts = cdPublished
+    ? `congressional districts as published in the ACS ${vintage} value files`
+    : vintage >= 2024
+      ? `districts of the 118th Congress (ACS ${vintage} tabulates the 119th Congress, whose districts are not in the sources; they differ in some states)`
+      : vintage >= 2022
+        ? 'districts of the 118th Congress'
+        : `no congressional districts (the sources hold the 118th Congress's, used from ACS 2022)`;
   return {
     vintage,
     tracts,
     connecticut,
-    congress: '118th',
-    metro_delineation: '2023-07',
-    description: `Geographies as defined for ACS ${vintage}: ${tracts} census tracts and block groups; Connecticut ${connecticut === 'planning_regions' ? 'planning regions' : 'legacy counties'}; metros of the July 2023 delineation; districts of the 118th Congress.`,
+    congress: cdPublished ? `as published in ACS ${vintage}` : '118th',
+    metro_delineation: metroPublished ? `as published in ACS ${vintage}` : '2023-07',
+    description: `Geographies as defined for ACS ${vintage}: ${tracts} census tracts and block groups; Connecticut ${connecticut === 'planning_regions' ? 'planning regions' : 'legacy counties'}; ${metros}; ${districts}.`,
   };
 }
 
@@ -116,12 +138,23 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
   // Aligned with `expansions`: the table rows of its keys when known, so records are built straight
   // from rows instead of looking every key up again (the bulk of the time for large expansions).
   const rowsOf: ({ type: GeoType; rows: number[] } | undefined)[] = [];
+  // Keys asked for that exist in other vintages only: served under their nearest definition.
+  const undefinedHere: GeographyRecord[] = [];
   for (const s of parsed) {
     rowsOf.length = expansions.length;
     if (s.kind === 'key') {
       const key = `${s.type}:${s.fips}`;
       const row = store.tables[s.type].find(s.fips, opts.vintage);
-      if (row < 0) throw notFoundKey(store, s, opts.vintage);
+      if (row < 0) {
+        // A geography of other vintages is answered, not refused: its values in this vintage are
+        // null with `geography_not_defined` (never another area's), and a note says why.
+        const near = store.nearest(key, opts.vintage);
+        if (!near) throw notFoundKey(store, s, opts.vintage);
+        notes.push(`${notFoundKey(store, s, opts.vintage).message} Its values for ${opts.vintage} are null (geography_not_defined).`);
+        undefinedHere.push(near);
+        expansions.push({ spec: s.raw, count: 1, via: 'key', keys: [key] });
+        continue;
+      }
       rowsOf[expansions.length] = { type: s.type, rows: [row] };
       expansions.push({ spec: s.raw, count: 1, via: 'key', keys: [key] });
     } else if (s.kind === 'wildcard') {
@@ -136,7 +169,8 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
       rowsOf[expansions.length] = { type: s.type, rows };
       expansions.push({ spec: s.raw, count: keys.length, via: 'wildcard', keys });
     } else {
-      const { target, alternatives } = resolvePlaceName(store, s.name, opts.vintage, s.type);
+      const { target, alternatives, note } = resolvePlaceName(store, s.name, opts.vintage, s.type);
+      if (note && !notes.includes(note)) notes.push(note);
       const targetKey = `${target.type}:${target.fips}`;
       const targetName = store.get(targetKey, opts.vintage)?.name ?? store.get(targetKey)?.name ?? target.label;
       if (alternatives.length) {
@@ -178,12 +212,12 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
       if (known) {
         geographies.push(store.record(known.type, known.rows[j]!));
       } else {
-        const r = store.get(k, opts.vintage);
+        const r = store.get(k, opts.vintage) ?? undefinedHere.find((u) => u.key === k);
         if (r) geographies.push(r);
       }
     }
   }
-  const def = definitionOf(opts.vintage);
+  const def = definitionOf(opts.vintage, store);
   notes.unshift(def.description);
   return { geographies, expansions, definitionVintage: def, notes };
 }

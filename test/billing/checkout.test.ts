@@ -90,6 +90,6 @@ describe('portal', () => {
     stub.requests.length = 0;
     const p = await accountPortal({ ctx: ctx() });
     expect(p.data.url).toMatch(/^https:\/\/billing\.stripe\.com\//);
-    expect(stub.requests[0]).toMatchObject({ path: '/v1/billing_portal/sessions', form: { return_url: 'https://census-data-service.dev/dashboard/billing' } });
+    expect(stub.requests[0]).toMatchObject({ path: '/v1/billing_portal/sessions', form: { return_url: 'http://localhost:8080/dashboard/billing' } });
   });
 });

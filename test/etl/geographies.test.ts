@@ -44,11 +44,13 @@ describe('geographies step', () => {
     expect(validKeys('county', 2021)).toEqual(c20);
     expect(validKeys('county', 2020)).toEqual(c20);
     expect(validKeys('county', 2010)).toEqual(c10);
-    // Bedford city (51515) disappears after 2013, Shannon County (46113) after 2015.
-    expect(validKeys('county', 2013).has('51515')).toBe(true);
-    expect(validKeys('county', 2014).has('51515')).toBe(false);
-    expect(validKeys('county', 2016).has('46102')).toBe(true);
-    expect(validKeys('county', 2016).has('46113')).toBe(false);
+    // Bedford city (51515) is gone from ACS 2013, Shannon County (46113) from ACS 2015.
+    expect(validKeys('county', 2012).has('51515')).toBe(true);
+    expect(validKeys('county', 2013).has('51515')).toBe(false);
+    expect(validKeys('county', 2014).has('46113')).toBe(true);
+    expect(validKeys('county', 2014).has('46102')).toBe(false);
+    expect(validKeys('county', 2015).has('46102')).toBe(true);
+    expect(validKeys('county', 2015).has('46113')).toBe(false);
   });
 
   it('tracts and block groups of 2010 and 2020 are the census lists; CT is rekeyed to planning regions from 2022', () => {

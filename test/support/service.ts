@@ -24,8 +24,9 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function startService(opts: { config?: Partial<Config>; now?: () => Date } = {}): Promise<Service> {
-  const buildDir = await testBuildDir();
+/** `buildDir`: serve another build (e.g. one of a fixture source tree) instead of the test build. */
+export async function startService(opts: { config?: Partial<Config>; now?: () => Date; buildDir?: string } = {}): Promise<Service> {
+  const buildDir = opts.buildDir ?? (await testBuildDir());
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-service-'));
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }, { DATA_DIR: TEST_DATA_DIR, DATABASE_PATH: path.join(tmp, 'accounts.sqlite'), ...opts.config });
   const data = await openDataStores(buildDir, { warn: () => {} });

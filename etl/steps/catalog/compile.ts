@@ -1,10 +1,10 @@
 // Compile the validated source + metadata into the served catalog: per dataset and vintage, how
 // each variable resolves (a published code, a formula, or unavailable and why).
-import { componentCodes, formatFormula, parseFormula } from '../../../src/domain/formula.js';
+import { componentCodes, formatFormula, parseFormula, type Formula } from '../../../src/domain/formula.js';
 import { InputError } from '../../step.js';
 import type { CatalogVariable as CompiledVariable, CompiledCatalog, Resolution } from '../../../src/store/catalog.js';
-import { compareToReference, normalizeLabel, normalizeUniverse } from './comparability.js';
-import { SPEC_VINTAGES, type CodeVintages, type Dataset, type VintageInfo } from './metadata.js';
+import { Comparator } from './comparability.js';
+import { SPEC_VINTAGES, tableKey, tableOf, type CatalogMetadata, type Dataset, type VintageInfo } from './metadata.js';
 import { codesOf, type CatalogSource, type SourceVariable } from './source.js';
 
 // The compiled format is the store's contract (src/store/catalog.ts): one definition of it.
@@ -20,8 +20,10 @@ export function checkCodesExist(source: CatalogSource, known: Map<string, unknow
 }
 
 interface Spec {
-  /** Codes whose values are needed, and the reference code each is compared against. */
-  codes: { code: string; refCode: string }[];
+  /** The formula used in this vintage (a direct variable is its one code). */
+  formula: Formula;
+  /** Each code of this vintage's formula → the code at the same position of the main formula. */
+  refOf: Map<string, string>;
   resolution: Exclude<Resolution, { kind: 'unavailable' }>;
 }
 
@@ -30,41 +32,114 @@ function specFor(v: SourceVariable, dataset: Dataset, vintage: number): Spec {
   if (v.census_code) {
     const o = (v.vintage_overrides ?? []).find(inRange);
     const code = o?.census_code ?? v.census_code;
-    return { codes: [{ code, refCode: v.census_code }], resolution: { kind: 'direct', code } };
+    return { formula: { kind: 'code', code }, refOf: new Map([[code, v.census_code]]), resolution: { kind: 'direct', code } };
   }
   const main = componentCodes(parseFormula(v.formula!));
   const o = (v.formula_overrides ?? []).find(inRange);
   const f = parseFormula(o?.formula ?? v.formula!);
   const codes = componentCodes(f);
   return {
-    codes: codes.map((code, i) => ({ code, refCode: main[i]! })),
+    formula: f,
+    refOf: new Map(codes.map((code, i) => [code, main[i]!])),
     resolution: { kind: 'derived', formula: formatFormula(f), codes },
   };
 }
 
+interface Labelled {
+  info: VintageInfo;
+  /** The vintage the label belongs to (a later one when borrowed). */
+  vintage: number;
+  borrowed: boolean;
+}
+
 /** The reference facts for a code: its latest vintage in the dataset that has a label. */
-function reference(meta: CodeVintages, dataset: Dataset, code: string): VintageInfo | undefined {
-  const byVintage = meta.get(dataset)!.get(code);
+function reference(meta: CatalogMetadata, dataset: Dataset, code: string): Labelled | undefined {
+  const byVintage = meta.codes.get(dataset)!.get(code);
   if (!byVintage) return undefined;
   const withLabel = [...byVintage.entries()].filter(([, i]) => i.label !== null).sort((a, b) => b[0] - a[0]);
-  return withLabel[0]?.[1];
+  const top = withLabel[0];
+  return top ? { info: top[1], vintage: top[0], borrowed: false } : undefined;
 }
 
 /** A presence-only vintage borrows the label of the nearest later vintage of the same code. */
-function labelled(meta: CodeVintages, dataset: Dataset, code: string, vintage: number): { info: VintageInfo; borrowed: boolean } | undefined {
-  const byVintage = meta.get(dataset)!.get(code);
+function labelled(meta: CatalogMetadata, dataset: Dataset, code: string, vintage: number): Labelled | undefined {
+  const byVintage = meta.codes.get(dataset)!.get(code);
   const info = byVintage?.get(vintage);
   if (!info) return undefined;
-  if (info.label !== null) return { info, borrowed: false };
+  if (info.label !== null) return { info, vintage, borrowed: false };
   const later = [...byVintage!.entries()].filter(([v, i]) => v > vintage && i.label !== null).sort((a, b) => a[0] - b[0])[0];
-  return { info: later ? later[1] : info, borrowed: true };
+  return later ? { info: later[1], vintage: later[0], borrowed: true } : { info, vintage, borrowed: true };
 }
 
-export function compileCatalog(source: CatalogSource, meta: CodeVintages): CompiledCatalog {
+/**
+ * A sum of lines that differ in one segment only (a dimension such as age) is the total over
+ * that dimension minus the categories it leaves out. Two vintages of such a sum mean the same
+ * when the rest of the label is the same and the categories left out are the same, however the
+ * included categories are cut: under 18 + 18–34 + 35–64 + 65+ uninsured is everyone uninsured,
+ * as is under 19 + 19–34 + 35–64 + 65+.
+ */
+interface Dimension {
+  rest: string;
+  omitted: string[];
+}
+
+function dimensionOf(cmp: Comparator, labels: string[], table: Map<string, string> | undefined): Dimension | undefined {
+  if (!table) return undefined;
+  const segs = labels.map((l) => cmp.segments(l));
+  const n = segs[0]!.length;
+  if (n === 0 || segs.some((s) => s.length !== n)) return undefined;
+  const varying = [...Array(n).keys()].filter((k) => segs.some((s) => s[k] !== segs[0]![k]));
+  if (varying.length !== 1) return undefined;
+  const k = varying[0]!;
+  const key = (s: string[]): string => [...s.slice(0, k), '*', ...s.slice(k + 1)].join('!!');
+  const rest = key(segs[0]!);
+  const included = new Set(segs.map((s) => s[k]!));
+  if (included.size !== segs.length) return undefined;
+  const omitted = new Set<string>();
+  for (const label of table.values()) {
+    const s = cmp.segments(label);
+    if (s.length === n && key(s) === rest && !included.has(s[k]!)) omitted.add(s[k]!);
+  }
+  return { rest, omitted: [...omitted].sort() };
+}
+
+function sumComparable(cmp: Comparator, meta: CatalogMetadata, dataset: Dataset, vintage: number, codes: string[], refOf: Map<string, string>): boolean {
+  if (new Set(codes.map(tableOf)).size !== 1) return false;
+  const here = codes.map((c) => labelled(meta, dataset, c, vintage));
+  const refs = codes.map((c) => reference(meta, dataset, refOf.get(c)!));
+  if (here.some((h) => !h || h.info.label === null) || refs.some((r) => !r)) return false;
+  const hv = here[0]!.vintage;
+  const rv = refs[0]!.vintage;
+  if (here.some((h) => h!.vintage !== hv) || refs.some((r) => r!.vintage !== rv)) return false;
+  const table = tableOf(codes[0]!);
+  const refTable = tableOf(refOf.get(codes[0]!)!);
+  const a = dimensionOf(cmp, here.map((h) => h!.info.label!), meta.tables.get(tableKey(dataset, hv, table)));
+  const b = dimensionOf(cmp, refs.map((r) => r!.info.label!), meta.tables.get(tableKey(dataset, rv, refTable)));
+  if (!a || !b || a.rest !== b.rest || a.omitted.join('|') !== b.omitted.join('|')) return false;
+  const u = here[0]!.info.universe;
+  const ru = refs[0]!.info.universe;
+  return u === null || ru === null || cmp.sameUniverse(u, ru);
+}
+
+/** The codes that must be compared one by one: all but those inside comparable sums. */
+function codesToCompare(f: Formula, sumOk: (codes: string[]) => boolean): string[] {
+  const out = new Set<string>();
+  const walk = (g: Formula): void => {
+    if (g.kind === 'code') out.add(g.code);
+    else if (g.kind === 'call') {
+      const leaves = g.args.filter((x): x is { kind: 'code'; code: string } => x.kind === 'code').map((x) => x.code);
+      if (g.fn === 'sum' && leaves.length === g.args.length && sumOk(leaves)) return;
+      g.args.forEach(walk);
+    }
+  };
+  walk(f);
+  return [...out];
+}
+
+export function compileCatalog(source: CatalogSource, meta: CatalogMetadata): CompiledCatalog {
   const topicByKey = new Map(source.topics.map((t) => [t.topic_key, t]));
+  const cmp = new Comparator(source.wordings);
   const variables = source.variables.map((v): CompiledVariable => {
-    const accepted = new Set((v.accept_label_variants ?? []).map(normalizeLabel));
-    const acceptedUniverses = new Set((v.accept_universe_variants ?? []).map(normalizeUniverse));
     const availability = { acs1: [] as number[], acs5: [] as number[] };
     const notComparable = { acs1: [] as { vintage: number; reason: string }[], acs5: [] as { vintage: number; reason: string }[] };
     const unverified = { acs1: [] as number[], acs5: [] as number[] };
@@ -74,28 +149,27 @@ export function compileCatalog(source: CatalogSource, meta: CodeVintages): Compi
         const spec = specFor(v, dataset, vintage);
         let result: Resolution = spec.resolution;
         let borrowedAny = false;
-        for (const { code, refCode } of spec.codes) {
-          const found = labelled(meta, dataset, code, vintage);
-          if (!found) {
-            result = { kind: 'unavailable', reason: 'not_in_vintage' };
-            break;
-          }
-          const ref = reference(meta, dataset, refCode);
-          if (!ref || found.info.label === null) {
-            borrowedAny = true; // nothing to compare against: presence only
-            continue;
-          }
-          borrowedAny ||= found.borrowed;
-          const cmp = compareToReference(
-            { label: ref.label!, universe: ref.universe },
-            { label: found.info.label, universe: found.info.universe },
-            accepted,
-            acceptedUniverses,
-          );
-          if (!cmp.comparable) {
-            result = { kind: 'unavailable', reason: 'not_comparable' };
-            notComparable[dataset].push({ vintage, reason: `${code}${code !== refCode ? ` (for ${refCode})` : ''}: ${cmp.reason}` });
-            break;
+        const all = [...spec.refOf.keys()];
+        const found = new Map(all.map((code) => [code, labelled(meta, dataset, code, vintage)]));
+        if (all.some((code) => !found.get(code))) result = { kind: 'unavailable', reason: 'not_in_vintage' };
+        else {
+          for (const code of all) borrowedAny ||= found.get(code)!.borrowed || found.get(code)!.info.label === null;
+          const sumOk = (codes: string[]): boolean => sumComparable(cmp, meta, dataset, vintage, codes, spec.refOf);
+          for (const code of codesToCompare(spec.formula, sumOk)) {
+            const refCode = spec.refOf.get(code)!;
+            const here = found.get(code)!;
+            const ref = reference(meta, dataset, refCode);
+            if (!ref || here.info.label === null) {
+              borrowedAny = true; // nothing to compare against: presence only
+              continue;
+            }
+            const c = cmp.compare({ label: ref.info.label!, universe: ref.info.universe }, { label: here.info.label, universe: here.info.universe });
+            if (!c.comparable) {
+              result = { kind: 'unavailable', reason: 'not_comparable' };
+              const where = here.borrowed ? `${here.info.source}, borrowed from ${here.vintage}` : here.info.source;
+              notComparable[dataset].push({ vintage, reason: `${code}${code !== refCode ? ` (for ${refCode})` : ''}: ${c.reason} (${where} vs ${ref.info.source})` });
+              break;
+            }
           }
         }
         resolution[dataset][String(vintage)] = result;

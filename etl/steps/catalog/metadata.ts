@@ -1,8 +1,13 @@
 // Per-vintage labels, universes and presence of Detailed-Table estimate codes, read from the
 // metadata folder documented in ../shared/census/README.md §2:
+//   metadata/api_labels/acs1/{2005…2018}.csv.gz                          (verbatim API labels)
 //   metadata/acs{1,5}/{vintage}/census_{table,column}_metadata.csv.gz   (Census Reporter shells)
-//   metadata/api_labels/acs1/{2005,2006}.csv.gz                          (acs1 years CR lacks)
 //   metadata/acs_detailed_variable_availability.csv.gz                   (acs5 2009 presence)
+// Where the Bureau's own API labels cover a group (acs1 2005–2018, groups with values in api/),
+// they decide the group's codes and labels for that vintage: the Census Reporter shells are a
+// transcription and sometimes misnumber a table (acs1 2008 B25010 lists "Owner occupied" as
+// line 3 and "Renter occupied" as line 4; the API and the published values have 2 and 3).
+// The shells remain the source of table universes and of every group the API labels lack.
 import { DATASETS } from '../../../src/domain/datasets.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -30,6 +35,23 @@ export interface VintageInfo {
 /** dataset → code → vintage → info, restricted to the codes asked for. */
 export type CodeVintages = Map<Dataset, Map<string, Map<number, VintageInfo>>>;
 
+/**
+ * `dataset:vintage:table` → code → label, every estimate line of the tables asked for (not only
+ * the codes asked for): comparing a sum over a dimension needs the categories it leaves out.
+ */
+export type TableLabels = Map<string, Map<string, string>>;
+
+export const tableKey = (dataset: Dataset, vintage: number, table: string): string => `${dataset}:${vintage}:${table}`;
+
+export interface CatalogMetadata {
+  codes: CodeVintages;
+  tables: TableLabels;
+}
+
+/** acs1 vintages with verbatim API label files (README §2c). */
+export const API_LABEL_VINTAGES = [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018];
+export const apiLabelFile = (vintage: number): string => `metadata/api_labels/acs1/${vintage}.csv.gz`;
+
 export const AVAILABILITY_FILE = 'metadata/acs_detailed_variable_availability.csv.gz';
 
 /** The metadata files this loader reads for the spec's vintages (relative to the source root). */
@@ -43,9 +65,9 @@ export async function listMetadataInputs(sourceDir: string): Promise<string[]> {
       }
     }
   }
-  for (const v of [2005, 2006]) {
-    const f = `metadata/api_labels/acs1/${v}.csv.gz`;
-    if (await exists(path.join(sourceDir, f))) out.push(f);
+  for (const v of API_LABEL_VINTAGES) {
+    const f = apiLabelFile(v);
+    if (SPEC_VINTAGES.acs1.includes(v) && (await exists(path.join(sourceDir, f)))) out.push(f);
   }
   return out;
 }
@@ -83,21 +105,34 @@ export function tableOf(code: string): string {
 }
 
 /**
- * Load label/universe/presence for `codes` in every spec vintage. Codes never mentioned simply
- * have no entry for that vintage (= not published there).
+ * Load label/universe/presence for `codes` in every spec vintage, plus the labels of every line
+ * of their tables. Codes never mentioned simply have no entry for that vintage (= not published).
  */
-export async function loadCodeVintages(sourceDir: string, codes: Set<string>): Promise<CodeVintages> {
+export async function loadCodeVintages(sourceDir: string, codes: Set<string>): Promise<CatalogMetadata> {
   const out: CodeVintages = new Map([
     ['acs1', new Map()],
     ['acs5', new Map()],
   ]);
+  const tableLabels: TableLabels = new Map();
   const tables = new Set([...codes].map(tableOf));
   const put = (dataset: Dataset, code: string, vintage: number, info: VintageInfo): void => {
+    const key = tableKey(dataset, vintage, tableOf(code));
+    let t = tableLabels.get(key);
+    if (!t) tableLabels.set(key, (t = new Map()));
+    if (info.label !== null) t.set(code, info.label);
+    if (!codes.has(code)) return;
     const byCode = out.get(dataset)!;
     let m = byCode.get(code);
     if (!m) byCode.set(code, (m = new Map()));
     m.set(vintage, info);
   };
+  /** Forget what the shell said about one table in one vintage (the API labels replace it). */
+  const dropTable = (dataset: Dataset, vintage: number, table: string): void => {
+    const key = tableKey(dataset, vintage, table);
+    for (const code of tableLabels.get(key)?.keys() ?? []) out.get(dataset)!.get(code)?.delete(vintage);
+    tableLabels.delete(key);
+  };
+  const universes = new Map<string, string>();
 
   for (const dataset of ['acs1', 'acs5'] as const) {
     for (const v of SPEC_VINTAGES[dataset]) {
@@ -107,15 +142,14 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
       if (!(await exists(path.join(sourceDir, colFile)))) continue;
       const tabRows = await readCsv(sourceDir, tabFile);
       requireColumns(tabFile, tabRows, ['table_id', 'universe']);
-      const universe = new Map<string, string>();
-      for (const r of tabRows) if (tables.has(r.table_id!)) universe.set(r.table_id!, r.universe!);
+      for (const r of tabRows) if (tables.has(r.table_id!)) universes.set(tableKey(dataset, v, r.table_id!), r.universe!);
       const colRows = await readCsv(sourceDir, colFile);
       requireColumns(colFile, colRows, ['table_id', 'column_id', 'column_title', 'parent_column_id']);
       const byId = new Map<string, Record<string, string>>();
       for (const r of colRows) if (r.column_id && tables.has(r.table_id!)) byId.set(r.column_id, r);
       for (const [id, r] of byId) {
+        if (!/^\d{3}$/.test(id.slice(-3)) || id.includes('.')) continue; // header rows ("B25010000.7")
         const code = columnIdToCode(id);
-        if (!codes.has(code)) continue;
         // Join titles up the parent chain, as the availability file's latest_label does.
         const parts: string[] = [];
         let cur: Record<string, string> | undefined = r;
@@ -123,20 +157,25 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
           parts.unshift(cur.column_title!.trim());
           cur = cur.parent_column_id ? byId.get(cur.parent_column_id) : undefined;
         }
-        put(dataset, code, v, { label: parts.join('!!'), universe: universe.get(r.table_id!) ?? null, source: colFile });
+        put(dataset, code, v, { label: parts.join('!!'), universe: universes.get(tableKey(dataset, v, r.table_id!)) ?? null, source: colFile });
       }
     }
   }
 
-  // acs1 2005/2006: Census Reporter has no shells; the verbatim API labels cover the groups with
-  // values in api/ (README §2c). Other groups are unknown for those years and stay absent.
-  for (const v of [2005, 2006]) {
-    const f = `metadata/api_labels/acs1/${v}.csv.gz`;
-    if (!(await exists(path.join(sourceDir, f)))) continue;
+  // acs1 2005–2018: the verbatim API labels decide every group they cover (see the header).
+  for (const v of API_LABEL_VINTAGES) {
+    const f = apiLabelFile(v);
+    if (!SPEC_VINTAGES.acs1.includes(v) || !(await exists(path.join(sourceDir, f)))) continue;
     const rows = await readCsv(sourceDir, f);
-    requireColumns(f, rows, ['VARIABLE', 'LABEL']);
+    requireColumns(f, rows, ['VARIABLE', 'LABEL', 'GROUP']);
+    const covered = new Set<string>();
     for (const r of rows) {
-      if (codes.has(r.VARIABLE!)) put('acs1', r.VARIABLE!, v, { label: r.LABEL!, universe: null, source: f });
+      if (!tables.has(r.GROUP!) || !/E$/.test(r.VARIABLE!)) continue;
+      if (!covered.has(r.GROUP!)) {
+        covered.add(r.GROUP!);
+        dropTable('acs1', v, r.GROUP!);
+      }
+      put('acs1', r.VARIABLE!, v, { label: r.LABEL!, universe: universes.get(tableKey('acs1', v, r.GROUP!)) ?? null, source: f });
     }
   }
 
@@ -147,7 +186,7 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
     if (r.dataset !== 'acs5' || !codes.has(r.variable!)) continue;
     if (r.vintages!.split(';').includes('2009')) put('acs5', r.variable!, 2009, { label: null, universe: null, source: AVAILABILITY_FILE });
   }
-  return out;
+  return { codes: out, tables: tableLabels };
 }
 
 /** Every estimate code the metadata knows in any vintage of either dataset (for validation). */

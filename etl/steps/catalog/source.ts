@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { componentCodes, ESTIMATE_CODE, FormulaError, parseFormula } from '../../../src/domain/formula.js';
 import { InputError } from '../../step.js';
+import type { Wording } from './comparability.js';
 import type { Dataset } from './metadata.js';
 
 export const EXPECTED_VARIABLES = 392;
@@ -41,10 +42,6 @@ export interface SourceVariable {
   display_format: (typeof DISPLAY_FORMATS)[number];
   vintage_overrides?: CodeOverride[];
   formula_overrides?: FormulaOverride[];
-  /** Raw labels a reviewer judged equivalent to the reference label (not a change of meaning). */
-  accept_label_variants?: string[];
-  /** Raw table universes a reviewer judged equivalent to the reference universe. */
-  accept_universe_variants?: string[];
   notes?: string;
   /** Set by the reader: the topic file it came from. */
   topic: string;
@@ -54,14 +51,21 @@ export interface SourceVariable {
 export interface CatalogSource {
   topics: SourceTopic[];
   variables: SourceVariable[];
+  /** catalog/equivalent_wordings.json: reviewed wordings that mean the same in every code. */
+  wordings: Wording[];
   /** Every file read, relative to the catalog's parent directory, with its bytes (for hashing). */
   files: { name: string; content: Buffer }[];
 }
 
 const ALLOWED_KEYS = new Set([
   'api_name', 'census_code', 'formula', 'label', 'unit', 'display_format',
-  'vintage_overrides', 'formula_overrides', 'accept_label_variants', 'accept_universe_variants', 'notes',
+  'vintage_overrides', 'formula_overrides', 'notes',
 ]);
+
+export const WORDINGS_FILE = 'equivalent_wordings.json';
+
+/** Per-entry acceptances made the same wording change count in one variable and not another. */
+const RETIRED_KEYS = new Set(['accept_label_variants', 'accept_universe_variants']);
 
 function fail(file: string, message: string): never {
   throw new InputError(file, message);
@@ -114,7 +118,10 @@ export function readCatalogSource(catalogDir: string): CatalogSource {
       const where = `entry #${i + 1}${typeof v?.api_name === 'string' ? ` (${v.api_name})` : ''}`;
       const bad = (m: string): never => fail(file, `${where}: ${m}`);
       if (typeof v !== 'object' || v === null) bad('not an object');
-      for (const k of Object.keys(v)) if (!ALLOWED_KEYS.has(k)) bad(`unknown field "${k}"`);
+      for (const k of Object.keys(v)) {
+        if (RETIRED_KEYS.has(k)) bad(`"${k}" is retired: a wording judged equivalent goes in catalog/${WORDINGS_FILE} and then holds for every variable`);
+        if (!ALLOWED_KEYS.has(k)) bad(`unknown field "${k}"`);
+      }
       if (typeof v.api_name !== 'string' || !new RegExp(`^${topic}_[a-z0-9]+(_[a-z0-9]+)*$`).test(v.api_name)) {
         bad(`api_name must be lower_snake_case and start with "${topic}_"`);
       }
@@ -159,7 +166,31 @@ export function readCatalogSource(catalogDir: string): CatalogSource {
   if (variables.length !== EXPECTED_VARIABLES) {
     fail('catalog/', `expected exactly ${EXPECTED_VARIABLES} variables, found ${variables.length}`);
   }
-  return { topics, variables, files };
+  return { topics, variables, wordings: readWordings(catalogDir, files), files };
+}
+
+function readWordings(catalogDir: string, files: CatalogSource['files']): Wording[] {
+  const file = `catalog/${WORDINGS_FILE}`;
+  const abs = path.join(catalogDir, WORDINGS_FILE);
+  if (!fs.existsSync(abs)) fail(file, 'missing (an empty list is {"equivalent_wordings": []})');
+  files.push({ name: file, content: fs.readFileSync(abs) });
+  const doc = readJson(file, abs) as { equivalent_wordings?: unknown };
+  if (!Array.isArray(doc.equivalent_wordings)) fail(file, 'expected {"equivalent_wordings": [...]}');
+  const seen = new Map<string, number>();
+  return doc.equivalent_wordings.map((raw, i): Wording => {
+    const w = raw as Wording;
+    const bad = (m: string): never => fail(file, `entry #${i + 1}: ${m}`);
+    if (typeof w !== 'object' || w === null) bad('not an object');
+    for (const k of Object.keys(w)) if (k !== 'phrases' && k !== 'reason') bad(`unknown field "${k}"`);
+    if (!Array.isArray(w.phrases) || w.phrases.length < 2 || w.phrases.some((p) => typeof p !== 'string' || p.trim() === '')) bad('"phrases" needs two or more non-empty strings');
+    if (typeof w.reason !== 'string' || w.reason.trim().length < 10) bad('"reason" must say why the wordings mean the same thing');
+    for (const p of w.phrases) {
+      const key = p.toLowerCase();
+      if (seen.has(key)) bad(`phrase "${p}" is also in entry #${seen.get(key)! + 1}`);
+      seen.set(key, i);
+    }
+    return { phrases: w.phrases, reason: w.reason };
+  });
 }
 
 function checkRange(o: { dataset: string; from: number; to: number }, bad: (m: string) => never): void {

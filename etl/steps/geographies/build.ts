@@ -6,25 +6,13 @@ import { GEO_FORMAT_VERSION } from '../../../src/store/geographies/format.js';
 import { InputError, type StepLogger } from '../../step.js';
 import { COUNTY_CHANGES, TRACT_REKEY_EXTRA } from './county-changes.js';
 import { coord, intOrNull, readNationalCounty2010, readTable } from './sources.js';
+import { overlayPublished, publishedByLevel, type Row } from './published.js';
+import type { PublishedGeographies } from '../observations/published-geographies.js';
 
 /** First ACS vintage tabulated on 2010 tracts/block groups (ACS 2006–2010 5-year). */
 const TRACT_2010_FIRST = 2010;
 const TRACT_2020_FIRST = 2020;
 const CT_REGIONS_FIRST = 2022;
-
-interface Row {
-  fips: string;
-  name?: string;
-  from: number;
-  to: number;
-  population: number | null;
-  lat: number | null;
-  lon: number | null;
-  prov: number;
-  states?: string;
-  kind?: string;
-  short_name?: string;
-}
 
 class ProvenanceTable {
   readonly list: GeoProvenance[] = [];
@@ -67,7 +55,12 @@ function weightedCentre(parts: { pop: number; lat: number | null; lon: number | 
   return { lat: Math.round((la / w) * 1e6) / 1e6, lon: Math.round((lo / w) * 1e6) / 1e6 };
 }
 
-export async function buildGeoFile(sourceDir: string, log: StepLogger): Promise<{ file: GeoFile; rows: Record<string, number> }> {
+/**
+ * `published`: the geographies the value files publish per partition (observations step); they
+ * become the geographies of their vintage (etl/steps/geographies/published.ts). Without it the
+ * file holds the reference files' definitions only.
+ */
+export async function buildGeoFile(sourceDir: string, log: StepLogger, published?: PublishedGeographies): Promise<{ file: GeoFile; rows: Record<string, number> }> {
   const prov = new ProvenanceTable();
   const notes: string[] = [];
 
@@ -274,20 +267,42 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger): Promise<
   }
   const xwCt: GeoCrosswalks['ct_tract'] = { tract2020: ctRows.map((r) => r.tract2020_geoid!), region: ctRows.map((r) => r.planning_region_fips!), tract2022: ctRows.map((r) => r.tract2022_geoid!) };
 
+  // The data's own geographies per vintage, over the reference definitions.
+  const levelRows: Record<GeoType, Row[]> = { nation, state: states, county: counties, metro: metros, cd: cds, tract: tracts, block_group: bgs };
+  const publishedVintages: Partial<Record<GeoType, number[]>> = {};
+  if (published) {
+    const byLevel = publishedByLevel(published);
+    for (const t of GEO_TYPES) {
+      const r = overlayPublished(levelRows[t], byLevel[t], {
+        type: t,
+        provId: (p) => prov.id(p),
+        provOf: (i) => prov.list[i]!,
+        abbrToFips,
+        fallbackName: (fips) => (t === 'metro' ? `CBSA ${fips}` : t === 'cd' ? `Congressional District ${fips.slice(2)}, ${stateName(fips.slice(0, 2))}` : `${t} ${fips}`),
+      });
+      levelRows[t] = r.rows;
+      if (r.publishedVintages.length) publishedVintages[t] = r.publishedVintages;
+      for (const n of r.notes) { notes.push(n); log.info(`geographies: ${n}`); }
+    }
+  } else {
+    notes.push('No published geographies (observations/geographies.json) were found: the reference definitions only.');
+  }
+
   notes.push(
-    'Metro membership is the July 2023 OMB delineation, applied to every vintage.',
+    `Metros: the CBSAs published in the value files for ACS ${publishedVintages.metro?.join(', ') || '(none)'}; the July 2023 OMB delineation for every other vintage (the only delineation in the sources). Metro→county membership is the July 2023 one.`,
     'Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are approximate (README §3c).',
     'County changes before 2010 are not modelled: the 2010 county list is used back to 2005.',
+    'Every geography published in a vintage\'s value files is a geography of that vintage, named as published.',
   );
 
   const levels: Record<GeoType, LevelColumns> = {
-    nation: toColumns(nation, true),
-    state: toColumns(states, true),
-    county: toColumns(counties, true),
-    metro: toColumns(metros, true, true),
-    cd: toColumns(cds, true),
-    tract: toColumns(tracts, false),
-    block_group: toColumns(bgs, false),
+    nation: toColumns(levelRows.nation, true),
+    state: toColumns(levelRows.state, true),
+    county: toColumns(levelRows.county, true),
+    metro: toColumns(levelRows.metro, true, true),
+    cd: toColumns(levelRows.cd, true),
+    tract: toColumns(levelRows.tract, false),
+    block_group: toColumns(levelRows.block_group, false),
   };
   const rows: Record<string, number> = {};
   for (const t of GEO_TYPES) rows[`geo/${t}`] = levels[t].fips.length;
@@ -301,6 +316,7 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger): Promise<
       provenance: prov.list,
       levels,
       crosswalks: { metro_county: xwMetro, cd_tract: xwCd, cd_bg_split: xwBg, ct_tract: xwCt },
+      published: publishedVintages,
       notes,
     },
     rows,

@@ -4,6 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { API_KEY_CHALLENGE, BEARER_CHALLENGE, bearerToken, firstValue } from '../../presentation/credentials.js';
 import { contextOf } from './context.js';
+import { readSessionCookie } from '../dashboard/cookies.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type AuthMode = 'api-key' | 'user-token' | 'none';
 
@@ -33,6 +36,14 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
   const { seams } = req.server.services;
   if (mode === 'api-key') {
     const key = extractApiKey(req);
+    // The explorer page (/explore) reads data with the dashboard session instead of a key. It is
+    // metered like a key; the CSRF token is required even on GET so that another site cannot
+    // spend the account's quota by navigating the browser to a data URL.
+    const session = key ? undefined : readSessionCookie(req);
+    if (session && seams.authenticateSession && firstValue(req.headers['x-csrf-token'])) {
+      req.caller = await seams.authenticateSession({ sessionId: session, csrfToken: firstValue(req.headers['x-csrf-token']), stateChanging: true, forData: true }, contextOf(req));
+      return;
+    }
     if (!key) {
       throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).', {
         headers: { 'WWW-Authenticate': API_KEY_CHALLENGE },
@@ -47,6 +58,15 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
     return;
   }
   const token = extractBearer(req);
+  // The dashboard page sends its session cookie instead of a token (the token never reaches
+  // browser scripts). A Bearer token, when present, wins.
+  const session = token ? undefined : readSessionCookie(req);
+  if (session) {
+    if (!seams.authenticateSession) throw new AppError('dependency-unavailable', 'Sign-in verification is unavailable; retry with backoff.');
+    const csrf = firstValue(req.headers['x-csrf-token']);
+    req.caller = await seams.authenticateSession({ sessionId: session, csrfToken: csrf, stateChanging: !SAFE_METHODS.has(req.method) }, contextOf(req));
+    return;
+  }
   if (!token) {
     throw new AppError('invalid-token', 'Sign in and send the token as Authorization: Bearer <token>.', {
       headers: { 'WWW-Authenticate': BEARER_CHALLENGE },

@@ -19,9 +19,13 @@ export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number;
   release?: () => void;
 }>;
 
+/** Verifies a dashboard session cookie (and its CSRF token on state-changing calls). */
+export type SessionAuthenticator = (session: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean }, ctx: VerbContext) => Promise<Caller>;
+
 export interface Seams {
   authenticateKey?: KeyAuthenticator;
   authenticateToken?: TokenAuthenticator;
+  authenticateSession?: SessionAuthenticator;
   admit?: Admission;
   /** Current rate-limit headers without charging, for authenticated responses that skipped admission. */
   rateLimitHeaders?: (ctx: VerbContext) => Record<string, string>;

@@ -54,6 +54,7 @@ function isReadable(x: unknown): x is Readable {
 
 const resolution = z.enum(RESOLUTIONS).optional().describe('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).');
 const edition = queryString('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.').pipe(z.string().max(20)).optional();
+const vintage = z.coerce.number().int().min(2005).max(2100).optional().describe('ACS vintage whose geography definitions the shapes must have (instead of an edition): county → the 2017 edition through 2021; tracts of 2010 definitions only before 2020; districts from 2022. A vintage with no such file → 404 with the reason.');
 
 const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only features whose bounding box meets it.')
   .transform((s) => s.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x))))
@@ -86,7 +87,7 @@ export function boundaryRoutes(app: FastifyInstance) {
     params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
     fields: { geo_key: 'path → target', level: 'path → target' },
     docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.'),
-    querystring: z.object({ resolution, edition, bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.') }),
+    querystring: z.object({ resolution, edition, vintage, bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.') }),
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
     handler: async ({ ctx, params, query, req, reply }) => {
@@ -94,8 +95,8 @@ export function boundaryRoutes(app: FastifyInstance) {
       const colon = target.indexOf(':');
       const level = colon >= 0 ? target.slice(0, colon) : target;
       const result = colon >= 0
-        ? await boundariesFeature({ ctx, input: { geo_key: target, resolution: query.resolution, edition: query.edition } })
-        : await boundariesCollection({ ctx, input: { level: level as BoundaryLevel, resolution: query.resolution, edition: query.edition, bbox: query.bbox } });
+        ? await boundariesFeature({ ctx, input: { geo_key: target, resolution: query.resolution, edition: query.edition, vintage: query.vintage } })
+        : await boundariesCollection({ ctx, input: { level: level as BoundaryLevel, resolution: query.resolution, edition: query.edition, vintage: query.vintage, bbox: query.bbox } });
       return sendGeoJson(ctx, req, reply, result);
     },
   });

@@ -16,7 +16,8 @@ export class TokenRejected extends Error {}
 
 export interface IdentityOptions {
   issuer: string;
-  audience: string;
+  /** Accepted `aud` values: the API audience and the dashboard's client id (ID tokens). */
+  audience: string | string[];
   jwksUrl?: string;
   /** Allowed clock skew, seconds. */
   clockTolerance?: number;

@@ -3,7 +3,7 @@
 //   stores.identity  IdentityVerifier (dashboard sign-in tokens), absent when OIDC is not configured
 //   stores.stripe    Stripe SDK client, absent when billing is not configured
 import type Stripe from 'stripe';
-import type { Config } from '../../config.js';
+import { signInOf, type Config } from '../../config.js';
 import { ConcurrencyLimiter } from '../../domain/limits/concurrency.js';
 import { createStripe } from './stripe-client.js';
 import { openAccountsDb, type Db } from './db.js';
@@ -33,8 +33,11 @@ export interface AccountStores {
 
 export function openAccountStores(config: Config): AccountStores {
   const stores: AccountStores = { accounts: new AccountStore(openAccountsDb(config.DATABASE_PATH)) };
-  if (config.OIDC_ISSUER && config.OIDC_AUDIENCE) {
-    stores.identity = new IdentityVerifier({ issuer: config.OIDC_ISSUER, audience: config.OIDC_AUDIENCE, jwksUrl: config.OIDC_JWKS_URL });
+  // The development provider (DEV_IDP) is verified like any other: through its discovery document
+  // and JWKS, served by this same process once it listens.
+  const signIn = signInOf(config);
+  if (signIn.mode !== 'none') {
+    stores.identity = new IdentityVerifier({ issuer: signIn.issuer, audience: signIn.audiences, jwksUrl: signIn.mode === 'external' ? config.OIDC_JWKS_URL : undefined });
   }
   const stripe = createStripe(config);
   if (stripe) stores.stripe = stripe;

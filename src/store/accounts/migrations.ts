@@ -114,4 +114,18 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX subscriptions_account ON subscriptions(account_id);
   `,
+  `
+  -- Dashboard sign-in sessions (server-side, so sign-out and account deletion end them at once).
+  -- Only the SHA-256 of the cookie value is stored; the CSRF token is a per-session secret the
+  -- page echoes in X-CSRF-Token on every state-changing call.
+  CREATE TABLE dashboard_sessions (
+    id_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    csrf_token TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+  CREATE INDEX dashboard_sessions_expires ON dashboard_sessions(expires_at);
+  `,
 ];

@@ -1,6 +1,7 @@
 // Retention periods (spec, "States and transitions"): soft-deleted accounts purged after 30 days,
 // request logs after 24 months, IP addresses anonymized after 12 months, billing records after
 // 7 years. Support communications (3 years) are not stored by this service.
+import { deleteAccountSessions, deleteExpiredSessions } from './sessions-repo.js';
 import { stmt, type Db } from './db.js';
 
 const DAY = 86_400_000;
@@ -45,6 +46,8 @@ export interface RetentionReport {
   burstWindowsPurged: number;
   usagePeriodsPurged: number;
   billingRecordsPurged: number;
+  /** Expired dashboard sign-in sessions (and every session of a purged account). */
+  sessionsPurged: number;
 }
 
 export function runRetention(db: Db, now: number): RetentionReport {
@@ -56,6 +59,7 @@ export function runRetention(db: Db, now: number): RetentionReport {
       stmt(db, 'DELETE FROM request_log WHERE account_id = ?').run(id);
       stmt(db, 'DELETE FROM usage_periods WHERE account_id = ?').run(id);
       stmt(db, 'DELETE FROM usage_minutes WHERE account_id = ?').run(id);
+      deleteAccountSessions(db, id);
       // api_keys and tos_acceptances go by ON DELETE CASCADE; billing rows stay (7-year rule).
       stmt(db, 'DELETE FROM accounts WHERE id = ?').run(id);
     }
@@ -75,6 +79,7 @@ export function runRetention(db: Db, now: number): RetentionReport {
     const billingRecordsPurged =
       stmt(db, 'DELETE FROM stripe_events WHERE processed_at < ?').run(billingCutoff).changes +
       stmt(db, 'DELETE FROM subscriptions WHERE updated_at < ?').run(billingCutoff).changes;
-    return { accountsPurged: doomed.length, requestLogsPurged, ipsAnonymized, burstWindowsPurged, usagePeriodsPurged, billingRecordsPurged };
+    const sessionsPurged = deleteExpiredSessions(db, now);
+    return { accountsPurged: doomed.length, requestLogsPurged, ipsAnonymized, burstWindowsPurged, usagePeriodsPurged, billingRecordsPurged, sessionsPurged };
   }).immediate();
 }

@@ -53,5 +53,10 @@ export interface GeoFile {
   provenance: GeoProvenance[];
   levels: Record<GeoType, LevelColumns>;
   crosswalks: GeoCrosswalks;
+  /**
+   * Per level, the ACS vintages whose geographies (at least in part of the country) are those the
+   * value files publish rather than the reference files' (absent in files written before it).
+   */
+  published?: Partial<Record<GeoType, number[]>>;
   notes: string[];
 }

@@ -127,6 +127,12 @@ export function membersOf(store: GeographyStore, parentType: GeoType, parentFips
       return prefixed(parentFips);
     case 'metro': {
       const notes = ['Metro membership of the July 2023 delineation.'];
+      // The only county lists in the sources are July 2023's: a CBSA of another delineation has
+      // none, and for a vintage that published its own CBSAs the list is an approximation.
+      if (!store.crosswalks.metroCounties.has(parentFips)) {
+        return { keys: [], notes, unsupported: `metro:${parentFips} is a CBSA of ACS ${vintage}'s delineation that the July 2023 delineation does not have; the sources hold no county list for it, so its counties, tracts and block groups cannot be listed.` };
+      }
+      if (store.isPublished('metro', vintage)) notes.push(`ACS ${vintage} used an earlier delineation whose county lists are not in the sources: this CBSA's counties in ${vintage} may differ from these.`);
       if (childType === 'county') return { keys: metroCountyFips(store, parentFips, vintage, notes).map((c) => `county:${c}`), notes };
       if (childType === 'tract' || childType === 'block_group') {
         const rows = metroSubRows(store, parentFips, childType, vintage, notes);

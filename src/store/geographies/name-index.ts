@@ -13,7 +13,8 @@ export interface CountyEntry {
   validFrom: number;
   validTo: number;
 }
-export interface MetroEntry { cbsa: string; title: string; shortName: string; states: string[] }
+/** One metro definition row: a CBSA code may have several (titles change between delineations). */
+export interface MetroEntry { cbsa: string; title: string; shortName: string; states: string[]; validFrom: number; validTo: number }
 
 export interface NameIndex {
   states: StateEntry[];
@@ -85,7 +86,7 @@ export function buildNameIndex(store: GeographyStore): NameIndex {
   for (let i = 0; i < M.size; i++) {
     const name = M.name![i]!;
     const title = name.replace(/ (Metro|Micro) Area$/, '');
-    const e: MetroEntry = { cbsa: M.fips[i]!, title, shortName: M.shortName![i]!, states: M.states![i]! };
+    const e: MetroEntry = { cbsa: M.fips[i]!, title, shortName: M.shortName![i]!, states: M.states![i]!, validFrom: M.from[i]!, validTo: M.to[i]! };
     metros.push(e);
     for (const form of [title, name, `${title} Metropolitan Statistical Area`, `${title} Micropolitan Statistical Area`, `${title} MSA`, `${title} metro`]) {
       add(metroExact, compactName(form), e);

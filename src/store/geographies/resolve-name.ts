@@ -18,6 +18,8 @@ export interface NameResolution {
   target: NameTarget;
   /** Other readings of the name at a lower tier, for a note ("also matches …"). */
   alternatives: NameTarget[];
+  /** Set when the name is another vintage's name of the target (metro titles change). */
+  note?: string;
 }
 
 const ORDINAL = /(\d+)(?:st|nd|rd|th)?/;
@@ -68,7 +70,24 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   const stateByFips = new Map(idx.states.map((s) => [s.fips, s]));
   const stateOf = (token: string): StateEntry | undefined => idx.stateByToken.get(compactName(token));
   const countyT = (c: CountyEntry): NameTarget => ({ type: 'county', fips: c.fips, label: countyLabel(c, stateByFips) });
-  const metroT = (m: MetroEntry): NameTarget => ({ type: 'metro', fips: m.cbsa, label: m.title });
+  // A metro is matched by the titles of the vintage's delineation. A title of another vintage
+  // still finds its CBSA when that code exists in this vintage (the title changed, the code did
+  // not), with a note; a CBSA that does not exist in this vintage is reported, never substituted.
+  const metroNotes = new Map<string, string>();
+  const retiredMetros: MetroEntry[] = [];
+  const metroRow = (m: MetroEntry): number => store.tables.metro.find(m.cbsa, vintage);
+  const metroT = (m: MetroEntry): NameTarget => {
+    if (m.validFrom <= vintage && vintage <= m.validTo) return { type: 'metro', fips: m.cbsa, label: m.title };
+    const row = metroRow(m);
+    const now = row >= 0 ? store.tables.metro.name![row]!.replace(/ (Metro|Micro) Area$/, '') : m.title;
+    if (row >= 0) metroNotes.set(m.cbsa, `"${m.title}" is the ACS ${m.validFrom === m.validTo ? m.validFrom : `${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`);
+    return { type: 'metro', fips: m.cbsa, label: now };
+  };
+  const metroHere = (m: MetroEntry): boolean => {
+    if ((m.validFrom <= vintage && vintage <= m.validTo) || metroRow(m) >= 0) return true;
+    retiredMetros.push(m);
+    return false;
+  };
   const tiers: NameTarget[][] = [[], []];
   const retired: CountyEntry[] = [];
   const validCounty = (c: CountyEntry): boolean => {
@@ -84,6 +103,8 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
       const candidates = cd.district === 0 || cd.district === 1 ? [0, 98, cd.district] : [cd.district];
       for (const n of candidates) {
         const fips = `${st.fips}${String(n).padStart(2, '0')}`;
+        // Districts are matched in any vintage: a 118th-Congress district names an area whose
+        // 2020 tracts exist from ACS 2020 (members.ts decides what it can expand to).
         if (store.tables.cd.find(fips) >= 0) {
           tiers[0]!.push({ type: 'cd', fips, label: `${st.abbr}-${n === 0 || n === 98 ? 'AL' : n}` });
           break;
@@ -99,7 +120,7 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   const whole = compactName(name);
   const st = idx.stateByToken.get(whole);
   if (st) tiers[0]!.push({ type: 'state', fips: st.fips, label: st.name });
-  for (const m of idx.metroExact.get(whole) ?? []) tiers[0]!.push(metroT(m));
+  for (const m of (idx.metroExact.get(whole) ?? []).filter(metroHere)) tiers[0]!.push(metroT(m));
 
   const comma = name.lastIndexOf(',');
   const left = comma >= 0 ? name.slice(0, comma) : name;
@@ -122,14 +143,16 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
     for (const c of idx.counties.filter((c) => c.fips === alias).filter(validCounty)) tiers[stateTok ? 0 : 1]!.push(countyT(c));
   }
   // Metro by short name, by title without its states, or by a principal city with a state.
-  for (const m of idx.metroShort.get(whole) ?? []) tiers[1]!.push(metroT(m));
-  for (const m of idx.metroNoState.get(compactName(left)) ?? []) {
+  // Forgiving forms only among the vintage's own titles: an old title's city is no evidence.
+  const current = (m: MetroEntry): boolean => m.validFrom <= vintage && vintage <= m.validTo;
+  for (const m of (idx.metroShort.get(whole) ?? []).filter(current)) tiers[1]!.push(metroT(m));
+  for (const m of (idx.metroNoState.get(compactName(left)) ?? []).filter(current)) {
     if (!stateTok || m.states.includes(stateTok.fips)) tiers[1]!.push(metroT(m));
   }
   if (stateTok) {
     const city = compactName(left);
     for (const m of idx.metros) {
-      if (!m.states.includes(stateTok.fips)) continue;
+      if (!current(m) || !m.states.includes(stateTok.fips)) continue;
       const cities = m.title.slice(0, m.title.lastIndexOf(', ')).split('-').map(compactName);
       if (cities.includes(city)) tiers[1]!.push(metroT(m));
     }
@@ -165,10 +188,20 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   }
   // A county named with its type word ("St. Louis city") is unmistakable: no "could also mean".
   if (best.length === 1 && best[0]!.type === 'county' && t0.includes(best[0]!)) others = others.filter((t) => t.type !== 'county');
-  if (best.length === 1) return { target: best[0]!, alternatives: others };
+  if (best.length === 1) {
+    const note = best[0]!.type === 'metro' ? metroNotes.get(best[0]!.fips) : undefined;
+    return note ? { target: best[0]!, alternatives: others, note } : { target: best[0]!, alternatives: others };
+  }
   if (best.length > 1) {
     throw new AppError('ambiguous-geography-name', `"${name}" matches ${best.length} places: ${best.map(describe).join('; ')}. Use one of these specifiers, or add the state ("Baltimore County, MD") or the type word ("St. Louis city, MO").`, {
       extensions: { geo_name: name, candidates: best.map(candidate) },
+    });
+  }
+  if (retiredMetros.length) {
+    const m = retiredMetros[0]!;
+    const when = m.validFrom === m.validTo ? `ACS ${m.validFrom}` : `ACS ${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`;
+    throw new AppError('geography-not-found', `"${name}" is metro:${m.cbsa} (${m.title}), a CBSA of ${when}'s delineation that does not exist in vintage ${vintage}.`, {
+      extensions: { geo_name: name, candidates: [candidate({ type: 'metro', fips: m.cbsa, label: m.title })] },
     });
   }
   if (retired.length) {
@@ -183,7 +216,7 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   const pool: NameTarget[] = [
     ...idx.states.map((s): NameTarget => ({ type: 'state', fips: s.fips, label: s.name })),
     ...idx.counties.filter((c) => c.validFrom <= vintage && vintage <= c.validTo && inState(c)).map(countyT),
-    ...idx.metros.map(metroT),
+    ...idx.metros.filter(current).map(metroT),
   ];
   const near = closest(stateTok ? left : name, pool, (t) => (t.type === 'county' && stateTok ? t.label.slice(0, t.label.lastIndexOf(',')) : t.label), 5);
   throw new AppError('geography-not-found', `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map(describe).join('; ')}.`, {

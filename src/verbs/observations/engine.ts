@@ -154,11 +154,12 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
       for (const g of geos) {
         const absentReason = (code: string): string => {
           if (req.dataset === 'acs1' && NO_ROW_LEVELS_ACS1.has(level)) return 'not_in_dataset';
+          // i10g: a geography that does not exist in this vintage has no value, whatever is loaded.
+          if (stores.geographies.get(g.key, y) === null) return 'geography_not_defined';
           if (req.dataset === 'acs1' && level !== 'nation' && level !== 'state' && g.population !== null && g.population < ACS1_POPULATION_THRESHOLD) {
             return 'below_acs1_threshold';
           }
           if (!obs.hasTable(req.dataset, y, level, tableOf(code))) return 'no_data_loaded';
-          if (stores.geographies.get(g.key, y) === null) return 'geography_not_in_vintage';
           return 'not_published';
         };
         const get = (code: string): Cell => stored.get(cellKey(y, g.key, code)) ?? nullCell(absentReason(code));

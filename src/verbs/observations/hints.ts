@@ -36,8 +36,8 @@ export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineR
   if (r.has('not_in_vintage') || r.has('not_comparable')) {
     parts.push(`Some variables do not exist, or changed meaning, in ${vintages.length === 1 ? `vintage ${vintages[0]}` : 'some of these vintages'}; see /v1/variables/{api_name} for availability.`);
   }
-  if (r.has('geography_not_in_vintage')) {
-    parts.push('Some geographies did not exist under the requested vintage\'s definitions (tracts were redrawn for 2020; Connecticut has planning regions from 2022).');
+  if (r.has('geography_not_defined')) {
+    parts.push('Some geographies do not exist in some requested vintages (geography_not_defined): metros of another delineation, counties before or after a change, tracts of another census; meta.notes and meta.geography_definitions say which.');
   }
   if (parts.length === 0 && r.size > 0) {
     parts.push('Some values are null; each null cell carries an annotation explaining why.');

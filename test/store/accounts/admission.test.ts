@@ -110,7 +110,7 @@ describe('admission in process', () => {
     const e = err as AppError;
     expect(e.status).toBe(429);
     expect(e.instance).toBe('/v1/compare');
-    expect(e.extensions).toEqual({ limit_type: 'monthly', plan: 'free', quota: 1000, upgrade_url: 'https://census-data-service.dev/dashboard/billing?plan=pioneer' });
+    expect(e.extensions).toEqual({ limit_type: 'monthly', plan: 'free', quota: 1000, upgrade_url: 'http://localhost:8080/dashboard/billing?plan=pioneer' });
     expect(e.headers['Retry-After']).toBe('30');
     expect(e.headers.RateLimit).toContain('"monthly";r=1;');
     // Exactly the remaining unit still fits, and a new month resets the quota.

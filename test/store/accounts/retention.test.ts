@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createAccount, softDeleteAccount } from '../../../src/store/accounts/accounts-repo.js';
 import { recordEvent, upsertSubscription } from '../../../src/store/accounts/billing-repo.js';
 import { createKey } from '../../../src/store/accounts/keys-repo.js';
-import { anonymizeIp, monthsBefore } from '../../../src/store/accounts/retention.js';
+import { anonymizeIp, monthsBefore, runRetention } from '../../../src/store/accounts/retention.js';
+import { createSession, findSession } from '../../../src/store/accounts/sessions-repo.js';
 import { recordAcceptance } from '../../../src/store/accounts/tos-repo.js';
 import { tryCharge } from '../../../src/store/accounts/usage-repo.js';
 import { retentionRun } from '../../../src/verbs/account-retention-run.js';
@@ -76,5 +77,18 @@ describe('retention run', () => {
     expect(db.prepare('SELECT ip FROM tos_acceptances WHERE account_id = ?').get(keep.id)).toEqual({ ip: '198.51.100.0' });
     // Idempotent.
     expect((await retentionRun({ ctx: h.ctx() })).data).toMatchObject({ accountsPurged: 0, requestLogsPurged: 0, ipsAnonymized: 0 });
+  });
+});
+
+describe('dashboard sessions', () => {
+  it('retention deletes expired sessions and keeps live ones', async () => {
+    const h = harness();
+    const a = createAccount(h.store.db, { email: 's@example.com', plan: 'free', now: h.clock.t });
+    const old = createSession(h.store.db, a.id, h.clock.t - 2 * DAY, DAY);
+    const live = createSession(h.store.db, a.id, h.clock.t, DAY);
+    const r = runRetention(h.store.db, h.clock.t);
+    expect(r.sessionsPurged).toBe(1);
+    expect(findSession(h.store.db, old.id, h.clock.t - 2 * DAY + 1)).toBeUndefined();
+    expect(findSession(h.store.db, live.id, h.clock.t)?.account_id).toBe(a.id);
   });
 });

@@ -38,6 +38,7 @@ export const profileSchema = z.object({
   tos: z.object({
     status: z.enum(['none', 'accepted', 'grace', 'required']),
     current_version: z.string().nullable(),
+    url: z.string().nullable().describe('Where the current terms can be read'),
     grace_ends_at: ts.nullable(),
   }),
   billing: z.object({

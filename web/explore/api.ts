@@ -1,0 +1,93 @@
+// The explorer reads the public API with a key pasted into the page (kept in this page's memory
+// only, never stored) or, when signed in to the dashboard, with the session (metered like a key;
+// the CSRF token goes along on every call).
+export interface Problem {
+  status: number;
+  title?: string;
+  detail?: string;
+  upgrade_url?: string;
+  required_plan?: string;
+  [k: string]: unknown;
+}
+
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title ?? `HTTP ${problem.status}`);
+  }
+}
+
+let apiKey = '';
+let csrf = '';
+
+export function useKey(k: string): void {
+  apiKey = k.trim();
+}
+export function hasCredentials(): boolean {
+  return apiKey !== '' || csrf !== '';
+}
+
+export async function loadSession(): Promise<{ signed_in: boolean; email?: string | null }> {
+  const res = await fetch('/dashboard/session', { credentials: 'same-origin' });
+  if (!res.ok) return { signed_in: false };
+  const s = (await res.json()) as { signed_in: boolean; csrf_token?: string; email?: string | null };
+  if (s.csrf_token) csrf = s.csrf_token;
+  return s;
+}
+
+function headers(): Record<string, string> {
+  return apiKey ? { 'X-API-Key': apiKey } : { 'X-CSRF-Token': csrf };
+}
+
+async function call(path: string): Promise<Response> {
+  const res = await fetch(path, { headers: headers(), credentials: apiKey ? 'omit' : 'same-origin' });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    throw new ApiError({ status: res.status, ...body } as Problem);
+  }
+  return res;
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  return (await call(path)).json() as Promise<T>;
+}
+
+export async function getBlob(path: string): Promise<Blob> {
+  return (await call(path)).blob();
+}
+
+/** The request as a shell command; the key stays an environment variable, never printed. */
+export function curlFor(path: string): string {
+  return `curl -H "X-API-Key: $CENSUS_API_KEY" '${location.origin}${path}'`;
+}
+
+export interface Cell {
+  geo_key: string;
+  geo_name: string;
+  variable: string;
+  census_code: string | null;
+  label: string;
+  unit: string;
+  vintage: number;
+  estimate: number | null;
+  moe_numeric: number | null;
+  estimate_annotation: { code: string; meaning: string } | null;
+  moe_annotation: { code: string; meaning: string } | null;
+  comparison?: { reference_geo_key: string; difference: number | null; difference_moe: number | null; significant: boolean | null; not_tested_reason: string | null } | null;
+}
+
+/** Coefficient of variation in percent (90% MOE → standard error), or null. */
+export function cvOf(c: Cell): number | null {
+  if (c.estimate === null || c.moe_numeric === null || c.estimate === 0) return null;
+  return (c.moe_numeric / 1.645 / Math.abs(c.estimate)) * 100;
+}
+
+export function reliability(cv: number | null): string {
+  if (cv === null) return 'unknown';
+  return cv <= 12 ? 'high' : cv <= 30 ? 'medium' : 'low';
+}
+
+// Intl formatters are costly to create; the map formats thousands of labels at once.
+const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+export const fmt = (n: number | null | undefined, unit = '') =>
+  n === null || n === undefined ? '—' : `${unit === 'dollar' ? '$' : ''}${(unit === 'percent' ? oneDecimal : whole).format(n)}${unit === 'percent' ? '%' : ''}`;

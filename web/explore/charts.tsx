@@ -1,0 +1,145 @@
+// Ranked table (sortable, CSV through the API) and the time series with its MOE band; missing
+// years are gaps listed with their reason.
+import { useState } from 'preact/hooks';
+import { cvOf, fmt, reliability, type Cell } from './api.js';
+
+type SortKey = 'name' | 'estimate' | 'moe' | 'cv';
+
+export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: Cell) => void }) {
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'estimate', desc: true });
+  const unit = cells[0]?.unit ?? '';
+  const val = (c: Cell): number | string | null => (sort.key === 'name' ? c.geo_name : sort.key === 'estimate' ? c.estimate : sort.key === 'moe' ? c.moe_numeric : cvOf(c));
+  const rows = [...cells].sort((a, b) => {
+    const x = val(a);
+    const y = val(b);
+    if (x === null) return 1; // nulls last in either direction
+    if (y === null) return -1;
+    const r = typeof x === 'string' ? x.localeCompare(String(y)) : x - (y as number);
+    return sort.desc ? -r : r;
+  });
+  const head = (key: SortKey, label: string, num = true) => (
+    <th scope="col" class={num ? 'num' : ''} aria-sort={sort.key === key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+      <button type="button" class="sort" onClick={() => setSort({ key, desc: sort.key === key ? !sort.desc : key !== 'name' })}>
+        {label}
+        <span aria-hidden="true">{sort.key === key ? (sort.desc ? ' ▼' : ' ▲') : ''}</span>
+      </button>
+    </th>
+  );
+  return (
+    <div class="table-wrap tall">
+      <table data-testid="ranked">
+        <thead>
+          <tr>
+            <th scope="col" class="num">Rank</th>
+            {head('name', 'Geography', false)}
+            {head('estimate', 'Estimate')}
+            {head('moe', 'MOE (90%)')}
+            {head('cv', 'CV')}
+            <th scope="col">Reliability</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((c, i) => {
+            const cv = cvOf(c);
+            return (
+              <tr key={c.geo_key}>
+                <td class="num">{c.estimate === null ? '' : i + 1}</td>
+                <th scope="row">
+                  <button type="button" class="link" onClick={() => onSelect(c)}>
+                    {c.geo_name}
+                  </button>
+                </th>
+                <td class="num">{c.estimate === null ? <span title={c.estimate_annotation?.meaning}>{c.estimate_annotation?.code ?? 'null'}</span> : fmt(c.estimate, c.unit || unit)}</td>
+                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
+                <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
+                <td>{reliability(cv)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function SeriesChart({ cells }: { cells: Cell[] }) {
+  const W = 720;
+  const H = 260;
+  const pad = { l: 80, r: 16, t: 12, b: 28 };
+  const years = cells.map((c) => c.vintage);
+  const have = cells.filter((c) => c.estimate !== null);
+  if (have.length === 0) return <p>No values for these years.</p>;
+  const lo = Math.min(...have.map((c) => c.estimate! - (c.moe_numeric ?? 0)));
+  const hi = Math.max(...have.map((c) => c.estimate! + (c.moe_numeric ?? 0)));
+  const y0 = lo - (hi - lo) * 0.1;
+  const y1 = hi + (hi - lo) * 0.1 || hi + 1;
+  const x = (v: number) => pad.l + ((v - Math.min(...years)) / Math.max(1, Math.max(...years) - Math.min(...years))) * (W - pad.l - pad.r);
+  const y = (v: number) => pad.t + (1 - (v - y0) / (y1 - y0)) * (H - pad.t - pad.b);
+  // Runs of consecutive years with values: lines and bands break at gaps.
+  const runs: Cell[][] = [];
+  let run: Cell[] = [];
+  for (const c of cells) {
+    if (c.estimate === null) {
+      if (run.length) runs.push(run);
+      run = [];
+    } else run.push(c);
+  }
+  if (run.length) runs.push(run);
+  const unit = cells[0]?.unit ?? '';
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) => y0 + t * (y1 - y0));
+  const gaps = cells.filter((c) => c.estimate === null);
+  return (
+    <figure class="series">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${cells[0]?.label} for ${cells[0]?.geo_name}, ${years[0]}–${years[years.length - 1]}, with 90% margins of error; values in the table below`}>
+        {ticks.map((t) => (
+          <g key={t}>
+            <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} class="grid" />
+            <text x={pad.l - 6} y={y(t) + 4} text-anchor="end" class="tick">
+              {fmt(Math.round(t), unit)}
+            </text>
+          </g>
+        ))}
+        {years.map((v) => (
+          <text key={v} x={x(v)} y={H - 8} text-anchor="middle" class="tick">
+            {String(v).slice(2)}
+          </text>
+        ))}
+        {runs.map((r, i) => (
+          <g key={i}>
+            <path class="band" d={`M${r.map((c) => `${x(c.vintage)},${y(c.estimate! + (c.moe_numeric ?? 0))}`).join('L')}L${[...r].reverse().map((c) => `${x(c.vintage)},${y(c.estimate! - (c.moe_numeric ?? 0))}`).join('L')}Z`} />
+            <path class="line" d={`M${r.map((c) => `${x(c.vintage)},${y(c.estimate!)}`).join('L')}`} />
+            {r.map((c) => (
+              <circle key={c.vintage} cx={x(c.vintage)} cy={y(c.estimate!)} r="3.5" class="dot" />
+            ))}
+          </g>
+        ))}
+        {gaps.map((c) => (
+          <line key={c.vintage} x1={x(c.vintage)} x2={x(c.vintage)} y1={pad.t} y2={H - pad.b} class="gap" />
+        ))}
+      </svg>
+      <figcaption class="hint">Line: estimate. Band: 90% margin of error. Dashed lines: years without a value (reasons below).</figcaption>
+      <div class="table-wrap">
+        <table data-testid="series-table">
+          <thead>
+            <tr>
+              <th scope="col">Year</th>
+              <th scope="col" class="num">Estimate</th>
+              <th scope="col" class="num">MOE (90%)</th>
+              <th scope="col">Note</th>
+            </tr>
+          </thead>
+          <tbody>
+            {cells.map((c) => (
+              <tr key={c.vintage}>
+                <th scope="row">{c.vintage}</th>
+                <td class="num">{fmt(c.estimate, unit)}</td>
+                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
+                <td>{c.estimate_annotation?.meaning ?? c.moe_annotation?.meaning ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </figure>
+  );
+}
