@@ -7,6 +7,23 @@ export const BUILD_CACHE_CONTROL = 'private, max-age=3600';
 export const FILE_CACHE_CONTROL = 'private, max-age=86400';
 export const NO_STORE = 'no-store';
 
+/** The request headers that carry a credential: a cached answer is only for the same one. */
+const CREDENTIAL_HEADERS = ['X-API-Key', 'Authorization', 'Cookie'];
+
+/**
+ * Set Cache-Control and, for a cacheable answer, `Vary` on the credential headers: the answer
+ * depends on the caller's plan, so a browser must not reuse one key's answer for another key.
+ * Appends to a Vary already set (CORS adds Origin).
+ */
+export function setCaching(reply: { getHeader(name: string): unknown; header(name: string, value: string): unknown }, cacheControl: string): void {
+  reply.header('Cache-Control', cacheControl);
+  if (cacheControl === NO_STORE) return;
+  const prev = reply.getHeader('Vary');
+  const have = new Set(String(prev ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean));
+  const add = CREDENTIAL_HEADERS.filter((h) => !have.has(h.toLowerCase()));
+  if (add.length) reply.header('Vary', [prev, ...add].filter(Boolean).join(', '));
+}
+
 /** The default for an enveloped or CSV answer of a route with this kind of authentication. */
 export function cacheControlFor(auth: 'api-key' | 'user-token' | 'none'): string {
   return auth === 'api-key' ? BUILD_CACHE_CONTROL : NO_STORE;

@@ -35,7 +35,7 @@ import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
-import { cacheControlFor } from './caching.js';
+import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv';
@@ -224,7 +224,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
       const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
-      if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', cacheControlFor(meta.auth));
+      if (!reply.hasHeader('Cache-Control')) setCaching(reply, cacheControlFor(meta.auth));
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
         const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;

@@ -192,6 +192,8 @@ describe('answers', () => {
     const ok = await get('/v1/topics');
     expect(ok.headers['x-content-type-options']).toBe('nosniff');
     expect(ok.headers['cache-control']).toBe('private, max-age=3600');
+    // The answer depends on the caller's plan: a browser must not reuse one key's answer for another.
+    expect(String(ok.headers.vary)).toMatch(/X-API-Key.*Authorization.*Cookie/);
     const err = await get('/v1/variables/nope_nope');
     expect(err.headers['cache-control']).toBe('no-store');
     expect(err.headers['x-content-type-options']).toBe('nosniff');

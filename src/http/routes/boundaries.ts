@@ -10,7 +10,7 @@
 // request answers 403, never 429, and is not charged.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { FILE_CACHE_CONTROL, ifNoneMatch } from '../caching.js';
+import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../caching.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
 import { boundariesCollection } from '../../verbs/boundaries-collection.js';
@@ -38,7 +38,7 @@ async function sendGeoJson(ctx: VerbContext, req: FastifyRequest, reply: Fastify
   }
   const headers = { ...((result.meta?.headers ?? {}) as Record<string, string>) };
   const etag = String(result.meta?.etag ?? headers.ETag ?? '');
-  reply.header('Cache-Control', BOUNDARY_CACHE_CONTROL);
+  setCaching(reply, BOUNDARY_CACHE_CONTROL);
   if (etag && ifNoneMatch(req.headers['if-none-match'], etag)) {
     stream?.destroy();
     delete headers['Content-Type'];

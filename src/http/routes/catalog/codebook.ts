@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { storeIfOpen } from '../../../context/stores.js';
-import { FILE_CACHE_CONTROL, ifNoneMatch } from '../../caching.js';
+import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../../caching.js';
 import { defineRawRoute } from '../../route-helpers.js';
 
 export const CODEBOOK_CACHE_CONTROL = FILE_CACHE_CONTROL;
@@ -35,7 +35,8 @@ async function loadStatic(file: string): Promise<StaticFile | undefined> {
 
 
 export async function sendStatic(req: FastifyRequest, reply: FastifyReply, file: StaticFile, type: string, downloadName: string) {
-  reply.header('ETag', file.etag).header('Cache-Control', CODEBOOK_CACHE_CONTROL);
+  reply.header('ETag', file.etag);
+  setCaching(reply, CODEBOOK_CACHE_CONTROL);
   if (ifNoneMatch(req.headers['if-none-match'], file.etag)) return reply.code(304).send();
   return reply.type(type).header('Content-Disposition', `attachment; filename="${downloadName}"`).send(file.body);
 }
