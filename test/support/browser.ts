@@ -40,7 +40,9 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
 }
 
-export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'docs', 'screenshots');
+// Test runs write their screenshots under .cache (a test must not dirty the work tree);
+// `npm run screenshots` points this at docs/screenshots to refresh the documented pictures.
+export const SCREENSHOT_DIR = path.resolve(REPO_ROOT, process.env.SCREENSHOT_DIR ?? path.join('.cache', 'screenshots'));
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });

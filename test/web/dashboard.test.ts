@@ -1,7 +1,7 @@
 // The developer dashboard in a real browser (headless Debian Chromium via playwright-core),
 // against the real server: development identity provider, real SQLite accounts, the Stripe stub.
 // Walks through what a new user does, checks every page with axe-core (0 serious violations) and
-// writes a screenshot of each page to docs/screenshots/.
+// writes a screenshot of each page (to .cache/screenshots; `npm run screenshots` refreshes docs/screenshots/).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import path from 'node:path';
