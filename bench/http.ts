@@ -16,7 +16,7 @@ import { openDataStores } from '../src/store/open.js';
 import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
 import { admitRequest } from '../src/verbs/admit-request.js';
 import { defaultSeams } from '../src/http/seams.js';
-import type { Stores, VerbContext } from '../src/verbs/context.js';
+import type { Stores, VerbContext } from '../src/context/verb-context.js';
 
 const DATA_DIR = process.env.DATA_DIR ?? 'data';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);

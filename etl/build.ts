@@ -13,6 +13,7 @@ import { createStepLogger } from './log.js';
 import { provenanceOf } from './provenance.js';
 import type { EtlStep, StepLogger } from './step.js';
 import { STEPS } from './steps/index.js';
+import { isAlive } from './process.js';
 
 export interface BuildOptions {
   sourceDir: string;
@@ -82,14 +83,6 @@ async function linkTree(from: string, to: string): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Builds directories left by a killed run carry the dead process id in their name. */
 async function removeStaleTemps(buildsDir: string): Promise<void> {
@@ -118,6 +111,69 @@ async function pruneOldBuilds(buildsDir: string, keepDirs: string[], keep: numbe
 
 export async function build(opts: BuildOptions): Promise<BuildSummary> {
   return withBuildLock(path.resolve(opts.dataDir), () => buildUnlocked(opts));
+}
+
+/** What every step of one build run shares: the previous build, the checksums, the temp directory. */
+interface StepPlan {
+  opts: BuildOptions;
+  sourceDir: string;
+  tmpDir: string;
+  prevDir: string | undefined;
+  prev: Manifest | undefined;
+  sums: Awaited<ReturnType<typeof checksumAll>>;
+  stepInputs: Map<string, string[]>;
+  unchanged: (s: EtlStep) => boolean;
+  log: ReturnType<typeof createStepLogger>;
+  /** Steps rebuilt so far in this run: a step that reads another step's output is rebuilt with it. */
+  rebuilt: Set<string>;
+}
+
+/** One step: its outputs hard-linked from the previous build when its inputs are unchanged, else run. */
+async function runOrReuseStep(plan: StepPlan, s: EtlStep): Promise<{ entry: Manifest['steps'][string]; summary: BuildSummary['steps'][number] }> {
+  const { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log, rebuilt } = plan;
+  const t0 = Date.now();
+  const files = stepInputs.get(s.name)!;
+  const inputs = Object.fromEntries(files.map((f) => [f, sums[f]!.sha256]));
+  const prevStep = prev?.steps[s.name];
+  const reuse = !opts.force && prevDir && prevStep && unchanged(s) && !(s.dependsOn ?? []).some((d) => rebuilt.has(d));
+  let rows: Record<string, number>;
+  let notes: string[];
+  if (reuse) {
+    for (const o of s.outputs) {
+      const from = path.join(prevDir, o);
+      if (await fs.stat(from).catch(() => undefined)) await linkTree(from, path.join(tmpDir, o));
+    }
+    rows = prevStep.rows;
+    notes = [...prevStep.notes.filter((n) => !n.startsWith('reused')), 'reused unchanged from the previous build'];
+    log.info(`${s.name}: inputs unchanged, reused`);
+  } else {
+    log.info(`${s.name}: building from ${files.length} inputs`);
+    const versionSame = prevStep?.version === s.version && !!prev?.synthetic === !!opts.synthetic;
+    const result = await s.run({
+      sourceDir,
+      outDir: tmpDir,
+      previousDir: versionSame && !opts.force ? prevDir : undefined,
+      previousInputs: versionSame && !opts.force && prevStep ? Object.fromEntries(Object.entries(prevStep.inputs).map(([k, v]) => [k, v.sha256])) : {},
+      previousRows: versionSame && !opts.force && prevStep ? prevStep.rows : {},
+      inputs,
+      log,
+      synthetic: !!opts.synthetic,
+    });
+    rows = result.rows;
+    notes = result.notes ?? [];
+    rebuilt.add(s.name);
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  const entry: Manifest['steps'][string] = {
+    version: s.version,
+    inputs: Object.fromEntries(files.map((f) => [f, { ...sums[f]!, provenance: opts.synthetic ? 'synthetic' : provenanceOf(f) }])),
+    outputs: s.outputs,
+    rows,
+    notes,
+    seconds,
+    reused: !!reuse,
+  };
+  return { entry, summary: { name: s.name, reused: !!reuse, rows: Object.values(rows).reduce((a, b) => a + b, 0), seconds } };
 }
 
 async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
@@ -180,50 +236,11 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
   // A step that reads another step's output is rebuilt whenever that step was.
   const rebuilt = new Set<string>();
   try {
-    for (const s of steps) {
-      const t0 = Date.now();
-      const files = stepInputs.get(s.name)!;
-      const inputs = Object.fromEntries(files.map((f) => [f, sums[f]!.sha256]));
-      const prevStep = prev?.steps[s.name];
-      const reuse = !opts.force && prevDir && prevStep && unchanged(s) && !(s.dependsOn ?? []).some((d) => rebuilt.has(d));
-      let rows: Record<string, number>;
-      let notes: string[];
-      if (reuse) {
-        for (const o of s.outputs) {
-          const from = path.join(prevDir, o);
-          if (await fs.stat(from).catch(() => undefined)) await linkTree(from, path.join(tmpDir, o));
-        }
-        rows = prevStep.rows;
-        notes = [...prevStep.notes.filter((n) => !n.startsWith('reused')), 'reused unchanged from the previous build'];
-        log.info(`${s.name}: inputs unchanged, reused`);
-      } else {
-        log.info(`${s.name}: building from ${files.length} inputs`);
-        const versionSame = prevStep?.version === s.version && !!prev?.synthetic === !!opts.synthetic;
-        const result = await s.run({
-          sourceDir,
-          outDir: tmpDir,
-          previousDir: versionSame && !opts.force ? prevDir : undefined,
-          previousInputs: versionSame && !opts.force && prevStep ? Object.fromEntries(Object.entries(prevStep.inputs).map(([k, v]) => [k, v.sha256])) : {},
-          previousRows: versionSame && !opts.force && prevStep ? prevStep.rows : {},
-          inputs,
-          log,
-          synthetic: !!opts.synthetic,
-        });
-        rows = result.rows;
-        notes = result.notes ?? [];
-        rebuilt.add(s.name);
-      }
-      const seconds = (Date.now() - t0) / 1000;
-      manifest.steps[s.name] = {
-        version: s.version,
-        inputs: Object.fromEntries(files.map((f) => [f, { ...sums[f]!, provenance: opts.synthetic ? 'synthetic' : provenanceOf(f) }])),
-        outputs: s.outputs,
-        rows,
-        notes,
-        seconds,
-        reused: !!reuse,
-      };
-      summarySteps.push({ name: s.name, reused: !!reuse, rows: Object.values(rows).reduce((a, b) => a + b, 0), seconds });
+    const plan: StepPlan = { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log, rebuilt };
+    for (const step of steps) {
+      const { entry, summary } = await runOrReuseStep(plan, step);
+      manifest.steps[step.name] = entry;
+      summarySteps.push(summary);
     }
     await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 

@@ -1,16 +1,12 @@
-// The Census Data API's JSON body: an array of arrays, a header row of names, then one row per
-// geography of strings or nulls, geography columns last. Everything written to the cache passes
-// through `validateApiBody`, so a cache file is always a body the offline build can read.
+// Checking and assembling Census Data API bodies before they are cached. The shape itself (a
+// header row of names, then rows of strings or nulls) is read by the one body reader the offline
+// build uses (etl/sources/api-body.ts), so a cache file is always a body the build can read.
+import { BodyError, readApiTable, type ApiTable, type Cell } from '../sources/api-body.js';
 
-export type Cell = string | null;
-export interface ApiTable {
-  header: string[];
-  rows: Cell[][];
-}
+export { BodyError, type ApiTable, type Cell };
 
-export class BodyError extends Error {
-  override name = 'BodyError';
-}
+const GEO_SEP = '\u001f';
+const showKey = (k: string) => k.split(GEO_SEP).join('/');
 
 /**
  * Parse and check one body. `geoColumns` are the columns the `for=` clause must produce, last;
@@ -23,20 +19,11 @@ export function validateApiBody(body: Buffer, geoColumns: string[], expected?: s
     const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
     throw new BodyError(`an HTML page instead of JSON${title ? ` ("${title}")` : ''}`);
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new BodyError(`not valid JSON (${(err as Error).message}; ${body.length} bytes)`);
-  }
-  if (!Array.isArray(data) || data.length === 0) throw new BodyError('not a non-empty JSON array');
-  const [header, ...rows] = data as unknown[];
-  if (!Array.isArray(header) || header.length === 0 || !header.every((h) => typeof h === 'string'))
-    throw new BodyError('the first row is not a header of column names');
-  const names = header as string[];
+  const table = readApiTable(text);
+  const names = table.header;
   if (new Set(names).size !== names.length) throw new BodyError('duplicate column names in the header');
   const tail = names.slice(names.length - geoColumns.length);
-  if (names.length <= geoColumns.length || tail.join('\u0000') !== geoColumns.join('\u0000'))
+  if (names.length <= geoColumns.length || tail.join(GEO_SEP) !== geoColumns.join(GEO_SEP))
     throw new BodyError(`the header does not end with the geography column(s) ${geoColumns.join(', ')}`);
   if (expected) {
     const got = names.slice(0, names.length - geoColumns.length);
@@ -44,14 +31,7 @@ export function validateApiBody(body: Buffer, geoColumns: string[], expected?: s
     if (missing.length > 0 || got.length !== expected.length)
       throw new BodyError(`columns ${got.join(',')} do not match the requested ${expected.join(',')}`);
   }
-  rows.forEach((row, i) => {
-    if (!Array.isArray(row)) throw new BodyError(`row ${i + 1} is not an array`);
-    if (row.length !== names.length)
-      throw new BodyError(`row ${i + 1} has ${row.length} cells, the header ${names.length}`);
-    const bad = row.findIndex((c) => c !== null && typeof c !== 'string');
-    if (bad >= 0) throw new BodyError(`row ${i + 1}, column ${names[bad]}: ${JSON.stringify(row[bad])} is not a string or null`);
-  });
-  return { header: names, rows: rows as Cell[][] };
+  return table;
 }
 
 /** The API's own layout: one array per line, rows separated by `,\n`. */
@@ -68,7 +48,7 @@ export function mergeByGeography(chunks: ApiTable[], geoColumns: string[]): ApiT
   const [first, ...rest] = chunks;
   if (!first) throw new BodyError('nothing to merge');
   const g = geoColumns.length;
-  const key = (row: Cell[]) => row.slice(row.length - g).join('\u0000');
+  const key = (row: Cell[]) => row.slice(row.length - g).join(GEO_SEP);
   const header = chunks.flatMap((c) => c.header.slice(0, c.header.length - g));
   if (new Set(header).size !== header.length) throw new BodyError('the same column came back from two chunks');
   header.push(...geoColumns);
@@ -76,7 +56,7 @@ export function mergeByGeography(chunks: ApiTable[], geoColumns: string[]): ApiT
     const m = new Map<string, Cell[]>();
     for (const row of chunk.rows) {
       const k = key(row);
-      if (m.has(k)) throw new BodyError(`chunk ${i + 2} repeats geography ${k.replace(/\u0000/g, '/')}`);
+      if (m.has(k)) throw new BodyError(`chunk ${i + 2} repeats geography ${showKey(k)}`);
       m.set(k, row);
     }
     if (chunk.rows.length !== first.rows.length)
@@ -86,12 +66,12 @@ export function mergeByGeography(chunks: ApiTable[], geoColumns: string[]): ApiT
   const seen = new Set<string>();
   const rows = first.rows.map((row) => {
     const k = key(row);
-    if (seen.has(k)) throw new BodyError(`chunk 1 repeats geography ${k.replace(/\u0000/g, '/')}`);
+    if (seen.has(k)) throw new BodyError(`chunk 1 repeats geography ${showKey(k)}`);
     seen.add(k);
     const parts = [row.slice(0, row.length - g)];
     index.forEach((m, i) => {
       const other = m.get(k);
-      if (!other) throw new BodyError(`chunk ${i + 2} lacks geography ${k.replace(/\u0000/g, '/')}`);
+      if (!other) throw new BodyError(`chunk ${i + 2} lacks geography ${showKey(k)}`);
       parts.push(other.slice(0, other.length - g));
     });
     return [...parts.flat(), ...row.slice(row.length - g)];

@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
+import { isAlive } from '../process.js';
 
 const gunzipAsync = promisify(gunzip);
 const PARTIAL = '.partial-';
@@ -77,15 +78,6 @@ export async function removeStalePartials(dir: string): Promise<number> {
   return removed;
 }
 
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A zip archive ends with its central directory record (PK\x05\x06, 22 bytes + a comment). */
 function hasZipDirectory(data: Buffer): boolean {

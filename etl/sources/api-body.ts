@@ -1,6 +1,8 @@
-// Parsing one Census Data API response body (the files under api/): a JSON array of arrays whose
-// first row names the columns and whose geography columns come last. Every value is a string or
-// null. Anything else is a malformed input and is reported with the file and row.
+// The one reader of Census Data API response bodies (the files under api/): a JSON array of arrays
+// whose first row names the columns and whose geography columns come last; every value is a
+// string or null. `readApiTable` checks that shape (the online mode validates downloads with it
+// before caching them); `parseApiBody` turns a body into observation rows. Anything else is a
+// malformed input, reported with the file and row.
 import { cleanCell, type AnnotationCode } from '../../src/domain/annotations.js';
 import { InputError } from '../step.js';
 
@@ -59,22 +61,58 @@ export interface ParsedBody {
   rows: ObservationRow[];
 }
 
-/** Parse and clean one API body. `file` is only used in error messages. */
-export function parseApiBody(text: string, file: string): ParsedBody {
+export type Cell = string | null;
+export interface ApiTable {
+  header: string[];
+  rows: Cell[][];
+}
+
+/** A body that is not the API's shape; `row` is the index in the outer array (0 = header). */
+export class BodyError extends Error {
+  override name = 'BodyError';
+  constructor(
+    message: string,
+    readonly row?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The API's table shape: a header of strings, then rows of exactly as many strings or nulls. */
+export function readApiTable(text: string): ApiTable {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new InputError(file, `not valid JSON (${(e as Error).message})`);
+    throw new BodyError(`not valid JSON (${(e as Error).message}; ${text.length} characters)`);
   }
   if (!Array.isArray(json) || json.length === 0 || !Array.isArray(json[0])) {
-    throw new InputError(file, 'expected a JSON array of arrays whose first row holds the column names');
+    throw new BodyError('not a non-empty JSON array of arrays whose first row holds the column names');
   }
-  const header = json[0] as unknown[];
-  if (!header.every((h) => typeof h === 'string')) {
-    throw new InputError(file, 'the header row must contain only strings', 0);
-  }
+  const [header, ...rows] = json as unknown[][];
+  if (header!.length === 0 || !header!.every((h) => typeof h === 'string')) throw new BodyError('the first row is not a header row of column names (strings)', 0);
   const names = header as string[];
+  rows.forEach((row, i) => {
+    if (!Array.isArray(row) || row.length !== names.length) {
+      throw new BodyError(`row ${i + 1} has ${Array.isArray(row) ? row.length : 'no'} cells, the header ${names.length} (expected ${names.length} cells)`, i + 1);
+    }
+    const bad = row.findIndex((c) => c !== null && typeof c !== 'string');
+    if (bad >= 0) throw new BodyError(`row ${i + 1}, column ${names[bad]}: ${JSON.stringify(row[bad])} is not a string or null (cells must be strings or null)`, i + 1);
+  });
+  return { header: names, rows: rows as Cell[][] };
+}
+
+/** Parse and clean one API body. `file` is only used in error messages. */
+export function parseApiBody(text: string, file: string): ParsedBody {
+  let table: ApiTable;
+  try {
+    table = readApiTable(text);
+  } catch (e) {
+    if (e instanceof BodyError) throw new InputError(file, e.message, e.row);
+    throw e;
+  }
+  const names = table.header;
+  const json = [names, ...table.rows];
   const geoSet = GEO_COLUMN_SETS.find((s) => {
     const tail = names.slice(names.length - s.columns.length);
     return tail.length === s.columns.length && tail.every((c, i) => c === s.columns[i]);
@@ -114,16 +152,7 @@ export function parseApiBody(text: string, file: string): ParsedBody {
   const places: ParsedBody['places'] = [];
   const seenPlaces = new Map<string, number>();
   for (let r = 1; r < json.length; r++) {
-    const row = json[r];
-    if (!Array.isArray(row) || row.length !== names.length) {
-      throw new InputError(file, `expected ${names.length} cells, got ${Array.isArray(row) ? row.length : typeof row}`, r);
-    }
-    for (const cell of row) {
-      if (cell !== null && typeof cell !== 'string') {
-        throw new InputError(file, `cells must be strings or null (found ${typeof cell})`, r);
-      }
-    }
-    const cells = row as (string | null)[];
+    const cells = json[r] as Cell[];
     for (const [a, b] of repeats) {
       if (cells[a] !== cells[b]) {
         throw new InputError(file, `column "${names[a]}" is repeated with different values (${JSON.stringify(cells[a])} and ${JSON.stringify(cells[b])})`, r);

@@ -12,6 +12,7 @@
 // starting with `synthetic-`, Parquet key-value metadata `synthetic = 'true'`, index entries with
 // `synthetic: true`. A data directory whose live build is real is refused.
 import { createHash, randomBytes } from 'node:crypto';
+import { GEO_TYPES, type GeoType } from '../../src/domain/geo/keys.js';
 import fs from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -25,8 +26,8 @@ import { createStepLogger } from '../log.js';
 import type { StepLogger } from '../step.js';
 import { INDEX_FILE, PARQUET_OPTIONS, observationsStep, partitionDir } from '../steps/observations.js';
 
-export const SYNTHETIC_LEVELS = ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'] as const;
-export type SyntheticLevel = (typeof SYNTHETIC_LEVELS)[number];
+export const SYNTHETIC_LEVELS = GEO_TYPES;
+export type SyntheticLevel = GeoType;
 
 /** Every acs5 release (2005–2009 was the first five-year period). */
 export const ALL_ACS5_VINTAGES = Array.from({ length: 2024 - 2009 + 1 }, (_, i) => 2009 + i);

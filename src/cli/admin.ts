@@ -15,7 +15,7 @@ import { adminSetPlan } from '../verbs/account-admin-set-plan.js';
 import { inviteCreate } from '../verbs/account-invite-create.js';
 import { retentionRun } from '../verbs/account-retention-run.js';
 import { tosPublish } from '../verbs/account-tos-publish.js';
-import type { VerbContext, VerbResult } from '../verbs/context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 type AnyVerb = (args: { ctx: VerbContext; input: unknown }) => Promise<VerbResult<unknown>>;
 

@@ -1,6 +1,7 @@
 // The two ACS datasets the service serves, their vintages per the spec, and how a request's
 // dataset / vintage parameters are checked. One place, read by the verbs, the catalog and docs.
 import { AppError } from './errors.js';
+import { GEO_TYPES } from './geo/keys.js';
 
 export type DatasetKey = 'acs5' | 'acs1';
 
@@ -13,7 +14,7 @@ export const DATASETS: Record<DatasetKey, { label: string; vintages: number[]; l
   acs5: {
     label: 'American Community Survey 5-year estimates',
     vintages: range(2009, 2024),
-    levels: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'],
+    levels: [...GEO_TYPES],
     description: 'Pooled 60 months of responses; every geography down to block groups (tracts and block groups from 2017 here).',
   },
   acs1: {

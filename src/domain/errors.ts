@@ -4,6 +4,8 @@
 
 export const ERROR_CATALOGUE = {
   'validation-error': { status: 400, title: 'Invalid request parameter' },
+  // Malformed HTTP that never reached a route (bad Content-Length, bad percent-encoding, …).
+  'bad-request': { status: 400, title: 'Malformed request' },
   // The spec uses the one slug `validation-error` for both 400 (bad value) and 422 (semantically
   // invalid: missing parameter, wrong type); the 422 flavour carries the `errors` array.
   'unprocessable-request': { status: 422, title: 'Invalid request parameter', slug: 'validation-error' },
@@ -22,9 +24,12 @@ export const ERROR_CATALOGUE = {
   'variable-not-found': { status: 404, title: 'Variable not found' },
   'geography-not-found': { status: 404, title: 'Geography not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'conflict': { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Result too large' },
+  'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'headers-too-large': { status: 431, title: 'Request header fields too large' },
   'rate-limit-exceeded': { status: 429, title: 'Rate limit exceeded' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'dependency-unavailable': { status: 503, title: 'A dependency is unavailable' },
@@ -41,7 +46,10 @@ export function slugOf(code: ErrorCode): string {
 
 /** One field-level problem, as in the spec's `errors` array. */
 export interface FieldError {
-  /** Parameter path such as `query → geo`. */
+  /**
+   * Parameter path such as `query → geo`. Operations give the neutral name (`geo`); transports
+   * place it (placeFields) as `query → geo`, `path → geo_key`, `arguments → geo`.
+   */
   field: string;
   message: string;
   /** Validation type such as `missing`, `int_parsing`, `enum`. */
@@ -87,4 +95,24 @@ export class AppError extends Error {
 
 export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
+}
+
+/** Where a parameter lives in one transport: `query`, `path`, `body`, `arguments`, `option`, … */
+const PLACED = /^(query|path|body|header|arguments|argument|option) → /;
+
+/**
+ * The same error with every neutral field name placed by the transport: `place('geo')` gives
+ * `query → geo` over REST, `arguments → geo` over MCP.
+ * Names already placed are kept; the detail is rebuilt when it was the list of field errors.
+ */
+export function placeFields(err: AppError, place: (name: string) => string): AppError {
+  if (!err.errors?.some((e) => !PLACED.test(e.field))) return err;
+  const errors = err.errors.map((e) => {
+    if (PLACED.test(e.field)) return e;
+    const [head, ...rest] = e.field.split(' → ');
+    return { ...e, field: [place(head!), ...rest].join(' → ') };
+  });
+  const listed = err.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+  const detail = err.detail === listed ? errors.map((e) => `${e.field}: ${e.message}`).join('; ') : err.detail;
+  return new AppError(err.code, detail, { errors, extensions: err.extensions, headers: err.headers, instance: err.instance, cause: err.cause });
 }

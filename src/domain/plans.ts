@@ -2,15 +2,15 @@
 // "Tier feature access" and "Limits" tables; where the spec is silent the choice is documented in
 // docs/plans.md (search for "chosen").
 import { AppError } from './errors.js';
+import { GEO_TYPES, RESOLUTIONS, type GeoType, type Resolution } from './geo/keys.js';
 
 export const PLAN_IDS = ['free', 'pioneer', 'pro', 'business', 'enterprise'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
-export const BOUNDARY_LEVELS = ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'] as const;
-export type BoundaryLevel = (typeof BOUNDARY_LEVELS)[number];
-
-export const RESOLUTIONS = ['20m', '5m', '500k'] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
+/** Boundaries exist for every geography level (src/domain/geo/keys.ts holds the lists). */
+export const BOUNDARY_LEVELS = GEO_TYPES;
+export type BoundaryLevel = GeoType;
+export { RESOLUTIONS, type Resolution };
 
 export interface PlanFeatures {
   csvExport: boolean;

@@ -70,13 +70,22 @@ function messageOf(type: string, issue: SchemaIssue, field: string): string {
   return issue.message ?? 'Invalid value';
 }
 
-/** Turn schema issues into the spec's 422/400 validation-error; `where` is `query`, `path`, `body`, … */
+/**
+ * Turn schema issues into the spec's 422/400 validation-error. `where` is `query`, `path`, `body`, …
+ * when the transport knows it; operations leave it empty and name fields neutrally (`geo`), and
+ * each transport places them (`query → geo`, `arguments → geo`; see placeFields).
+ */
 export function validationError(issues: SchemaIssue[], where: string, raw: unknown): AppError {
-  const errors: FieldError[] = issues.map((issue) => {
+  const errors: FieldError[] = issues.flatMap((issue) => {
     const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
+    // An unknown parameter is reported under its own name, one error per name.
+    const unknown = issue.keyword === 'unrecognized_keys' && Array.isArray(issue.params?.keys) ? (issue.params.keys as string[]) : null;
+    if (unknown) {
+      return unknown.map((k) => ({ field: [where, ...segments, k].filter(Boolean).join(' → '), message: `unknown parameter "${k}"`, type: 'extra_forbidden' }));
+    }
     const type = typeOfIssue(issue, valueAt(raw, segments));
-    const field = [where, ...segments].join(' → ');
-    return { field, message: messageOf(type, issue, field), type };
+    const field = [where, ...segments].filter(Boolean).join(' → ') || where;
+    return [{ field, message: messageOf(type, issue, field), type }];
   });
   const unreadable = errors.some((e) => UNREADABLE.has(e.type));
   const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
@@ -84,7 +93,7 @@ export function validationError(issues: SchemaIssue[], where: string, raw: unkno
 }
 
 /** zod's issues in the shape fastify reports them (keyword, instancePath, params). */
-export function schemaIssues(error: z.ZodError): SchemaIssue[] {
+export function schemaIssues(error: Pick<z.ZodError, 'issues'>): SchemaIssue[] {
   return error.issues.map((i) => ({
     keyword: i.code,
     instancePath: i.path.length ? `/${i.path.map(String).join('/')}` : '',
@@ -94,7 +103,7 @@ export function schemaIssues(error: z.ZodError): SchemaIssue[] {
 }
 
 /** Validate an operation's input; failures become the same problem errors as HTTP validation. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = 'query'): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = ''): z.output<S> {
   const raw = input ?? {};
   const r = schema.safeParse(raw);
   if (r.success) return r.data;

@@ -6,11 +6,13 @@ import cors from '@fastify/cors';
 import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
-import type { Stores } from '../verbs/context.js';
-import { contextOf, type Seams } from './plugins/context.js';
+import type { Stores } from '../context/verb-context.js';
+import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger } from './plugins/logging.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
+import { parseQueryString } from './query-string.js';
+import type { RouteMeta } from './route-helpers.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
@@ -20,6 +22,19 @@ import { HeavyGate } from './heavy-gate.js';
 declare module 'fastify' {
   interface FastifyInstance {
     heavyGate: HeavyGate;
+  }
+}
+
+/** A route of the app with the metadata defineRoute/defineRawRoute gave it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  meta: RouteMeta;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeTable: RouteEntry[];
   }
 }
 
@@ -70,6 +85,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Application-level deadline (works with keep-alive); socket-level limits are set in server.ts.
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
+    routerOptions: { querystringParser: parseQueryString },
+    frameworkErrors: onFrameworkError,
+    // Bound lazily: the logger exists only once the instance does.
+    clientErrorHandler: clientErrorHandler(config.ERRORS_URL, logger as FastifyBaseLogger),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -85,7 +104,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     req.responseHeaders = {};
     req.refunds = [];
     req.responseClosed = false;
-    reply.header('X-Request-ID', req.id);
+    reply.header('X-Request-ID', req.id).headers(SECURITY_HEADERS);
     // Also on the raw response at once: the shutdown log lists aborted requests by it (drain.ts).
     reply.raw.setHeader('X-Request-ID', req.id);
     // Charge only what was served (docs/operations.md): units are taken up front by admission and
@@ -111,14 +130,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // current state is read without charging.
   app.addHook('onSend', async (req, reply, payload) => {
     const headers = req.responseHeaders ?? {};
-    const seams = app.services.seams;
-    if (req.caller && !('RateLimit' in headers) && !reply.hasHeader('RateLimit') && seams.rateLimitHeaders) {
-      try {
-        Object.assign(headers, seams.rateLimitHeaders(contextOf(req)));
-      } catch (err) {
-        req.log.warn({ err }, 'rate-limit headers unavailable');
-      }
-    }
+    if (req.caller && !('RateLimit' in headers) && !reply.hasHeader('RateLimit')) Object.assign(headers, rateLimitHeadersOf(req));
     for (const [k, v] of Object.entries(headers)) if (!reply.hasHeader(k)) reply.header(k, v);
     return payload;
   });
@@ -130,6 +142,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-ID', 'If-None-Match', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
+  });
+
+  // Every route with its metadata, as registered: the contract test enumerates the app from it.
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (opts) => {
+    const meta = (opts.config as { meta?: RouteMeta } | undefined)?.meta;
+    if (meta) for (const method of ([] as string[]).concat(opts.method)) routeTable.push({ method, url: opts.url, meta });
   });
 
   registerErrorHandling(app);

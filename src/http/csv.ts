@@ -1,7 +1,7 @@
 // CSV rendering for `format=csv`. Spreadsheet applications execute a cell that starts with
 // = + - @ (or a tab / carriage return) as a formula, so such text cells get a leading apostrophe.
-// Numbers are written as numbers: a negative estimate is data, not a formula, and quoting it
-// would turn it into text in the spreadsheet.
+// Numbers are written as numbers, digit for digit as the JSON body writes them (JSON.stringify):
+// a negative estimate is data, not a formula, and quoting it would turn it into text.
 import { stringify } from 'csv-stringify/sync';
 import { checkRowCap } from '../domain/row-cap.js';
 
@@ -40,7 +40,7 @@ export function renderCsv(table: CsvTable, cap: number = CSV_ROW_CAP): string {
   checkRowCap(table.rows.length, cap);
   const header = table.columns.map((c) => escapeCell(c));
   return stringify([header, ...table.rows.map((r) => r.map(escapeCell))], {
-    cast: { boolean: (b) => (b ? 'true' : 'false') },
+    cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => JSON.stringify(n) },
     record_delimiter: 'unix',
   });
 }

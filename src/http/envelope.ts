@@ -4,7 +4,7 @@
 // key passed in the query string is not echoed back into bodies that get pasted around.
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { VerbResult } from '../verbs/context.js';
+import type { VerbResult } from '../context/verb-context.js';
 
 export const DEFAULT_CENSUS_PROGRAM = 'U.S. Census Bureau';
 
@@ -69,7 +69,9 @@ export function linksFor(self: URL, page: VerbResult<unknown>['page']) {
   if (!page) return { self: self.toString(), next: null, prev: null };
   const { offset, limit, total } = page;
   const next = offset + limit < total ? withPage(self, offset + limit, limit) : null;
-  const prev = offset > 0 ? withPage(self, Math.max(0, offset - limit), limit) : null;
+  // Past the end, `prev` is the last page that has records, not a page that is still empty.
+  const lastPage = total > 0 ? Math.floor((total - 1) / limit) * limit : 0;
+  const prev = offset > 0 ? withPage(self, Math.min(Math.max(0, offset - limit), lastPage), limit) : null;
   return { self: self.toString(), next, prev };
 }
 

@@ -27,12 +27,16 @@
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { costOf as lookupCost } from '../domain/cost.js';
 import { planOf, requireFeature } from '../domain/plans.js';
-import type { Caller, VerbContext, VerbResult } from '../verbs/context.js';
+import type { StoreName } from '../context/stores.js';
+import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
+import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
+import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv' | 'compact';
@@ -42,8 +46,15 @@ export interface RouteMeta {
   auth: AuthMode;
   feature?: string;
   formats: Format[];
-  needs: string[];
+  needs: StoreName[];
   paginated?: boolean;
+  /** Where each operation field lives in this route: `geo_key` → `path`; the rest is query (or body). */
+  places: Record<string, string>;
+  hasBody: boolean;
+  /** Statuses the operation raises beyond what auth, inputs and formats imply (404, 409, …), for /openapi.json. */
+  errorStatuses?: number[];
+  /** OpenAPI response objects of non-JSON answers (GeoJSON, files), for /openapi.json. */
+  docResponses?: Record<string, unknown>;
 }
 
 declare module 'fastify' {
@@ -70,19 +81,26 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   description?: string;
   tags?: string[];
   auth: AuthMode;
-  needs?: string[];
+  needs?: StoreName[];
   feature?: string;
   querystring?: Q;
   params?: P;
   body?: B;
   /**
-   * Units charged by admission before the handler runs (default 1 for authenticated routes).
+   * Units charged by admission before the handler runs (default: a lookup, src/domain/cost.ts, as MCP tools).
    * 'verb': the verb calls admitRequest itself, after expanding the request (data, compare,
    * timeseries), and the transport only reports headers and releases the slot.
    */
   costOf?: ((input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => number) | 'verb';
   /** Hide from the OpenAPI document (internal or test routes). */
   hide?: boolean;
+  /**
+   * Operation fields renamed by this route, placed as the client wrote them: `{ level: 'path → geo_type' }`.
+   * Path parameters of the same name as the operation's field need no entry.
+   */
+  fields?: Record<string, string>;
+  /** Error statuses the operation raises beyond those implied by auth, inputs and path (e.g. 404, 409). */
+  errorStatuses?: number[];
   /** fastify per-route options passthrough (e.g. logLevel). */
   logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
 }
@@ -106,6 +124,8 @@ export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z
 export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> extends CommonSpec<Q, P, B> {
   /** Response schemas by status, for the OpenAPI document. Non-JSON responses: use `produces`. */
   response?: Record<number, z.ZodType>;
+  /** OpenAPI response objects for non-JSON answers (`{ 200: { description, content } }`). */
+  docResponses?: Record<string, unknown>;
   produces?: string[];
   /** Sends the reply itself (files, GeoJSON, health). */
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<unknown>;
@@ -114,6 +134,23 @@ export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extend
 const emptyObject = z.object({});
 
 type CostOf = CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf'];
+
+function routeMeta(
+  spec: Pick<CommonSpec<AnyObject, AnyObject, z.ZodType>, 'auth' | 'feature' | 'needs' | 'params' | 'fields' | 'body' | 'errorStatuses'>,
+  formats: Format[],
+  paginated?: boolean,
+  docResponses?: Record<string, unknown>,
+): RouteMeta {
+  const places: Record<string, string> = {};
+  for (const name of Object.keys(spec.params?.shape ?? {})) places[name] = `path → ${name}`;
+  Object.assign(places, spec.fields ?? {});
+  return { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated, places, hasBody: spec.body !== undefined, errorStatuses: spec.errorStatuses, docResponses };
+}
+
+/** Where an operation's field was in this request (`query → geo`, `path → geo_key`). */
+export function placeOf(meta: RouteMeta | undefined, name: string): string {
+  return meta?.places[name] ?? `${meta?.hasBody ? 'body' : 'query'} → ${name}`;
+}
 
 function guards(meta: RouteMeta, costOf: CostOf) {
   return {
@@ -124,12 +161,7 @@ function guards(meta: RouteMeta, costOf: CostOf) {
         // 'close' fires on completion and on client abort alike, so a slot is never leaked.
         if (seams.release) reply.raw.once('close', () => seams.release?.(contextOf(req)));
       }
-      const disabled = req.server.services.config.DISABLED_FEATURES;
-      if (meta.feature && disabled.includes(meta.feature)) {
-        throw new AppError('feature-unavailable', `The ${meta.feature} feature is temporarily disabled; retry with backoff.`, {
-          extensions: { feature: meta.feature },
-        });
-      }
+      assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       const { stores, config, seams } = req.server.services;
@@ -141,14 +173,12 @@ function guards(meta: RouteMeta, costOf: CostOf) {
       }
       const query = (req.query ?? {}) as Record<string, unknown>;
       if (query.format === 'csv') {
-        if (config.DISABLED_FEATURES.includes('csv')) {
-          throw new AppError('feature-unavailable', 'CSV export is temporarily disabled; retry with backoff or request JSON.', { extensions: { feature: 'csv' } });
-        }
+        assertFeatureEnabled(config, 'csv');
         if (req.caller) requireFeature(req.caller.plan, { kind: 'csv' }, config.DASHBOARD_URL);
       }
       if (req.caller && seams.admit && costOf !== 'verb') {
         const input = { query: req.query, params: req.params, body: req.body } as never;
-        const cost = costOf ? costOf(input, req.caller) : 1;
+        const cost = costOf ? costOf(input, req.caller) : lookupCost(req.caller.plan, { kind: 'lookup' });
         const instance = req.url.split('?')[0] ?? req.url;
         const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance });
         Object.assign(req.responseHeaders, admitted.headers ?? {});
@@ -187,7 +217,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
   spec: RouteSpec<Q, P, B, D>,
 ) {
   const formats = spec.formats ?? ['json'];
-  const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated: spec.paginated };
+  const meta = routeMeta(spec, formats, spec.paginated);
   if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
   if (formats.includes('compact') && !spec.compact) throw new Error(`${spec.url}: formats includes compact but no compact() renderer`);
   const base = spec.querystring ?? emptyObject;
@@ -219,6 +249,7 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
         reply.raw.once('close', release);
       }
       const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
+      if (!reply.hasHeader('Cache-Control')) setCaching(reply, cacheControlFor(meta.auth));
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
         const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;
@@ -248,7 +279,7 @@ export function defineRawRoute<Q extends AnyObject = typeof emptyObject, P exten
   app: FastifyInstance,
   spec: RawRouteSpec<Q, P, B>,
 ) {
-  const meta: RouteMeta = { auth: spec.auth, feature: spec.feature, formats: ['json'], needs: spec.needs ?? [] };
+  const meta = routeMeta(spec, ['json'], undefined, spec.docResponses);
   app.route({
     method: spec.method ?? 'GET',
     url: spec.url,

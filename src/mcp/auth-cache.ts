@@ -13,7 +13,7 @@
 // Only successes are cached: a rejected key is checked again on its next request, so a key that
 // becomes valid (or a typo fixed by the user) is never held out by the cache.
 import { hashApiKey } from '../domain/keys.js';
-import type { Caller } from '../verbs/context.js';
+import type { Caller } from '../context/verb-context.js';
 
 export interface AuthCacheOptions {
   ttlMs: number;

@@ -4,8 +4,9 @@
 // can take without reading our docs; structuredContent carries the same problem body REST sends.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { AppError, type FieldError } from '../domain/errors.js';
-import { problemBody, toAppError } from '../http/problem.js';
+import { AppError, placeFields, type FieldError } from '../domain/errors.js';
+import { schemaIssues, validationError } from '../domain/validation.js';
+import { problemBody, toAppError } from '../presentation/problem.js';
 
 /** A likely intended name for an argument an agent invented. */
 const ARGUMENT_ALIASES: Record<string, string> = {
@@ -29,31 +30,22 @@ const ARGUMENT_ALIASES: Record<string, string> = {
   end: 'to',
 };
 
-/** zod issues of a tool's arguments → the spec's field errors (`arguments → geo`). */
+/**
+ * zod issues of a tool's arguments → the spec's field errors (`arguments → geo`), by the same
+ * mapper as REST query strings and operation inputs (src/domain/validation.ts); an unknown
+ * argument gets the likely intended name.
+ */
 export function argumentsError(tool: string, issues: readonly z.core.$ZodIssue[], args: Record<string, unknown>): AppError {
-  const errors: FieldError[] = [];
-  for (const issue of issues) {
-    const path = issue.path.map(String);
-    const value = path.length === 1 ? args[path[0]!] : undefined;
-    if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) {
-        const alias = ARGUMENT_ALIASES[k.toLowerCase()];
-        errors.push({ field: `arguments → ${k}`, message: `unknown argument "${k}"${alias ? `; did you mean "${alias}"?` : ''}`, type: 'extra_forbidden' });
-      }
-      continue;
-    }
-    const field = ['arguments', ...path].join(' → ');
-    if (value === undefined && path.length === 1 && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
-      errors.push({ field, message: 'required', type: 'missing' });
-    } else if (issue.code === 'invalid_union') {
-      errors.push({ field, message: 'expected a string or a list of strings', type: 'string_type' });
-    } else {
-      errors.push({ field, message: issue.message, type: issue.code });
-    }
-  }
+  const base = validationError(schemaIssues({ issues: [...issues] }), 'arguments', args);
+  const errors: FieldError[] = (base.errors ?? []).map((e) => {
+    if (e.type !== 'extra_forbidden') return e;
+    const name = e.field.split(' → ').pop()!;
+    const alias = ARGUMENT_ALIASES[name.toLowerCase()];
+    return { ...e, message: `unknown argument "${name}"${alias ? `; did you mean "${alias}"?` : ''}` };
+  });
   const list = errors.map((e) => `${e.field.replace('arguments → ', '')}: ${e.message}`).join('; ');
   const detail = `Invalid arguments for ${tool}: ${list}${list.endsWith('?') ? '' : '.'}`;
-  return new AppError('unprocessable-request', detail, { errors });
+  return new AppError(base.code, detail, { errors });
 }
 
 function nextStep(e: AppError): string {
@@ -106,10 +98,11 @@ function nextStep(e: AppError): string {
 }
 
 export function toolErrorResult(err: unknown, opts: { requestId: string; errorsUrl: string; instance: string }): { result: CallToolResult; error: AppError; unexpected: boolean } {
-  const { error, unexpected } = toAppError(err, () => undefined);
+  const mapped = toAppError(err, () => undefined);
+  const { unexpected } = mapped;
+  // Operations name fields neutrally (`topic`); over MCP they are arguments.
+  const error = placeFields(mapped.error, (name) => `arguments → ${name}`);
   const problem = problemBody(error, opts.errorsUrl, opts.requestId, opts.instance);
-  // Operations name fields as REST sees them (`query → topic`); over MCP they are arguments.
-  if (problem.errors) problem.errors = problem.errors.map((f) => ({ ...f, field: f.field.replace(/^query → /, 'arguments → ') }));
   const lines = [`Error: ${error.title} (${error.status}). ${error.detail}`];
   for (const f of problem.errors ?? []) lines.push(`- ${f.field}: ${f.message}`);
   lines.push(`Next step: ${nextStep(error)}`);

@@ -5,12 +5,12 @@
 import type { AnnotationInfo } from '../domain/annotations.js';
 import type { Topic } from '../store/catalog.js';
 import type { TableSummary } from '../store/census-tables.js';
-import type { GeographyView } from '../domain/geo/verb-support.js';
+import type { GeographyView } from '../verbs/geo-support.js';
 import type { GeocodeData } from '../verbs/geocode.js';
 import type { DatasetSummary, VariableSearchItem } from '../verbs/catalog.js';
 import type { ComparedCell } from '../verbs/compare-geographies.js';
 import type { ObservationCell } from '../verbs/observations/engine.js';
-import type { VerbResult } from '../verbs/context.js';
+import type { VerbResult } from '../context/verb-context.js';
 
 /** Value lines shown before "… N more in structuredContent". */
 export const MAX_TEXT_LINES = 60;

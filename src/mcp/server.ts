@@ -21,16 +21,18 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
+import { SERVICE_VERSION } from '../version.js';
+import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { requireFeature } from '../domain/plans.js';
-import { BEARER_CHALLENGE, extractBearer } from '../http/plugins/auth.js';
-import type { Caller, VerbContext } from '../verbs/context.js';
+import { BEARER_CHALLENGE, bearerToken } from '../presentation/credentials.js';
+import type { Caller, VerbContext } from '../context/verb-context.js';
 import { AuthCache } from './auth-cache.js';
 import { argumentsError, toolErrorResult } from './errors.js';
 import { originPolicy } from './origin.js';
 import { TOOLS, type ToolDef } from './tools.js';
 
 export const MCP_PATH = '/mcp';
-export const MCP_SERVER_INFO = { name: 'census-data-service', title: 'Census Data Service (American Community Survey)', version: '1.2.0' };
+export const MCP_SERVER_INFO = { name: 'census-data-service', title: 'Census Data Service (American Community Survey)', version: SERVICE_VERSION };
 
 const INSTRUCTIONS = `US Census Bureau American Community Survey (ACS) estimates with margins of error.
 Typical flow: search_variables ("median household income") → search_geographies ("Travis") or geocode (an address) → get_census_data / compare_geographies / get_timeseries.
@@ -53,145 +55,163 @@ function toolListEntry(t: ToolDef): Tool {
   };
 }
 
+/** What every MCP request shares, built once at boot. */
+interface McpDeps {
+  services: FastifyInstance['services'];
+  cache: AuthCache;
+  policy: ReturnType<typeof originPolicy>;
+  tools: Tool[];
+  byName: Map<string, ToolDef>;
+  jsonSchemaValidator: AjvJsonSchemaValidator;
+}
+
 export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): Promise<void> {
   const services = app.services;
   const { config } = services;
-  const cache = new AuthCache({
-    ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 0,
-    now: services.now,
-    generation: () => (services.stores.accounts as { authGeneration?: () => number } | undefined)?.authGeneration?.(),
+  const deps: McpDeps = {
+    services,
+    cache: new AuthCache({
+      ttlMs: opts.authCacheTtlMs ?? config.MCP_AUTH_CACHE_TTL_MS ?? 0,
+      now: services.now,
+      generation: () => (services.stores.accounts as { authGeneration?: () => number } | undefined)?.authGeneration?.(),
+    }),
+    policy: originPolicy(config),
+    tools: TOOLS.map(toolListEntry),
+    byName: new Map(TOOLS.map((t) => [t.name, t])),
+    // The SDK builds a new Ajv per Server unless given one, which dominated the per-request cost
+    // (profiled: ~0.4 ms of CPU per call). It is only used for elicitation, which we never send.
+    jsonSchemaValidator: new AjvJsonSchemaValidator(),
+  };
+  app.post(MCP_PATH, { schema: { hide: true } }, (req, reply) => handle(app, deps, req, reply));
+}
+
+async function authenticate(deps: McpDeps, req: FastifyRequest): Promise<Caller> {
+  const { services, cache } = deps;
+  const key = bearerToken(req.headers);
+  if (!key) {
+    throw new AppError('missing-api-key', 'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).', {
+      headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
+    });
+  }
+  const verify = services.seams.authenticateKey;
+  if (!verify) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
+  const ctx = baseContext(deps, req, null, req.id, 'mcp');
+  try {
+    return await cache.get(key, () => verify(key, ctx));
+  } catch (e) {
+    if (e instanceof AppError && e.status === 401) (e.headers as Record<string, string>)['WWW-Authenticate'] = `${BEARER_CHALLENGE}, error="invalid_token"`;
+    throw e;
+  }
+}
+
+function baseContext({ services }: McpDeps, req: FastifyRequest, caller: Caller | null, requestId: string, via: string): VerbContext {
+  return { requestId, caller, stores: services.stores, config: services.config, now: services.now, log: req.log as VerbContext['log'], via };
+}
+
+/**
+ * The same deadline REST requests have (REQUEST_TIMEOUT_MS): fastify's handler timeout stops
+ * once the SDK owns the response, so tool calls get their own, answered as a tool error.
+ */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('dependency-unavailable', `The tool call did not complete within ${ms} ms; narrow the request (fewer geographies, variables or vintages) or retry with backoff.`)), ms);
   });
-  const policy = originPolicy(config);
-  const tools = TOOLS.map(toolListEntry);
-  const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  // The SDK builds a new Ajv per Server unless given one, which dominated the per-request cost
-  // (profiled: ~0.4 ms of CPU per call). It is only used for elicitation, which we never send.
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
-  async function authenticate(req: FastifyRequest): Promise<Caller> {
-    const key = extractBearer(req);
-    if (!key) {
-      throw new AppError('missing-api-key', 'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).', {
-        headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
-      });
+async function callTool(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, reply: FastifyReply, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  const { services, byName } = deps;
+  const { config } = services;
+  const instance = `mcp:${name}`;
+  // One request id per tool call: admission's concurrency lease is keyed by it.
+  const requestId = randomUUID();
+  const ctx = baseContext(deps, req, caller, requestId, instance);
+  const { seams } = services;
+  const releases: Array<() => void> = [];
+  const refunds: Array<() => void> = [];
+  ctx.charge = async (units: number) => {
+    if (!seams.admit) return;
+    const admitted = await seams.admit({ ctx, caller, cost: units, ip: req.ip, instance });
+    if (admitted.release) releases.push(admitted.release);
+    if (admitted.refund) {
+      refunds.push(admitted.refund);
+      // A response cut off before its end refunds every call it carried (app.ts).
+      req.refunds.push(admitted.refund);
     }
-    const verify = services.seams.authenticateKey;
-    if (!verify) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
-    const ctx = baseContext(req, null, req.id, 'mcp');
-    try {
-      return await cache.get(key, () => verify(key, ctx));
-    } catch (e) {
-      if (e instanceof AppError && e.status === 401) (e.headers as Record<string, string>)['WWW-Authenticate'] = `${BEARER_CHALLENGE}, error="invalid_token"`;
-      throw e;
-    }
-  }
-
-  function baseContext(req: FastifyRequest, caller: Caller | null, requestId: string, via: string): VerbContext {
-    return { requestId, caller, stores: services.stores, config, now: services.now, log: req.log as VerbContext['log'], via };
-  }
-
-  /**
-   * The same deadline REST requests have (REQUEST_TIMEOUT_MS): fastify's handler timeout stops
-   * once the SDK owns the response, so tool calls get their own, answered as a tool error.
-   */
-  function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError('dependency-unavailable', `The tool call did not complete within ${ms} ms; narrow the request (fewer geographies, variables or vintages) or retry with backoff.`)), ms);
-    });
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-  }
-
-  async function callTool(req: FastifyRequest, reply: FastifyReply, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
-    const instance = `mcp:${name}`;
-    // One request id per tool call: admission's concurrency lease is keyed by it.
-    const requestId = randomUUID();
-    const ctx = baseContext(req, caller, requestId, instance);
-    const { seams } = services;
-    const releases: Array<() => void> = [];
-    const refunds: Array<() => void> = [];
-    ctx.charge = async (units: number) => {
-      if (!seams.admit) return;
-      const admitted = await seams.admit({ ctx, caller, cost: units, ip: req.ip, instance });
-      if (admitted.release) releases.push(admitted.release);
-      if (admitted.refund) {
-        refunds.push(admitted.refund);
-        // A response cut off before its end refunds every call it carried (app.ts).
-        req.refunds.push(admitted.refund);
-      }
-      // RateLimit headers as on REST: the JSON response is written after the calls complete, so
-      // the state after this charge is what the client sees.
-      if (!reply.raw.headersSent) for (const [k, v] of Object.entries(admitted.headers ?? {})) reply.raw.setHeader(k, v);
+    // RateLimit headers as on REST: the JSON response is written after the calls complete, so
+    // the state after this charge is what the client sees.
+    if (!reply.raw.headersSent) for (const [k, v] of Object.entries(admitted.headers ?? {})) reply.raw.setHeader(k, v);
+  };
+  const started = performance.now();
+  try {
+    const tool = byName.get(name);
+    if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
+    assertFeatureEnabled(config, tool.feature);
+    const input = args ?? {};
+    const parsed = tool.input.safeParse(input);
+    if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);
+    // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts).
+    const a = parsed.data as { geo?: unknown; include_geometry?: unknown };
+    if (a.include_geometry === true || JSON.stringify(a.geo ?? '').includes('*')) releases.push(await app.heavyGate.acquire());
+    // Lookups are charged up front, like their REST routes; data verbs charge themselves once
+    // they know how many geographies the request expands to.
+    if (tool.cost !== 'verb') await ctx.charge(tool.cost);
+    const result = await withDeadline(tool.run(ctx, parsed.data as Record<string, unknown>), config.REQUEST_TIMEOUT_MS);
+    ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
+    return {
+      content: [{ type: 'text', text: tool.render(result) }],
+      structuredContent: { data: result.data, meta: { ...result.meta, request_id: requestId }, ...(result.page ? { page: result.page } : {}) } as Record<string, unknown>,
     };
-    const started = performance.now();
-    try {
-      const tool = byName.get(name);
-      if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
-      const input = args ?? {};
-      const parsed = tool.input.safeParse(input);
-      if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);
-      // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts).
-      const a = parsed.data as { geo?: unknown; include_geometry?: unknown };
-      if (a.include_geometry === true || JSON.stringify(a.geo ?? '').includes('*')) releases.push(await app.heavyGate.acquire());
-      // Lookups are charged up front, like their REST routes; data verbs charge themselves once
-      // they know how many geographies the request expands to.
-      if (tool.cost !== 'verb') await ctx.charge(tool.cost);
-      const result = await withDeadline(tool.run(ctx, parsed.data as Record<string, unknown>), config.REQUEST_TIMEOUT_MS);
-      ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
-      return {
-        content: [{ type: 'text', text: tool.render(result) }],
-        structuredContent: { data: result.data, meta: { ...result.meta, request_id: requestId }, ...(result.page ? { page: result.page } : {}) } as Record<string, unknown>,
-      };
-    } catch (e) {
-      const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
-      // Charge only what was served: a call that failed on our side (5xx) gives its units back.
-      if (out.error.status >= 500) for (const r of refunds) r();
-      if (out.unexpected) ctx.log.error({ err: e, tool: name, mcp_call: requestId }, 'mcp tool failed');
-      else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
-      return out.result;
-    } finally {
-      for (const r of releases) r();
-      seams.release?.(ctx);
+  } catch (e) {
+    const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
+    // Charge only what was served: a call that failed on our side (5xx) gives its units back.
+    if (out.error.status >= 500) for (const r of refunds) r();
+    if (out.unexpected) ctx.log.error({ err: e, tool: name, mcp_call: requestId }, 'mcp tool failed');
+    else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
+    return out.result;
+  } finally {
+    for (const r of releases) r();
+    seams.release?.(ctx);
+  }
+}
+
+/** One POST /mcp: Host/Origin, key and plan checked as plain HTTP, then a fresh stateless SDK exchange. */
+async function handle(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, reply: FastifyReply) {
+  const { config } = deps.services;
+  deps.policy.check(req.headers);
+  const caller = await authenticate(deps, req);
+  requireFeature(caller.plan, { kind: 'mcp' }, config.DASHBOARD_URL);
+  req.caller = caller;
+
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: deps.jsonSchemaValidator });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(app, deps, req, reply, caller, request.params.name, request.params.arguments));
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+
+  // From here the SDK writes the response; headers fastify's hooks set (X-Request-ID, CORS)
+  // are copied onto the raw response first.
+  reply.hijack();
+  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
+  // Every authenticated response carries the quota state (initialize and tools/list too).
+  try {
+    const current = deps.services.seams.rateLimitHeaders?.(baseContext(deps, req, caller, req.id, 'mcp')) ?? {};
+    for (const [k, v] of Object.entries(current)) reply.raw.setHeader(k, v);
+  } catch (err) {
+    req.log.warn({ err }, 'rate-limit headers unavailable');
+  }
+  reply.raw.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  } catch (err) {
+    req.log.error({ err }, 'mcp transport failed');
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
     }
   }
-
-  async function handle(req: FastifyRequest, reply: FastifyReply) {
-    policy.check(req.headers);
-    const caller = await authenticate(req);
-    requireFeature(caller.plan, { kind: 'mcp' }, config.DASHBOARD_URL);
-    req.caller = caller;
-
-    const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(req, reply, caller, request.params.name, request.params.arguments));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-
-    // From here the SDK writes the response; headers fastify's hooks set (X-Request-ID, CORS)
-    // are copied onto the raw response first.
-    reply.hijack();
-    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
-    // Every authenticated response carries the quota state (initialize and tools/list too).
-    try {
-      const current = services.seams.rateLimitHeaders?.(baseContext(req, caller, req.id, 'mcp')) ?? {};
-      for (const [k, v] of Object.entries(current)) reply.raw.setHeader(k, v);
-    } catch (err) {
-      req.log.warn({ err }, 'rate-limit headers unavailable');
-    }
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req.raw, reply.raw, req.body);
-    } catch (err) {
-      req.log.error({ err }, 'mcp transport failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-      }
-    }
-  }
-
-  app.post(MCP_PATH, { schema: { hide: true } }, handle);
 }

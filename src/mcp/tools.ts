@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { costOf } from '../domain/cost.js';
 import { listDatasets, listTopics, searchVariables } from '../verbs/catalog.js';
 import { compareGeographies, compareInput } from '../verbs/compare-geographies.js';
-import type { VerbContext, VerbResult } from '../verbs/context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { geocode } from '../verbs/geocode.js';
 import { geographiesList, geographiesListInput } from '../verbs/geographies-list.js';
 import { getData, getDataInput } from '../verbs/get-data.js';
@@ -23,10 +23,13 @@ export interface ToolDef {
   input: z.ZodObject;
   /** 'verb': the verb charges through ctx.charge once it knows the expanded size; else units. */
   cost: 'verb' | number;
+  /** The DISABLED_FEATURES flag that switches the tool off, as it does the REST route. */
+  feature?: string;
   run(ctx: VerbContext, args: Record<string, unknown>): Promise<VerbResult<unknown>>;
   render(result: VerbResult<unknown>): string;
 }
 
+// A lookup costs the same on every plan and over every transport (src/domain/cost.ts).
 const LOOKUP_UNITS = costOf('free', { kind: 'lookup' });
 
 const GEO_GUIDE =
@@ -77,6 +80,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Costs quota units: 1 per geography (a wildcard: 1 per 10 geographies it expands to) plus 1 per extra variable.',
     input: dataSchema,
     cost: 'verb',
+    feature: 'data',
     run: (ctx, args) => getData({ ctx, input: args as z.output<typeof dataSchema> }),
     render: (r) => renderData(r as Parameters<typeof renderData>[0]),
   },
@@ -88,6 +92,7 @@ export const TOOLS: readonly ToolDef[] = [
       `Example: variables "B19013_001E", geo ["state:06", "state:48"], dataset "acs1", vintage 2018. ${GEO_GUIDE}`,
     input: compareSchema,
     cost: 'verb',
+    feature: 'data',
     run: (ctx, args) => compareGeographies({ ctx, input: args as z.output<typeof compareSchema> }),
     render: (r) => renderCompare(r as Parameters<typeof renderCompare>[0]),
   },
@@ -100,6 +105,7 @@ export const TOOLS: readonly ToolDef[] = [
       `Example: variables "B01003_001E", geo "state:06", dataset "acs1", from 2016, to 2019. ${GEO_GUIDE}`,
     input: timeseriesSchema,
     cost: 'verb',
+    feature: 'data',
     run: (ctx, args) => getTimeseries({ ctx, input: args as z.output<typeof timeseriesSchema> }),
     render: (r) => renderTimeseries(r as Parameters<typeof renderTimeseries>[0]),
   },
@@ -148,6 +154,7 @@ export const TOOLS: readonly ToolDef[] = [
       'The geographies (state, county, metro, congressional district, tract, block group) containing a point (lat+lng) or a US street address, with their keys for the data tools. Address coverage is limited; a point always works. 1 quota unit.',
     input: geocodeSchema,
     cost: LOOKUP_UNITS,
+    feature: 'geocode',
     run: (ctx, args) => geocode({ ctx, input: args as z.output<typeof geocodeSchema> }),
     render: (r) => renderGeocode(r as Parameters<typeof renderGeocode>[0]),
   },

@@ -2,8 +2,8 @@
 // lazily on first use and kept; the ETag of a file is its sha256 from index.json (content hash).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AddressGeocoder } from '../domain/geocode/address-geocoder.js';
-import { PointGeocoder } from '../domain/geocode/point-geocoder.js';
+import { AddressGeocoder } from './geocode/address-geocoder.js';
+import { PointGeocoder } from './geocode/point-geocoder.js';
 import { FgbFile, type BoundaryFeature } from './boundaries/fgb-file.js';
 import type { BoundaryFileEntry, BoundaryIndex, BoundaryLevel, CentroidFileEntry, Resolution } from './boundaries/manifest.js';
 

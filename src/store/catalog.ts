@@ -105,7 +105,8 @@ export class CatalogStore {
     return { api_name: v.api_name, census_code: v.census_code, label: v.label, unit: v.unit, topic: v.topic, display_format: v.display_format };
   }
 
-  list(opts: { topic?: string; search?: string; offset: number; limit: number }): { items: VariableSummary[]; total: number } {
+  /** `best`: api_names listed first (the headline answers of an everyday phrase, domain/catalog/search-synonyms.ts). */
+  list(opts: { topic?: string; search?: string; best?: readonly string[]; offset: number; limit: number }): { items: VariableSummary[]; total: number } {
     let matches: { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[];
     const q = opts.search?.trim();
     const cached = q ? this.searchCache.get(q) : undefined;
@@ -138,6 +139,8 @@ export class CatalogStore {
     } else {
       matches = this.file.variables.map((v) => ({ v, codes: null }));
     }
+    const best = (opts.best ?? []).map((n) => this.byName.get(n)).filter((v): v is CatalogVariable => v !== undefined);
+    if (best.length) matches = [...best.map((v) => ({ v, codes: null })), ...matches.filter((m) => !best.includes(m.v))];
     if (opts.topic) matches = matches.filter((m) => m.v.topic.topic_key === opts.topic);
     const page = matches.slice(opts.offset, opts.offset + opts.limit).map((m) => {
       const s = this.summary(m.v);

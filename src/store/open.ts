@@ -3,20 +3,18 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Stores } from '../verbs/context.js';
+import type { LiveBuild, Stores } from '../context/stores.js';
 import { openAccountStores } from './accounts/index.js';
 import { BoundaryStore } from './boundaries.js';
 import { CatalogStore } from './catalog.js';
 import { CensusTableStore } from './census-tables.js';
-import { readManifest, resolveCurrentBuild, type Manifest } from './data-dir.js';
+import { readManifest, resolveCurrentBuild } from './data-dir.js';
 import { DuckPool } from './duckdb.js';
 import { GeographyStore } from './geographies.js';
 import { ObservationStore } from './observations.js';
 
-export interface BuildInfo {
-  dir: string;
-  manifest: Manifest;
-}
+/** The live build the data stores were opened on (stores.build). */
+export type BuildInfo = LiveBuild;
 
 export interface Runtime {
   stores: Stores;
@@ -49,6 +47,8 @@ export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>
   if (observations) stores.observations = observations;
   if (boundaries) stores.boundaries = boundaries;
   if (censusTables) stores.censusTables = censusTables;
+  const manifest = await attempt(log, 'build manifest', () => readManifest(buildDir));
+  if (manifest) stores.build = { dir: buildDir, manifest };
   return { stores, close: () => pool.close() };
 }
 
@@ -63,13 +63,12 @@ export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Pro
   const dir = resolveCurrentBuild(config.DATA_DIR);
   let build: BuildInfo | null = null;
   if (dir) {
-    build = { dir, manifest: readManifest(dir) };
     const data = await openDataStores(dir, log, { cacheCells: config.OBSERVATION_CACHE_CELLS });
     Object.assign(stores, data.stores);
+    build = data.stores.build ?? null;
     closers.push(data.close);
   } else {
     log.warn({ dataDir: config.DATA_DIR }, 'no data build found: data endpoints answer 503 until one is built');
   }
-  stores.build = build;
   return { stores, build, close: async () => closers.forEach((c) => c()) };
 }

@@ -6,7 +6,7 @@ import { AppError } from '../domain/errors.js';
 import { recordAcceptance } from '../store/accounts/tos-repo.js';
 import { currentTos } from '../store/accounts/tos-policy.js';
 import { iso, parseInput, signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const acceptTosInput = z.object({
   version: z.string().min(1).max(64).optional(),

@@ -7,7 +7,7 @@ import { planOf } from '../domain/plans.js';
 import { markActivated, setPlan } from '../store/accounts/accounts-repo.js';
 import { redeemInvite } from '../store/accounts/invites-repo.js';
 import { iso, parseInput, signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const activateInput = z.strictObject({ code: z.string().trim().min(4).max(64) });
 

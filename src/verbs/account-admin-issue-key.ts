@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { PLAN_IDS } from '../domain/plans.js';
 import { createAccount, findAccountByEmail, setPlan } from '../store/accounts/accounts-repo.js';
 import { createKey } from '../store/accounts/keys-repo.js';
-import { accountStoreOf } from '../store/accounts/index.js';
 import { keyPayload, parseInput, type KeyPayload } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const issueKeyInput = z.object({
   email: z.email(),
@@ -17,7 +17,7 @@ export const issueKeyInput = z.object({
 
 export async function adminIssueKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> {
   const { email, plan, name } = parseInput(issueKeyInput, input, 'option');
-  const db = accountStoreOf(ctx.stores).db;
+  const db = storeOf(ctx.stores, 'accounts').db;
   const now = ctx.now().getTime();
   const out = db.transaction(() => {
     let account = findAccountByEmail(db, email);

@@ -4,15 +4,15 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { PLAN_IDS } from '../domain/plans.js';
 import { findAccountByEmail, getAccount, setPlan } from '../store/accounts/accounts-repo.js';
-import { accountStoreOf } from '../store/accounts/index.js';
 import { parseInput } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const setPlanInput = z.object({ account: z.string().min(1), plan: z.enum(PLAN_IDS) });
 
 export async function adminSetPlan({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ account_id: string; plan: string; previous_plan: string }>> {
   const { account: ref, plan } = parseInput(setPlanInput, input, 'option');
-  const db = accountStoreOf(ctx.stores).db;
+  const db = storeOf(ctx.stores, 'accounts').db;
   const account = ref.includes('@') ? findAccountByEmail(db, ref) : getAccount(db, ref);
   if (!account) throw new AppError('not-found', `No account ${ref}.`);
   setPlan(db, account.id, plan, ctx.now().getTime());

@@ -2,8 +2,8 @@
 // signature over the raw body is the authentication (src/billing/webhook.ts).
 import { applyStripeEvent, verifyWebhook, WebhookSignatureError, type WebhookOutcome } from '../billing/webhook.js';
 import { AppError } from '../domain/errors.js';
-import { accountStoreOf } from '../store/accounts/index.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export async function billingWebhook({
   ctx,
@@ -14,7 +14,7 @@ export async function billingWebhook({
 }): Promise<VerbResult<WebhookOutcome>> {
   const secret = ctx.config.STRIPE_WEBHOOK_SECRET;
   if (!secret) throw new AppError('dependency-unavailable', 'Billing webhooks are not configured on this server.');
-  const store = accountStoreOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
   const now = ctx.now().getTime();
   let event;
   try {

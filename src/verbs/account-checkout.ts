@@ -7,9 +7,9 @@ import { AppError } from '../domain/errors.js';
 import { isPurchasable, planOf } from '../domain/plans.js';
 import { subscriptionsOf } from '../store/accounts/billing-repo.js';
 import { setStripeCustomer } from '../store/accounts/accounts-repo.js';
-import { stripeOf } from '../store/accounts/index.js';
 import { parseInput, signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const checkoutInput = z.strictObject({
   plan: z.enum(['pioneer', 'pro', 'business']),
@@ -29,7 +29,7 @@ export interface CheckoutSession {
 export async function accountCheckout({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<CheckoutSession>> {
   const body = parseInput(checkoutInput, input);
   const { store, account } = signedInAccount(ctx);
-  const stripe = stripeOf(ctx.stores);
+  const stripe = storeOf(ctx.stores, 'stripe');
   const plan = planOf(body.plan);
   const amount = body.interval === 'annual' ? plan.price.annual : plan.price.monthly;
   if (!isPurchasable(plan) || amount === null) throw new AppError('validation-error', `The ${plan.name} plan is not sold online.`);

@@ -2,12 +2,13 @@
 // input parsing into the 422 shape, and the public payloads of accounts and keys.
 import type { z } from 'zod';
 import { parseInput as parseValidated } from '../domain/validation.js';
-import { AppError, type FieldError } from '../domain/errors.js';
+import { AppError } from '../domain/errors.js';
 import { planOf } from '../domain/plans.js';
 import { getAccount, type AccountRow } from '../store/accounts/accounts-repo.js';
 import type { KeyRow } from '../store/accounts/keys-repo.js';
-import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
-import type { VerbContext } from './context.js';
+import { type AccountStore } from '../store/accounts/index.js';
+import type { VerbContext } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -27,7 +28,7 @@ export function invalidToken(detail: string, withError = true): AppError {
 
 /** The signed-in account of an account operation; a deleted account reads as signed out. */
 export function signedInAccount(ctx: VerbContext): { store: AccountStore; account: AccountRow } {
-  const store = accountStoreOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
   if (!ctx.caller) throw invalidToken('Sign in to the dashboard first.', false);
   const account = getAccount(store.db, ctx.caller.accountId);
   if (!account) throw invalidToken('The account for this sign-in no longer exists.');

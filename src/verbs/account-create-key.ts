@@ -4,7 +4,7 @@ import { AppError } from '../domain/errors.js';
 import { PLAN_IDS, PLANS, planOf, upgradeUrl } from '../domain/plans.js';
 import { createKey, KeyLimitError } from '../store/accounts/keys-repo.js';
 import { keyPayload, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const keyName = z.string().trim().min(1, 'A key needs a name').max(100);
 export const createKeyInput = z.strictObject({ name: keyName });

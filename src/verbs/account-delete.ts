@@ -7,7 +7,7 @@ import { softDeleteAccount } from '../store/accounts/accounts-repo.js';
 import { subscriptionsOf } from '../store/accounts/billing-repo.js';
 import { RETENTION } from '../store/accounts/retention.js';
 import { parseInput, signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const deleteAccountInput = z.strictObject({ confirm: z.literal(true) });
 const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'incomplete']);

@@ -3,7 +3,7 @@
 import { subscriptionsOf } from '../store/accounts/billing-repo.js';
 import { tosState } from '../store/accounts/tos-policy.js';
 import { iso, planPayload, signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export async function accountGetProfile({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<Record<string, unknown>>> {
   const { store, account } = signedInAccount(ctx);

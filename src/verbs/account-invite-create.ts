@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { PLAN_IDS } from '../domain/plans.js';
 import { createInvite } from '../store/accounts/invites-repo.js';
-import { accountStoreOf } from '../store/accounts/index.js';
 import { parseInput } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const inviteInput = z.object({ plan: z.enum(PLAN_IDS).optional(), expires_days: z.coerce.number().int().min(1).max(365).default(14) });
 
@@ -12,6 +12,6 @@ export async function inviteCreate({ ctx, input }: { ctx: VerbContext; input: un
   const body = parseInput(inviteInput, input, 'option');
   const now = ctx.now().getTime();
   const expiresAt = now + body.expires_days * 86_400_000;
-  const code = createInvite(accountStoreOf(ctx.stores).db, { plan: body.plan ?? null, expiresAt, now });
+  const code = createInvite(storeOf(ctx.stores, 'accounts').db, { plan: body.plan ?? null, expiresAt, now });
   return { data: { code, expires_at: new Date(expiresAt).toISOString(), plan: body.plan ?? null } };
 }

@@ -3,7 +3,7 @@
 import { planOf } from '../domain/plans.js';
 import { countActiveKeys, listKeys } from '../store/accounts/keys-repo.js';
 import { keyPayload, signedInAccount, type KeyPayload } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export async function accountListKeys({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<KeyPayload[]>> {
   const { store, account } = signedInAccount(ctx);

@@ -1,12 +1,12 @@
 // GET /v1/account/portal — a Stripe billing-portal session (change plan, card, invoices, cancel).
 import { AppError } from '../domain/errors.js';
-import { stripeOf } from '../store/accounts/index.js';
 import { signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export async function accountPortal({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<{ id: string; url: string }>> {
   const { account } = signedInAccount(ctx);
-  const stripe = stripeOf(ctx.stores);
+  const stripe = storeOf(ctx.stores, 'stripe');
   if (!account.stripe_customer_id) {
     throw new AppError('conflict', 'There is no billing account yet; start a subscription with POST /v1/account/checkout.');
   }

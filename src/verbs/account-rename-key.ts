@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.js';
 import { getKey, renameKey } from '../store/accounts/keys-repo.js';
 import { keyPayload, notFound, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
 import { keyName } from './account-create-key.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const renameKeyInput = z.strictObject({ id: z.string().min(1).max(64), name: keyName });
 

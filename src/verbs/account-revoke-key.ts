@@ -3,7 +3,7 @@
 import { revokeKey } from '../store/accounts/keys-repo.js';
 import { keyPayload, notFound, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
 import { keyIdInput } from './account-rotate-key.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export async function accountRevokeKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<KeyPayload>> {
   const { id } = parseInput(keyIdInput, input, 'path');

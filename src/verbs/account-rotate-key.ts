@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.js';
 import { rotateKey } from '../store/accounts/keys-repo.js';
 import { keyPayload, notFound, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
 import type { CreatedKey } from './account-create-key.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const keyIdInput = z.object({ id: z.string().min(1).max(64) });
 

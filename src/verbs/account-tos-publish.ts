@@ -2,9 +2,9 @@
 // now); accounts that have not accepted it get 30 days of grace from then.
 import { z } from 'zod';
 import { publishTos } from '../store/accounts/tos-repo.js';
-import { accountStoreOf } from '../store/accounts/index.js';
 import { iso, parseInput } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const publishTosInput = z.object({
   version: z.string().trim().min(1).max(64),
@@ -16,7 +16,7 @@ export const publishTosInput = z.object({
 export async function tosPublish({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> {
   const body = parseInput(publishTosInput, input, 'option');
   const now = ctx.now().getTime();
-  const doc = publishTos(accountStoreOf(ctx.stores).db, {
+  const doc = publishTos(storeOf(ctx.stores, 'accounts').db, {
     version: body.version,
     effectiveAt: body.effective_at ? Date.parse(body.effective_at) : now,
     url: body.url ?? null,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { updateProfile } from '../store/accounts/accounts-repo.js';
 import { parseInput, signedInAccount } from './account-common.js';
 import { accountGetProfile } from './account-get-profile.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 const text = z.string().trim().max(200).nullable().optional();
 export const updateProfileInput = z.strictObject({ name: text, organization: text });

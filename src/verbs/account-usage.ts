@@ -5,7 +5,7 @@ import { MINUTE_MS, minuteStart, periodBounds } from '../domain/limits/windows.j
 import { planOf } from '../domain/plans.js';
 import { burstRequests, monthlyRequests, monthlyUnits, usageByDay, usageByKey, usageByRoute } from '../store/accounts/usage-repo.js';
 import { parseInput, signedInAccount } from './account-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const usageInput = z.object({ period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'Use YYYY-MM').optional() });
 

@@ -6,11 +6,12 @@ import { AppError } from '../domain/errors.js';
 import { rateLimitHeaders, type LimitState } from '../domain/limits/headers.js';
 import { minuteStart, MINUTE_MS, periodBounds, periodOf, secondsUntil } from '../domain/limits/windows.js';
 import { PLAN_IDS, PLANS, planOf, upgradeUrl, type Plan } from '../domain/plans.js';
-import { accountStoreOf, type AccountStore } from '../store/accounts/index.js';
+import { type AccountStore } from '../store/accounts/index.js';
 import { chargeBatcherOf } from '../store/accounts/charge-batcher.js';
 import { burstRequests, monthlyUnits, refund, tryCharge } from '../store/accounts/usage-repo.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export interface AdmitInput {
   /** Units from costOf(); 0 for boundary requests on plans with access. */
@@ -49,7 +50,7 @@ function limitState(store: AccountStore, plan: Plan, accountId: string, now: Dat
 }
 
 export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: AdmitInput }): Promise<VerbResult<Admission>> {
-  const store = accountStoreOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
   if (!ctx.caller) throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header.');
   const { accountId, keyId } = ctx.caller;
   // Dashboard sessions are not metered: the account pages must work when the API quota is spent,
@@ -133,6 +134,6 @@ export function releaseAdmission(ctx: Pick<VerbContext, 'stores' | 'requestId'>)
  */
 export function currentRateLimitHeaders(ctx: VerbContext): Record<string, string> {
   if (!ctx.caller || ctx.caller.keyId === DASHBOARD_KEY_ID) return {};
-  const store = accountStoreOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
   return rateLimitHeaders(limitState(store, planOf(ctx.caller.plan), ctx.caller.accountId, ctx.now()));
 }

@@ -5,9 +5,9 @@
 import { AppError } from '../domain/errors.js';
 import { createAccount, findAccountByEmail, findAccountBySubject, linkSubject, type AccountRow } from '../store/accounts/accounts-repo.js';
 import { TokenRejected } from '../store/accounts/identity.js';
-import { accountStoreOf, identityOf } from '../store/accounts/index.js';
 import { invalidToken } from './account-common.js';
-import type { Caller, VerbContext, VerbResult } from './context.js';
+import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 /** keyId of dashboard callers: they act through a sign-in session, not an API key. */
 export const DASHBOARD_KEY_ID = 'dashboard';
@@ -19,8 +19,8 @@ export async function authenticateDashboard({
   ctx: VerbContext;
   input: { token: string };
 }): Promise<VerbResult<Caller & { created: boolean }>> {
-  const store = accountStoreOf(ctx.stores);
-  const identity = identityOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
+  const identity = storeOf(ctx.stores, 'identity');
   let claims;
   try {
     claims = await identity.verify(input.token, ctx.now());

@@ -6,10 +6,10 @@ import { AppError } from '../domain/errors.js';
 import { getAccount } from '../store/accounts/accounts-repo.js';
 import { deleteSession, extendSession, findSession } from '../store/accounts/sessions-repo.js';
 import { tosState } from '../store/accounts/tos-policy.js';
-import { accountStoreOf } from '../store/accounts/index.js';
 import { invalidToken } from './account-common.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
-import type { Caller, VerbContext, VerbResult } from './context.js';
+import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 /** keyId of data requests made by the explorer page with the dashboard session: metered. */
 export const EXPLORER_KEY_ID = 'explorer';
@@ -28,7 +28,7 @@ export async function authenticateSession({
   /** forData: the session reads data endpoints (the explorer), so the terms apply as for a key. */
   input: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean };
 }): Promise<VerbResult<Caller & { csrfToken: string; email: string | null }>> {
-  const store = accountStoreOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
   const now = ctx.now().getTime();
   const session = findSession(store.db, input.sessionId, now);
   if (!session) throw invalidToken('Your dashboard session has ended; sign in again.', false);

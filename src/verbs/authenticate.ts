@@ -3,16 +3,17 @@
 // learns nothing about which keys exist. Also enforces the terms-of-service grace period.
 import { AppError } from '../domain/errors.js';
 import { extractApiKey, hashApiKey, isWellFormedKey } from '../domain/keys.js';
-import { accountStoreOf } from '../store/accounts/index.js';
 import { keyCacheOf } from '../store/accounts/key-cache.js';
-import { LAST_USED_RESOLUTION_MS, touchKey } from '../store/accounts/keys-repo.js';
-import type { Caller, VerbContext, VerbResult } from './context.js';
+import { LAST_USED_RESOLUTION_MS, lookupKeyHash, touchKey } from '../store/accounts/keys-repo.js';
+import { tosState } from '../store/accounts/tos-policy.js';
+import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 /** Transports call this to get the raw key (throws 401 missing-api-key). */
 export { extractApiKey };
 
 export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { apiKey: string } }): Promise<VerbResult<Caller>> {
-  const store = accountStoreOf(ctx.stores);
+  const store = storeOf(ctx.stores, 'accounts');
   const raw = input.apiKey.trim();
   const invalid = () => new AppError('invalid-api-key', 'The API key is not valid or has been revoked. Create or rotate a key in the dashboard.');
   if (!isWellFormedKey(raw)) throw invalid();

@@ -2,10 +2,12 @@
 // FeatureCollection (see boundaries-common.ts for the streaming contract), optionally cut to a bbox.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, resolutionSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 import { entryForVintage } from './boundaries-geometries.js';
 
 const schema = z.object({
@@ -23,7 +25,7 @@ const schema = z.object({
 export async function boundariesCollection({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
   const q = parseInput(schema, input);
   checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level: q.level, resolution: q.resolution }), q.level, q.resolution, 'Boundaries');
-  const store = requireStore(ctx);
+  const store = storeOf(ctx.stores, 'boundaries');
   const entry = q.vintage !== undefined && !q.edition ? entryForVintage(store, q.level, q.resolution, q.vintage) : store.entry(q.level, q.resolution, q.edition);
   if (!entry) {
     const why = q.vintage !== undefined && !q.edition && store.entry(q.level, q.resolution)

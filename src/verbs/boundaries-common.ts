@@ -7,10 +7,11 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import type { BoundaryFeature, BoundaryStore } from '../store/boundaries.js';
+import type { BoundaryFeature } from '../store/boundaries.js';
 import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
-import type { VerbContext } from './context.js';
-import { planOf, requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
+import type { VerbContext } from '../context/verb-context.js';
+import { requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
+import { callerPlan } from './caller-plan.js';
 
 export const accessSchema = z.object({
   allowedLevels: z.array(z.string()),
@@ -31,7 +32,7 @@ export function accessFor(
   kind: 'boundaries' | 'centroids',
   want: { level?: string; resolution?: string } = {},
 ): z.output<typeof accessSchema> {
-  const plan = planOf(ctx.caller?.plan ?? 'free');
+  const plan = callerPlan(ctx);
   const requiredPlan: Record<string, string> = {};
   for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
   for (const resolution of RESOLUTIONS) requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;
@@ -52,13 +53,6 @@ export function accessFor(
 export const levelSchema = z.enum(BOUNDARY_LEVELS);
 export const resolutionSchema = z.enum(RESOLUTIONS).default('20m');
 
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const r = schema.safeParse(input);
-  if (r.success) return r.data;
-  const errors = r.error.issues.map((i) => ({ field: `query → ${i.path.join('.')}`, message: i.message, type: i.code }));
-  throw new AppError('validation-error', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-}
-
 export function checkAccess(ctx: VerbContext, access: z.output<typeof accessSchema>, level: BoundaryLevel, resolution: Resolution | null, what: string): void {
   const deny = (gate: string, detail: string) => {
     throw new AppError('feature-requires-upgrade', detail, {
@@ -69,11 +63,6 @@ export function checkAccess(ctx: VerbContext, access: z.output<typeof accessSche
   if (resolution && !access.allowedResolutions.includes(resolution)) deny(`resolution:${resolution}`, `resolution ${resolution} is not included in your plan`);
 }
 
-export function requireStore(ctx: VerbContext): BoundaryStore {
-  const s = ctx.stores.boundaries;
-  if (!s) throw new AppError('dependency-unavailable', 'boundary data is not loaded');
-  return s;
-}
 
 /** A Readable emitting `{"type":"FeatureCollection","features":[…]}` one feature at a time. */
 export function featureCollectionStream(features: AsyncIterable<BoundaryFeature>, extra: Record<string, unknown> = {}): Readable {

@@ -2,11 +2,13 @@
 // bare GeoJSON, not enveloped). ETag = file hash + key, strong.
 import type { Feature } from 'geojson';
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
 import type { BoundaryLevel } from '../store/boundaries/manifest.js';
-import { accessFor, accessSchema, checkAccess, levelSchema, parseInput, requireStore, resolutionSchema } from './boundaries-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { accessFor, accessSchema, checkAccess, levelSchema, resolutionSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeIfOpen, storeOf } from '../context/stores.js';
 import { entryForVintage } from './boundaries-geometries.js';
 
 const schema = z.object({
@@ -26,8 +28,8 @@ export async function boundariesFeature({ ctx, input }: { ctx: VerbContext; inpu
   if (!lv.success) throw new AppError('invalid-geo-format', `unknown geography type "${type}"`);
   const level: BoundaryLevel = lv.data;
   checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level, resolution: q.resolution }), level, q.resolution, 'Boundaries');
-  const store = requireStore(ctx);
-  const geos = ctx.stores.geographies;
+  const store = storeOf(ctx.stores, 'boundaries');
+  const geos = storeIfOpen(ctx.stores, 'geographies');
   if (q.vintage !== undefined && geos && geos.get(q.geo_key, q.vintage) === null && geos.versions(q.geo_key).length > 0) {
     throw new AppError('geography-not-found', `${q.geo_key} does not exist in ACS ${q.vintage} (it exists in ${geos.versions(q.geo_key).map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`).join(', ')}); no shape of another vintage is given in its place.`);
   }

@@ -1,19 +1,17 @@
 // Catalog operations: search/browse variables, variable detail, topics, datasets. Shared by the
 // HTTP catalog routes and the MCP tools search_variables, list_topics, list_datasets.
+import { expandSearch } from '../domain/catalog/search-synonyms.js';
 import { AppError } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
 import type { ObservationStore } from '../store/observations.js';
-import { CatalogStore, type Dataset, type Topic, type VariableSummary } from '../store/catalog.js';
+import type { Dataset, Topic, VariableSummary } from '../store/catalog.js';
 import { CensusTableStore, type TableSummary } from '../store/census-tables.js';
 import { inferCensusUnit } from '../domain/census-units.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf, storeIfOpen } from '../context/stores.js';
+import { callerPlan } from './caller-plan.js';
 
-export function catalogOf(ctx: VerbContext): CatalogStore {
-  const s = ctx.stores.catalog;
-  if (!(s instanceof CatalogStore)) throw new AppError('dependency-unavailable', 'The variable catalog is not loaded yet; retry with backoff.');
-  return s;
-}
 
 export interface SearchVariablesInput {
   search?: string;
@@ -59,20 +57,21 @@ function censusCodeMatches(tables: CensusTableStore, search: string): CensusCode
 }
 
 export async function searchVariables({ ctx, input }: { ctx: VerbContext; input: SearchVariablesInput }): Promise<VerbResult<VariableSearchItem[]>> {
-  const catalog = catalogOf(ctx);
+  const catalog = storeOf(ctx.stores, 'catalog');
   const topics = catalog.topics().map((t) => t.topic_key);
   if (input.topic !== undefined && !topics.includes(input.topic)) {
     throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${topics.join(', ')}.`, {
-      errors: [{ field: 'query → topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
+      errors: [{ field: 'topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
     });
   }
-  const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
+  const limit = pageSizeFor(callerPlan(ctx), input.limit);
   const offset = input.offset ?? 0;
   const search = input.search?.trim() || undefined;
-  const tables = ctx.stores.censusTables instanceof CensusTableStore ? ctx.stores.censusTables : undefined;
+  const tables = storeIfOpen(ctx.stores, 'censusTables');
+  const expanded = search ? expandSearch(search) : undefined;
   // Catalog variables first (curated, comparable across vintages), then every published code the
   // search names by code: a census code asked for by code is served as published.
-  const fromCatalog = catalog.list({ search, topic: input.topic, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  const fromCatalog = catalog.list({ search: expanded?.words, best: expanded?.best, topic: input.topic, offset: 0, limit: Number.MAX_SAFE_INTEGER });
   const codes = search && tables && !input.topic ? censusCodeMatches(tables, search) : [];
   const all: VariableSearchItem[] = [...fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const })), ...codes];
   const total = all.length;
@@ -98,11 +97,11 @@ export interface VariableDetail extends VariableSummary {
 }
 
 export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { name: string } }): Promise<VerbResult<VariableDetail>> {
-  const catalog = catalogOf(ctx);
+  const catalog = storeOf(ctx.stores, 'catalog');
   const v = catalog.getVariable(input.name.trim());
   if (!v) {
     const withYear = /_(19|20)\d{2}$/.test(input.name) ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.' : '';
-    const tables = ctx.stores.censusTables instanceof CensusTableStore ? ctx.stores.censusTables : undefined;
+    const tables = storeIfOpen(ctx.stores, 'censusTables');
     const code = CensusTableStore.normalizeCode(input.name);
     if (code && tables?.known(code)) {
       const table = code.slice(0, code.indexOf('_'));
@@ -124,7 +123,7 @@ export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { n
 }
 
 export async function listTopics({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<(Topic & { variable_count: number })[]>> {
-  const topics = catalogOf(ctx).topics();
+  const topics = storeOf(ctx.stores, 'catalog').topics();
   return { data: topics, meta: { source: null, total_count: topics.length } };
 }
 
@@ -149,8 +148,8 @@ function loadedVintages(obs: ObservationStore | undefined, dataset: Dataset): Re
 }
 
 export async function listDatasets({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<DatasetSummary[]>> {
-  const ds = catalogOf(ctx).datasets();
-  const obs = ctx.stores.observations;
+  const ds = storeOf(ctx.stores, 'catalog').datasets();
+  const obs = storeIfOpen(ctx.stores, 'observations');
   const data = (['acs5', 'acs1'] as const).map((d) => ({
     dataset: d,
     label: DATASETS[d].label,

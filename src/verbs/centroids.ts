@@ -3,10 +3,12 @@
 // internal_point or population_center — stated in the collection's `centroids` member.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, parseInput, requireStore } from './boundaries-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema } from './boundaries-common.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 const schema = z.object({
   level: levelSchema,
@@ -18,7 +20,7 @@ const schema = z.object({
 export async function centroids({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
   const q = parseInput(schema, input);
   checkAccess(ctx, q.access ?? accessFor(ctx, 'centroids', { level: q.level, resolution: undefined }), q.level, null, 'Centroids');
-  const store = requireStore(ctx);
+  const store = storeOf(ctx.stores, 'boundaries');
   const entry = store.centroidEntry(q.level);
   if (!entry) throw new AppError('not-found', `No centroids for level ${q.level}`);
   const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');

@@ -7,7 +7,7 @@ import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const compareInput = z.object({
   ...observationInputShape,
@@ -61,7 +61,7 @@ export async function compareGeographies({ ctx, input }: { ctx: VerbContext; inp
   const vintage = p.vintage;
   if (p.geo.geographies.length < 2) {
     throw new AppError('validation-error', `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`, {
-      errors: [{ field: 'query → geo', message: 'at least two geographies', type: 'too_short' }],
+      errors: [{ field: 'geo', message: 'at least two geographies', type: 'too_short' }],
     });
   }
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);

@@ -1,10 +1,10 @@
 // Dashboard sign-out: the server-side session row is deleted, so the cookie is dead even if a copy
 // of it survives somewhere.
 import { deleteSession } from '../store/accounts/sessions-repo.js';
-import { accountStoreOf } from '../store/accounts/index.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export async function dashboardSignOut({ ctx, input }: { ctx: VerbContext; input: { sessionId: string } }): Promise<VerbResult<{ signed_out: true }>> {
-  deleteSession(accountStoreOf(ctx.stores).db, input.sessionId);
+  deleteSession(storeOf(ctx.stores, 'accounts').db, input.sessionId);
   return { data: { signed_out: true } };
 }

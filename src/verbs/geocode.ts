@@ -3,11 +3,12 @@
 // coordinates) is a 400 validation-error; a well-formed request that finds nothing (at sea,
 // outside address coverage, unparseable address text) is a 200 with `status: "no_match"` and a reason.
 import { z } from 'zod';
-import type { AddressResult } from '../domain/geocode/address-geocoder.js';
-import type { GeocodeGeographies } from '../domain/geocode/point-geocoder.js';
+import type { AddressResult } from '../store/geocode/address-geocoder.js';
+import type { GeocodeGeographies } from '../store/geocode/point-geocoder.js';
 import { AppError } from '../domain/errors.js';
-import { parseInput, requireStore } from './boundaries-common.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { parseInput } from '../domain/validation.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 const coord = (min: number, max: number) => z.coerce.number().refine(Number.isFinite, 'must be a number').pipe(z.number().min(min).max(max));
 const schema = z.object({
@@ -40,12 +41,12 @@ export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input
   const q = parseInput(schema, input);
   const hasCoords = q.lat !== undefined || q.lng !== undefined;
   if (hasCoords && (q.lat === undefined || q.lng === undefined)) {
-    throw new AppError('validation-error', 'lat and lng must be given together', { errors: [{ field: `query → ${q.lat === undefined ? 'lat' : 'lng'}`, message: 'required with the other coordinate', type: 'missing' }] });
+    throw new AppError('validation-error', 'lat and lng must be given together', { errors: [{ field: q.lat === undefined ? 'lat' : 'lng', message: 'required with the other coordinate', type: 'missing' }] });
   }
   if (hasCoords === (q.address !== undefined)) {
-    throw new AppError('validation-error', 'give either address or lat and lng', { errors: [{ field: 'query → address', message: 'exactly one of address or lat/lng is required', type: 'missing' }] });
+    throw new AppError('validation-error', 'give either address or lat and lng', { errors: [{ field: 'address', message: 'exactly one of address or lat/lng is required', type: 'missing' }] });
   }
-  const { point, address } = await requireStore(ctx).geocoders();
+  const { point, address } = await storeOf(ctx.stores, 'boundaries').geocoders();
   if (q.address !== undefined) {
     const r = address.geocode(q.address, point);
     return { data: { input: { address: q.address }, ...r, geographies: r.geographies && officialNames(ctx, r.geographies) } };

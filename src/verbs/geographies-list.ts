@@ -6,10 +6,11 @@ import { pageSizeFor } from '../domain/plans.js';
 import { callerPlan } from './caller-plan.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES } from '../domain/geo/keys.js';
-import { LATEST_VINTAGE, geographyStore, pastEnd, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
+import { LATEST_VINTAGE, pastEnd, viewOf, type GeographyView } from './geo-support.js';
 import type { GeographyRecord } from '../store/geographies.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { resolveParent } from './geography-children.js';
+import { storeOf } from '../context/stores.js';
 
 export const geographiesListInput = z.object({
   type: z.enum(GEO_TYPES).optional(),
@@ -25,7 +26,7 @@ export type GeographiesListInput = z.input<typeof geographiesListInput>;
 
 export async function geographiesList({ ctx, input }: { ctx: VerbContext; input: GeographiesListInput }): Promise<VerbResult<GeographyView[]>> {
   const q = parseInput(geographiesListInput, input);
-  const store = geographyStore(ctx);
+  const store = storeOf(ctx.stores, 'geographies');
   const vintage = q.vintage ?? LATEST_VINTAGE;
   // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
   const limit = pageSizeFor(callerPlan(ctx), q.limit);
@@ -48,7 +49,7 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
   } else if (q.parent) {
     if (!q.type) {
       throw new AppError('unprocessable-request', 'type is required with parent: say which child type to list.', {
-        errors: [{ field: 'query → type', message: 'Field required with parent', type: 'missing' }],
+        errors: [{ field: 'type', message: 'Field required with parent', type: 'missing' }],
       });
     }
     const parent = resolveParent(store, q.parent, vintage);
@@ -61,7 +62,7 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
   } else {
     if (!q.type) {
       throw new AppError('unprocessable-request', 'Give a type, a parent or a search term.', {
-        errors: [{ field: 'query → type', message: 'One of type, parent or search is required', type: 'missing' }],
+        errors: [{ field: 'type', message: 'One of type, parent or search is required', type: 'missing' }],
       });
     }
     const table = store.tables[q.type];

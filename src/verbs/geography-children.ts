@@ -6,10 +6,11 @@ import { pageSizeFor } from '../domain/plans.js';
 import { callerPlan } from './caller-plan.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES, splitKey } from '../domain/geo/keys.js';
-import { resolvePlaceName } from '../domain/geo/resolve-name.js';
-import { LATEST_VINTAGE, geographyStore, pastEnd, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
+import { resolvePlaceName } from '../store/geographies/resolve-name.js';
+import { LATEST_VINTAGE, pastEnd, viewOf, type GeographyView } from './geo-support.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const geographyChildrenInput = z.object({
   geo_key: z.string().trim().min(1),
@@ -47,7 +48,7 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
 
 export async function geographyChildren({ ctx, input }: { ctx: VerbContext; input: GeographyChildrenInput }): Promise<VerbResult<GeographyView[]>> {
   const q = parseInput(geographyChildrenInput, input);
-  const store = geographyStore(ctx);
+  const store = storeOf(ctx.stores, 'geographies');
   const vintage = q.vintage ?? LATEST_VINTAGE;
   // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
   const limit = pageSizeFor(callerPlan(ctx), q.limit);

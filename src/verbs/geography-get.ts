@@ -5,8 +5,9 @@ import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, FIPS_SHAPE } from '../domain/geo/keys.js';
 import { parseSpecifier } from '../domain/geo/specifier.js';
-import { LATEST_VINTAGE, geographyStore, viewOf, type GeographyView } from '../domain/geo/verb-support.js';
-import type { VerbContext, VerbResult } from './context.js';
+import { LATEST_VINTAGE, viewOf, type GeographyView } from './geo-support.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
 
 export const geographyGetInput = z.object({
   geo_key: z.string().trim().min(1),
@@ -26,7 +27,7 @@ export interface GeographyDetail extends GeographyView {
 
 export async function geographyGet({ ctx, input }: { ctx: VerbContext; input: GeographyGetInput }): Promise<VerbResult<GeographyDetail>> {
   const q = parseInput(geographyGetInput, input);
-  const store = geographyStore(ctx);
+  const store = storeOf(ctx.stores, 'geographies');
   const spec = parseSpecifier(q.geo_key);
   if (spec.kind !== 'key') {
     throw new AppError('invalid-geo-format', `${q.geo_key} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`);

@@ -7,7 +7,7 @@ import { geometriesFor } from './boundaries-geometries.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const getDataInput = z.object({
   ...observationInputShape,

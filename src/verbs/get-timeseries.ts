@@ -8,7 +8,7 @@ import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey 
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const timeseriesInput = z.object({
   ...observationInputShape,
@@ -29,12 +29,12 @@ function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | und
   // dataset's years it is an invalid vintage.
   if (from < all[0]! || from > all.at(-1)!) checkVintage(dataset, from);
   if (from > to) {
-    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'query → from', message: 'must not be after to', type: 'value_error' }] });
+    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'from', message: 'must not be after to', type: 'value_error' }] });
   }
   const vintages = all.filter((y) => y >= from && y <= to);
   if (vintages.length > MAX_POINTS) {
     throw new AppError('validation-error', `A series has at most ${MAX_POINTS} points per variable and geography; ${from}–${to} has ${vintages.length}. Narrow from/to.`, {
-      errors: [{ field: 'query → from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
+      errors: [{ field: 'from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
     });
   }
   return vintages;

@@ -4,7 +4,7 @@
 import { AppError } from '../domain/errors.js';
 import { expansionLimitError, upgradeUrl, type PlanId } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
-import { resolvePlaceName, type NameTarget } from '../domain/geo/resolve-name.js';
+import { resolvePlaceName, type NameTarget } from '../store/geographies/resolve-name.js';
 import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 
@@ -128,7 +128,7 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
   const list = splitGeoParam(specs);
   if (list.length === 0) {
     throw new AppError('unprocessable-request', 'geo is required: give at least one geography specifier such as state:48.', {
-      errors: [{ field: 'query → geo', message: 'Field required', type: 'missing' }],
+      errors: [{ field: 'geo', message: 'Field required', type: 'missing' }],
     });
   }
   // Every specifier is parsed before any is resolved: a format error anywhere fails fast.

@@ -4,15 +4,12 @@
 import { AppError } from '../domain/errors.js';
 import { DATASETS, checkVintage, parseDataset, type DatasetKey } from '../domain/datasets.js';
 import { pageSizeFor } from '../domain/plans.js';
-import { CensusTableStore, type TableInVintage, type TableSummary } from '../store/census-tables.js';
+import type { TableInVintage, TableSummary } from '../store/census-tables.js';
 import type { ObservationStore } from '../store/observations.js';
-import type { VerbContext, VerbResult } from './context.js';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { storeOf } from '../context/stores.js';
+import { callerPlan } from './caller-plan.js';
 
-export function censusTablesOf(ctx: VerbContext): CensusTableStore {
-  const s = ctx.stores.censusTables;
-  if (!(s instanceof CensusTableStore)) throw new AppError('dependency-unavailable', 'The census table metadata is not loaded yet; retry with backoff.');
-  return s;
-}
 
 export interface SearchTablesInput {
   search?: string;
@@ -21,8 +18,8 @@ export interface SearchTablesInput {
 }
 
 export async function searchTables({ ctx, input }: { ctx: VerbContext; input: SearchTablesInput }): Promise<VerbResult<TableSummary[]>> {
-  const tables = censusTablesOf(ctx);
-  const limit = pageSizeFor(ctx.caller?.plan ?? 'free', input.limit);
+  const tables = storeOf(ctx.stores, 'censusTables');
+  const limit = pageSizeFor(callerPlan(ctx), input.limit);
   const offset = input.offset ?? 0;
   const search = input.search?.trim() || undefined;
   const ids = tables.searchTables(search ?? '');
@@ -57,7 +54,7 @@ function loadedFor(obs: ObservationStore | undefined, tableId: string): Record<D
 }
 
 export async function getTable({ ctx, input }: { ctx: VerbContext; input: { table_id: string; dataset?: string; vintage?: number } }): Promise<VerbResult<TableDetail>> {
-  const tables = censusTablesOf(ctx);
+  const tables = storeOf(ctx.stores, 'censusTables');
   const id = input.table_id.trim().toUpperCase().replace(/\*$/, '');
   if (!tables.hasTable(id)) {
     throw new AppError('not-found', `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Stripe from 'stripe';
-import { createStripe } from '../../src/billing/stripe-client.js';
+import { createStripe } from '../../src/store/accounts/stripe-client.js';
 import { AppError } from '../../src/domain/errors.js';
 import { createAccount, getAccount } from '../../src/store/accounts/accounts-repo.js';
 import { upsertSubscription } from '../../src/store/accounts/billing-repo.js';

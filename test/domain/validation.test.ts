@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
+import { AppError, placeFields } from '../../src/domain/errors.js';
 import { parseInput } from '../../src/domain/validation.js';
 import { geographyGet } from '../../src/verbs/geography-get.js';
 import { verbContext } from '../support/context.js';
@@ -18,17 +18,25 @@ function failure(fn: () => unknown): AppError {
 }
 
 describe('parseInput', () => {
-  it('reports a missing field as 422 with type missing', () => {
+  it('reports a missing field as 422 with type missing, under its neutral name', () => {
     const e = failure(() => parseInput(schema, {}));
     expect(e.status).toBe(422);
-    expect(e.errors).toEqual([{ field: 'query → geo_key', message: 'Field required: geo_key', type: 'missing' }]);
+    expect(e.errors).toEqual([{ field: 'geo_key', message: 'Field required: geo_key', type: 'missing' }]);
+  });
+
+  it('placeFields renders neutral names per transport and keeps placed ones', () => {
+    const e = failure(() => parseInput(schema, {}));
+    expect(placeFields(e, (n) => `path → ${n}`).errors?.[0]?.field).toBe('path → geo_key');
+    expect(placeFields(e, (n) => `path → ${n}`).detail).toBe('path → geo_key: Field required: geo_key');
+    const placed = failure(() => parseInput(schema, {}, 'body'));
+    expect(placeFields(placed, (n) => `arguments → ${n}`).errors?.[0]?.field).toBe('body → geo_key');
   });
 
   it('reports a readable but out-of-range value as 400', () => {
     const e = failure(() => parseInput(schema, { geo_key: 'state:06', vintage: 0 }));
     expect(e.status).toBe(400);
     expect(e.code).toBe('validation-error');
-    expect(e.errors?.[0]).toMatchObject({ field: 'query → vintage', type: 'greater_than_equal' });
+    expect(e.errors?.[0]).toMatchObject({ field: 'vintage', type: 'greater_than_equal' });
   });
 
   // Regression: GET /v1/geographies/state:06?vintage=0 answered 500 because the operation called

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE, slugOf, type ErrorCode } from '../../src/domain/errors.js';
-import { fixtureRoutes, SECRET } from './fixture-routes.js';
+import { fixtureRoutes } from './fixture-routes.js';
 import { captureLogger, KEYS, makeApp, problemOf } from './support.js';
 
 const ERRORS_URL = 'https://errors.example.org/e';
@@ -138,12 +138,12 @@ describe('problem+json', () => {
   describe('503', () => {
     it('dependency-unavailable when a needed store is absent; other routes keep working', async () => {
       const p = expectProblem(await app.inject({ url: '/t/needs-widgets' }), 503, 'dependency-unavailable');
-      expect(p.detail).not.toContain('widgets');
+      expect(p.detail).not.toContain('build');
       expect((await app.inject({ url: '/t/public' })).statusCode).toBe(200);
     });
 
     it('the same route works once the store is present', async () => {
-      const withStore = await makeApp({ extraRoutes: fixtureRoutes, stores: { widgets: {} } });
+      const withStore = await makeApp({ extraRoutes: fixtureRoutes, stores: { build: { dir: '/nonexistent', manifest: {} as never } } });
       expect((await withStore.inject({ url: '/t/needs-widgets' })).statusCode).toBe(200);
       await withStore.close();
     });

@@ -103,9 +103,9 @@ export function fixtureRoutes(app: FastifyInstance) {
 
   defineRoute(app, {
     url: '/t/needs-widgets',
-    summary: 'Needs the widgets store',
+    summary: 'Needs a store (the live build)',
     auth: 'none',
-    needs: ['widgets'],
+    needs: ['build'],
     data: z.object({ ok: z.boolean() }),
     handler: async () => ({ data: { ok: true } }),
   });

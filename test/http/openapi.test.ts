@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '../support/paths.js';
 import { makeApp } from './support.js';
 
 describe('OpenAPI document', () => {
@@ -16,10 +22,38 @@ describe('OpenAPI document', () => {
   it('is OpenAPI 3.1 with our title, version and servers', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBe('Census Data Service');
-    expect(doc.info.version).toBe('1.2.0');
-    expect(doc.servers).toEqual([{ url: 'https://api.census-data.example' }]);
+    expect(doc.info.version).toBe(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version);
+    expect(doc.servers).toEqual([{ url: 'https://api.census-data.example', description: 'This deployment' }]);
     for (const convention of ['comma-separated', 'separated by `;`', 'acs5', 'limit', 'offset', '10,000', '422']) expect(doc.info.description).toContain(convention);
   });
+
+  it('gives every operation a unique operationId, a 2xx and every error status its route can produce', () => {
+    const ids: string[] = [];
+    for (const [p, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        expect(op.operationId, `${method} ${p}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        ids.push(op.operationId);
+        const statuses = Object.keys(op.responses);
+        expect(statuses.some((s) => /^2/.test(s)), `${method} ${p}`).toBe(true);
+        // Any request can be malformed (bad percent-encoding): 400; any can fail: 500.
+        expect(statuses, `${method} ${p}`).toEqual(expect.arrayContaining(['400', '500']));
+        if (p.includes('{')) expect(statuses, `${method} ${p}`).toEqual(expect.arrayContaining(['404', '414']));
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/v1/variables/{api_name}'].get.operationId).toBe('getVariablesByApiName');
+  });
+
+  it('passes `redocly lint` with the recommended rules: 0 errors, 0 warnings', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cds-oas-')), 'openapi.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const bin = path.join(REPO_ROOT, 'node_modules', '.bin', 'redocly');
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+    const out = await promisify(execFile)(bin, ['lint', file, '--extends=recommended', '--format=json'], { env, cwd: path.dirname(file) }).catch((e: { stdout: string }) => e);
+    const report = JSON.parse(out.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 60_000);
 
   it('declares the API-key security schemes and the Problem schema', () => {
     expect(doc.components.securitySchemes.ApiKeyHeader).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });

@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { AppError } from '../../src/domain/errors.js';
 import { buildApp, type BuildAppOptions } from '../../src/http/app.js';
 import type { KeyAuthenticator } from '../../src/http/plugins/context.js';
-import type { Caller } from '../../src/verbs/context.js';
+import type { Caller } from '../../src/context/verb-context.js';
 
 export const KEYS = {
   free: 'svc_live_free0000000000000000000000000000'.slice(0, 41),

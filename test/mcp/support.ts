@@ -16,7 +16,7 @@ import { buildApp } from '../../src/http/app.js';
 import { openAccountStores, type AccountStores } from '../../src/store/accounts/index.js';
 import { openDataStores } from '../../src/store/open.js';
 import { adminIssueKey } from '../../src/verbs/account-admin-issue-key.js';
-import type { Stores, VerbContext } from '../../src/verbs/context.js';
+import type { Stores, VerbContext } from '../../src/context/verb-context.js';
 import { testBuildDir } from '../support/build.js';
 
 export interface McpService {

@@ -142,7 +142,7 @@ describe('errors are tool results, never transport failures', () => {
     expect(r.isError).toBe(true);
     const text = textOf(r);
     expect(text).toMatch(/^Error: Invalid request parameter \(422\)/);
-    expect(text).toContain('- arguments → geo: required');
+    expect(text).toContain('- arguments → geo: Field required: geo');
     expect(text).toContain('- arguments → year: unknown argument "year"; did you mean "vintage"?');
     expect(text).toMatch(/Next step: /);
     const problem = (r.structuredContent as { problem: { type: string; status: number; errors: Array<{ field: string; type: string }> } }).problem;
@@ -150,10 +150,13 @@ describe('errors are tool results, never transport failures', () => {
     expect(problem.errors.map((e) => e.type).sort()).toEqual(['extra_forbidden', 'missing']);
   });
 
-  it('a wrongly typed argument', async () => {
+  it('a wrongly typed argument: the spec\'s vocabulary, as over REST', async () => {
     const r = await call(client, 'get_census_data', { variables: 'B19013_001E', geo: 'state:06', vintage: '2018' });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/arguments → vintage: .*expected number/);
+    expect(textOf(r)).toMatch(/arguments → vintage: Input should be a valid (integer|number)/);
+    const problem = (r.structuredContent as { problem: { status: number; errors: Array<{ type: string }> } }).problem;
+    expect(problem.status).toBe(422);
+    expect(problem.errors[0]!.type).toMatch(/^(int|float)_parsing$/);
   });
 
   it('an unknown geography points at search_geographies', async () => {

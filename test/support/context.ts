@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import type { Stores, VerbContext } from '../../src/verbs/context.js';
+import type { Stores, VerbContext } from '../../src/context/verb-context.js';
 
 /** A VerbContext as a transport would build it, for calling operations directly in tests. */
 export function verbContext(stores: Stores, opts: { plan?: string | null; charges?: number[]; now?: Date } = {}): VerbContext {

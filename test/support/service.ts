@@ -12,7 +12,7 @@ import { buildApp } from '../../src/http/app.js';
 import { openAccountStores } from '../../src/store/accounts/index.js';
 import { openDataStores } from '../../src/store/open.js';
 import { adminIssueKey } from '../../src/verbs/account-admin-issue-key.js';
-import type { Stores } from '../../src/verbs/context.js';
+import type { Stores } from '../../src/context/verb-context.js';
 import { testBuildDir, TEST_DATA_DIR } from './build.js';
 import { verbContext } from './context.js';
 

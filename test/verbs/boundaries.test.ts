@@ -9,7 +9,7 @@ import { boundariesCollection } from '../../src/verbs/boundaries-collection.js';
 import { boundariesFeature } from '../../src/verbs/boundaries-feature.js';
 import { geometriesFor } from '../../src/verbs/boundaries-geometries.js';
 import { centroids } from '../../src/verbs/centroids.js';
-import type { VerbContext } from '../../src/verbs/context.js';
+import type { VerbContext } from '../../src/context/verb-context.js';
 import { testBuildDir } from '../support/build.js';
 
 let ctx: VerbContext;

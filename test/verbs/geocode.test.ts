@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { AppError } from '../../src/domain/errors.js';
 import { BoundaryStore } from '../../src/store/boundaries.js';
-import type { VerbContext } from '../../src/verbs/context.js';
+import type { VerbContext } from '../../src/context/verb-context.js';
 import { geocode } from '../../src/verbs/geocode.js';
 import { testBuildDir } from '../support/build.js';
 
@@ -32,7 +32,8 @@ describe('geocode operation', () => {
 
   it('rejects malformed input with 400 validation-error', async () => {
     expect(await code(geocode({ ctx, input: { lat: 95, lng: 0 } }))).toBe('400 validation-error');
-    expect(await code(geocode({ ctx, input: { lat: 'abc', lng: '1' } as never }))).toBe('400 validation-error');
+    // Cannot be read as a number: 422 float_parsing, as over REST.
+    expect(await code(geocode({ ctx, input: { lat: 'abc', lng: '1' } as never }))).toBe('422 unprocessable-request');
     expect(await code(geocode({ ctx, input: { lat: 40 } }))).toBe('400 validation-error');
     expect(await code(geocode({ ctx, input: {} }))).toBe('400 validation-error');
     expect(await code(geocode({ ctx, input: { address: '1 Main St', lat: 1, lng: 1 } }))).toBe('400 validation-error');

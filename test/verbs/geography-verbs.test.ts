@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { GeographyStore } from '../../src/store/geographies.js';
-import type { VerbContext } from '../../src/verbs/context.js';
+import type { VerbContext } from '../../src/context/verb-context.js';
 import { geographiesList } from '../../src/verbs/geographies-list.js';
 import { geographyChildren } from '../../src/verbs/geography-children.js';
 import { geographyGet } from '../../src/verbs/geography-get.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
 import { moeProportion } from '../../src/domain/moe.js';
 import { openDataStores } from '../../src/store/open.js';
-import type { Stores } from '../../src/verbs/context.js';
+import type { Stores } from '../../src/context/verb-context.js';
 import { compareGeographies } from '../../src/verbs/compare-geographies.js';
 import { getData } from '../../src/verbs/get-data.js';
 import { getTimeseries } from '../../src/verbs/get-timeseries.js';

@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Geometry } from 'geojson';
 import type { AbsentSlot, BoundaryFileEntry, BoundaryLevel, Resolution } from '../../../src/store/boundaries/manifest.js';
+import { RESOLUTIONS } from '../../../src/domain/geo/keys.js';
 import { InputError } from '../../step.js';
 import type { FgbFeature } from './fgb.js';
 import { simplifyGeometry, TOLERANCE_DEG } from './simplify.js';
@@ -172,6 +173,6 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
   for (const res of ['5m', '20m'] as const) {
     files.push({ entry: { ...tractBase, resolution: res, source: 'cb_2018_{SS}_tract_500k', true_resolution: `${res} (derived)`, derived: true, derivation: derivation(res, 'cartographic 500k') }, features: simplified(tracts, res, 'cb_2018_tract_500k simplified') });
   }
-  absentAll('block_group', ['20m', '5m', '500k'], 'no block-group boundaries in any source');
+  absentAll('block_group', [...RESOLUTIONS], 'no block-group boundaries in any source');
   return { files, absent, stateNames };
 }

@@ -1,8 +1,13 @@
 // Geography levels and their canonical keys (`{type}:{fips}`), shared by the ETL, the store and the
 // operations. FIPS codes are strings: a leading zero is part of the identifier, not formatting.
 
+/** The one list of geography levels: keys, boundaries, centroids, datasets and the ETL use it. */
 export const GEO_TYPES = ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'] as const;
 export type GeoType = (typeof GEO_TYPES)[number];
+
+/** The one list of boundary resolutions (cartographic boundary scales), coarsest first. */
+export const RESOLUTIONS = ['20m', '5m', '500k'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
 
 /** Digits in the FIPS part of a complete key of each type (nation is the literal `1`). */
 export const FIPS_LENGTH: Record<GeoType, number> = {

@@ -1,6 +1,7 @@
 // The geography specifier grammar: `{type}:{fips}`, `{type}:{fips prefix}*` (wildcard) or, for
-// county, tract and block_group, `{type}:{place name}`. Several specifiers are separated by `;`
-// (names contain commas: "Austin-Round Rock-San Marcos, TX").
+// county, tract and block_group, `{type}:{place name}`. Several specifiers are separated by `;`,
+// or by a comma directly before the next `{type}:` (state:06,state:48); a comma anywhere else is
+// part of a name ("Austin-Round Rock-San Marcos, TX").
 import { AppError } from '../errors.js';
 import { FIPS_SHAPE, GEO_TYPES, NAME_RESOLVABLE_TYPES, isGeoType, type GeoType } from './keys.js';
 
@@ -13,10 +14,17 @@ export const GEO_LIST_SEPARATOR = ';';
 
 const FORMAT_HELP = `Use {type}:{fips} with type one of ${GEO_TYPES.join(', ')} and FIPS digits with their leading zeros (state:48, county:48453); add a trailing * for a wildcard (county:48*); county, tract and block_group also take a place name (tract:Travis County, TX). Separate several geographies with ${GEO_LIST_SEPARATOR}.`;
 
-/** Split `geo` parameter values (repeated parameters and/or `;`-separated lists) into specifiers. */
+/** A comma that starts another full specifier (`,state:48`, `, block group:…`), not one inside a name. */
+const COMMA_BEFORE_SPECIFIER = new RegExp(`,(?=\\s*(?:${[...GEO_TYPES, 'us'].map((t) => t.replace('_', '[_ -]')).join('|')})\\s*:)`, 'i');
+
+/** Split `geo` parameter values (repeated parameters, `;` lists, commas before a `{type}:`) into specifiers. */
 export function splitGeoParam(values: string | readonly string[] | undefined): string[] {
   const list = values === undefined ? [] : typeof values === 'string' ? [values] : values;
-  return list.flatMap((v) => v.split(GEO_LIST_SEPARATOR)).map((s) => s.trim()).filter((s) => s.length > 0);
+  return list
+    .flatMap((v) => v.split(GEO_LIST_SEPARATOR))
+    .flatMap((v) => v.split(COMMA_BEFORE_SPECIFIER))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 function formatError(raw: string, why: string): AppError {

@@ -2,6 +2,7 @@
 // verb (injected through buildApp's `seams`); what makes a key valid is decided there.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
+import { API_KEY_CHALLENGE, BEARER_CHALLENGE, bearerToken, firstValue } from '../../presentation/credentials.js';
 import { contextOf } from './context.js';
 import { readSessionCookie } from '../dashboard/cookies.js';
 
@@ -9,14 +10,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type AuthMode = 'api-key' | 'user-token' | 'none';
 
-const REALM = 'census-data-service';
-export const API_KEY_CHALLENGE = `ApiKey realm="${REALM}", header="X-API-Key"`;
-export const BEARER_CHALLENGE = `Bearer realm="${REALM}"`;
-
-function firstValue(v: unknown): string | undefined {
-  const s = Array.isArray(v) ? v[0] : v;
-  return typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined;
-}
+export { API_KEY_CHALLENGE, BEARER_CHALLENGE };
 
 /** X-API-Key (Node lower-cases header names, so any spelling works) wins over `api_key`. */
 export function extractApiKey(req: FastifyRequest): string | undefined {
@@ -27,9 +21,7 @@ export function extractApiKey(req: FastifyRequest): string | undefined {
 }
 
 export function extractBearer(req: FastifyRequest): string | undefined {
-  const h = firstValue(req.headers.authorization);
-  const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
-  return m?.[1];
+  return bearerToken(req.headers);
 }
 
 function withChallenge(err: unknown, challenge: string): unknown {

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import type { Config } from '../../config.js';
-import type { Caller, Stores, VerbContext } from '../../verbs/context.js';
+import type { Caller, Stores, VerbContext } from '../../context/verb-context.js';
 
 /** Verifies a raw API key; throws AppError('invalid-api-key') for unknown, malformed or revoked keys. */
 export type KeyAuthenticator = (rawKey: string, ctx: VerbContext) => Promise<Caller>;

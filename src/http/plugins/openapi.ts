@@ -6,10 +6,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
-import { PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { SERVICE_VERSION } from '../../version.js';
+import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
 import type { RouteMeta } from '../route-helpers.js';
 
-export const API_VERSION = '1.2.0';
+export const API_VERSION = SERVICE_VERSION;
 
 export const API_DESCRIPTION = `Census Data Service: American Community Survey estimates with margins of error.
 
@@ -52,31 +53,74 @@ function problemResponse(description: string) {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } } };
 }
 
-function errorResponses(meta: RouteMeta | undefined, hasInput: boolean): Record<string, unknown> {
+/**
+ * Every error status an operation can answer, from what the route declares (auth, inputs, path
+ * parameters, body, CSV) plus the statuses its operation raises (`meta.errors`). Statuses any
+ * request can meet before routing (431, 408) are described once in the API description.
+ */
+function errorResponses(meta: RouteMeta | undefined, parts: { input: boolean; path: boolean; body: boolean }): Record<string, unknown> {
   const r: Record<string, unknown> = {};
-  if (hasInput) {
-    r['400'] = problemResponse('A parameter is readable but not acceptable (validation-error, invalid-vintage, invalid-dataset, …).');
-    r['422'] = problemResponse('A parameter is missing or cannot be read as its type; `errors` lists each field.');
-  }
+  r['400'] = problemResponse(
+    parts.input
+      ? 'A parameter is readable but not acceptable (validation-error, invalid-vintage, invalid-dataset, invalid-geo-format, …), or the request is malformed (bad-request).'
+      : 'bad-request: the request is malformed (e.g. the path is not valid percent-encoded UTF-8).',
+  );
+  if (parts.input) r['422'] = problemResponse('A parameter is missing or cannot be read as its type; `errors` lists each field.');
   if (meta?.auth === 'api-key') {
     r['401'] = problemResponse('missing-api-key or invalid-api-key. Carries WWW-Authenticate.');
     r['403'] = problemResponse('tos-acceptance-required or feature-requires-upgrade.');
     r['429'] = problemResponse('rate-limit-exceeded (monthly quota, per-minute burst or concurrency).');
   } else if (meta?.auth === 'user-token') {
     r['401'] = problemResponse('invalid-token. Carries WWW-Authenticate.');
+    r['403'] = problemResponse('forbidden: the signed-in account may not do this.');
+    r['409'] = problemResponse('conflict: the change conflicts with the current state of the account (a revoked key, an existing subscription, …).');
   }
-  if (meta?.formats.includes('csv')) r['413'] = problemResponse('payload-too-large: the CSV would exceed 10,000 rows.');
+  if (parts.path) {
+    r['404'] = problemResponse('No such resource (not-found, variable-not-found, geography-not-found).');
+    r['414'] = problemResponse('uri-too-long: a path segment is longer than 100 characters.');
+  }
+  for (const status of meta?.errorStatuses ?? []) {
+    if (!r[String(status)]) r[String(status)] = problemResponse(ERROR_STATUS_TEXT[status] ?? 'See docs/errors.md.');
+  }
+  if (parts.body) {
+    r['413'] = problemResponse('payload-too-large: the body is over 1 MiB.');
+    r['415'] = problemResponse('unsupported-media-type: send application/json.');
+  }
+  if (meta?.formats.includes('csv')) r['413'] = problemResponse('payload-too-large: the CSV would exceed 10,000 rows, or an expansion is larger than any plan allows.');
   r['500'] = problemResponse('internal-error; quote request_id when contacting support.');
   r['503'] = problemResponse('dependency-unavailable or feature-unavailable; retry with backoff.');
   return r;
+}
+
+const ERROR_STATUS_TEXT: Record<number, string> = {
+  403: 'forbidden or feature-requires-upgrade.',
+  404: 'No such resource (not-found, variable-not-found, geography-not-found).',
+  409: 'conflict: the change conflicts with the current state of the resource.',
+  413: 'payload-too-large: an expansion larger than any plan allows.',
+};
+
+/** `GET /v1/geographies/{geo_key}/children` → `getGeographiesByGeoKeyChildren`: stable and unique per route. */
+export function operationIdOf(method: string, url: string): string {
+  const words = url
+    .split('/')
+    .filter((seg) => seg && seg !== 'v1')
+    .flatMap((seg) => (seg.startsWith(':') ? ['by', ...seg.slice(1).split('_')] : seg.split(/[._-]/)));
+  return method.toLowerCase() + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
 export async function registerOpenApi(app: FastifyInstance, config: Config) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Census Data Service', version: API_VERSION, description: API_DESCRIPTION },
-      servers: config.BASE_URL ? [{ url: config.BASE_URL }] : [],
+      info: {
+        title: 'Census Data Service',
+        version: API_VERSION,
+        description: API_DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      // BASE_URL when configured; otherwise `/`, which OpenAPI resolves against the address the
+      // document was fetched from — right for any host without naming one.
+      servers: [{ url: config.BASE_URL ?? '/', description: 'This deployment' }],
       components: {
         securitySchemes: {
           ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
@@ -92,9 +136,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
       const schema = out.schema as Record<string, unknown> | undefined;
       if (!schema || schema.hide) return out;
       const meta = (input.route.config as { meta?: RouteMeta } | undefined)?.meta;
-      const hasInput = Boolean(schema.querystring || schema.params || schema.body);
-      const response = { ...errorResponses(meta, hasInput), ...((schema.response as Record<string, unknown>) ?? {}) };
-      return { ...out, schema: { ...schema, response } };
+      const parts = { input: Boolean(schema.querystring || schema.params || schema.body), path: Boolean(schema.params), body: Boolean(schema.body) };
+      const response = { ...errorResponses(meta, parts), ...(meta?.docResponses ?? {}), ...((schema.response as Record<string, unknown>) ?? {}) };
+      const method = ([] as string[]).concat(input.route.method)[0] ?? 'GET';
+      return { ...out, schema: { ...schema, response, operationId: operationIdOf(method, input.url) } };
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());

@@ -10,28 +10,20 @@
 // request answers 403, never 429, and is not charged.
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../caching.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
+import { RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
 import { boundariesCollection } from '../../verbs/boundaries-collection.js';
 import { boundariesFeature } from '../../verbs/boundaries-feature.js';
 import { centroids } from '../../verbs/centroids.js';
-import type { VerbContext, VerbResult } from '../../verbs/context.js';
+import type { VerbContext, VerbResult } from '../../context/verb-context.js';
 import { defineRawRoute, queryString } from '../route-helpers.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
-export const BOUNDARY_CACHE_CONTROL = 'private, max-age=86400';
+export const BOUNDARY_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
 
-/** The entity tags of an If-None-Match header (quoted, so tags holding commas survive). */
-export function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
-  if (!header) return false;
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (value.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  // Weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored.
-  return (value.match(/(?:W\/)?"[^"]*"/g) ?? []).some((t) => t.replace(/^W\//, '') === bare);
-}
 
 type GeoJsonResult = VerbResult<unknown> & { meta?: { etag?: unknown; headers?: unknown; cost_units?: unknown } };
 
@@ -46,7 +38,7 @@ async function sendGeoJson(ctx: VerbContext, req: FastifyRequest, reply: Fastify
   }
   const headers = { ...((result.meta?.headers ?? {}) as Record<string, string>) };
   const etag = String(result.meta?.etag ?? headers.ETag ?? '');
-  reply.header('Cache-Control', BOUNDARY_CACHE_CONTROL);
+  setCaching(reply, BOUNDARY_CACHE_CONTROL);
   if (etag && ifNoneMatch(req.headers['if-none-match'], etag)) {
     stream?.destroy();
     delete headers['Content-Type'];
@@ -75,6 +67,12 @@ const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only featu
 
 const notModified = z.null().describe('Not Modified: If-None-Match matched the ETag; no body.');
 
+/** The 200 of a GeoJSON answer, for /openapi.json (the body is streamed, not serialized from a schema). */
+function geojsonOk(description: string) {
+  const geojson = { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['FeatureCollection', 'Feature'] } } };
+  return { 200: { description, content: { [GEOJSON_CONTENT_TYPE]: { schema: geojson } } } };
+}
+
 export function boundaryRoutes(app: FastifyInstance) {
   defineRawRoute(app, {
     url: '/v1/boundaries/:target',
@@ -87,6 +85,8 @@ export function boundaryRoutes(app: FastifyInstance) {
     feature: 'boundaries',
     costOf: 'verb',
     params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
+    fields: { geo_key: 'path → target', level: 'path → target' },
+    docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.'),
     querystring: z.object({ resolution, edition, vintage, bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.') }),
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
@@ -112,6 +112,8 @@ export function boundaryRoutes(app: FastifyInstance) {
     feature: 'centroids',
     costOf: 'verb',
     params: z.object({ geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.') }),
+    fields: { level: 'path → geo_type' },
+    docResponses: geojsonOk('A FeatureCollection of Points. Carries ETag and X-Boundary-Vintage.'),
     querystring: z.object({ bbox }),
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },

@@ -42,7 +42,15 @@ export const observationCellSchema = z.object({
 });
 
 export const dataCellSchema = observationCellSchema.extend({
-  geometry: z.unknown().nullable().optional().describe('GeoJSON geometry, with include_geometry=true.'),
+  geometry: z
+    .object({
+      type: z.string().describe('GeoJSON geometry type, e.g. MultiPolygon.'),
+      coordinates: z.array(z.unknown()).optional(),
+      geometries: z.array(z.unknown()).optional().describe('GeometryCollection only.'),
+    })
+    .nullable()
+    .optional()
+    .describe('GeoJSON geometry, with include_geometry=true.'),
 });
 
 export const comparedCellSchema = observationCellSchema.extend({

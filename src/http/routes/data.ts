@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { planOf } from '../../domain/plans.js';
-import type { VerbContext, VerbResult } from '../../verbs/context.js';
+import type { VerbContext, VerbResult } from '../../context/verb-context.js';
 import { compareGeographies, type ComparedCell } from '../../verbs/compare-geographies.js';
 import { getData, type DataCell } from '../../verbs/get-data.js';
 import { getTimeseries } from '../../verbs/get-timeseries.js';
@@ -51,6 +51,7 @@ const DATA_ROUTE = {
   feature: 'data',
   formats: ['json', 'csv'],
   costOf: 'verb',
+  errorStatuses: [404],
 } as const satisfies Partial<Parameters<typeof defineRoute>[1]>;
 
 export function dataRoutes(app: FastifyInstance) {

@@ -20,6 +20,7 @@ export function geographyRoutes(app: FastifyInstance) {
       'One of: `type` alone (every geography of the type), `parent` + `type` (children, as /v1/geographies/{geo_key}/children), or `search` (name words; states, counties, metros and districts; optionally narrowed by `type` and `parent`). Paginated with `limit`/`offset`; `meta.total_count` and `links.next`/`prev`.',
     tags: ['geographies'],
     auth: 'api-key',
+    errorStatuses: [404],
     needs: ['geographies'],
     paginated: true,
     querystring: z.object({

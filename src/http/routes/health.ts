@@ -3,11 +3,12 @@
 // otherwise, so a balancer that only reads status codes can tell, while the body says exactly
 // what is affected (requests that do not need it keep working). Each poll re-checks the faults,
 // so the answer goes back to 200 by itself once the files are restored (docs/operations.md).
+// The build is the one the stores were opened on at boot (stores.build).
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import { readManifest, resolveCurrentBuild } from '../../store/data-dir.js';
+import { storeIfOpen } from '../../context/stores.js';
 import { defineRawRoute } from '../route-helpers.js';
-import { API_VERSION } from '../plugins/openapi.js';
+import { SERVICE_VERSION } from '../../version.js';
 
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -22,21 +23,6 @@ const healthSchema = z.object({
 
 type Pingable = { ping?: () => unknown; health?: () => { ok: boolean; reason?: string } };
 type Guarded = { guard?: { faults(): Promise<Array<{ partition: string; reason: string; since: string }>> } };
-
-let cached: { dir: string; data: { build_id: string; built_at: string; synthetic: boolean } } | undefined;
-
-function dataStatus(dataDir: string) {
-  const dir = resolveCurrentBuild(dataDir);
-  if (!dir) return null;
-  if (cached?.dir === dir) return cached.data;
-  try {
-    const m = readManifest(dir);
-    cached = { dir, data: { build_id: m.build_id, built_at: m.created_at, synthetic: m.synthetic === true } };
-    return cached.data;
-  } catch {
-    return null;
-  }
-}
 
 async function databaseStatus(accounts: unknown): Promise<{ state: 'ok' | 'unavailable'; error: string | null }> {
   if (accounts === undefined || accounts === null) return { state: 'unavailable', error: 'not opened' };
@@ -72,16 +58,16 @@ export function healthRoutes(app: FastifyInstance) {
     logLevel: 'silent',
     response: { 200: healthSchema, 503: healthSchema },
     handler: async ({ ctx, reply }) => {
-      // The build the stores were opened on (what is actually served), else whatever is on disk.
-      const served = (ctx.stores.build as { manifest?: { build_id: string; created_at: string; synthetic?: boolean } } | null | undefined)?.manifest;
-      const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : dataStatus(ctx.config.DATA_DIR);
+      // The build the stores were opened on: what is actually served, not what is on disk now.
+      const served = storeIfOpen(ctx.stores, 'build')?.manifest;
+      const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : null;
       const database = await databaseStatus(ctx.stores.accounts);
       const partitions = await partitionFaults(ctx.stores.observations);
       const status = data && database.state === 'ok' && partitions.length === 0 ? 'ok' : 'degraded';
       return reply
         .code(status === 'ok' ? 200 : 503)
         .header('Cache-Control', 'no-store')
-        .send({ status, version: API_VERSION, data, database: database.state, database_error: database.error, unavailable_partitions: partitions });
+        .send({ status, version: SERVICE_VERSION, data, database: database.state, database_error: database.error, unavailable_partitions: partitions });
     },
   });
 }

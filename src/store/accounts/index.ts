@@ -4,10 +4,9 @@
 //   stores.stripe    Stripe SDK client, absent when billing is not configured
 import type Stripe from 'stripe';
 import { signInOf, type Config } from '../../config.js';
-import { AppError } from '../../domain/errors.js';
 import { ConcurrencyLimiter } from '../../domain/limits/concurrency.js';
-import type { Stores } from '../../verbs/context.js';
-import { createStripe } from '../../billing/stripe-client.js';
+import type { Stores } from '../../context/stores.js';
+import { createStripe } from './stripe-client.js';
 import { closeAccountsDb, openAccountsDb, stmt, type Db } from './db.js';
 import { IdentityVerifier } from './identity.js';
 
@@ -76,22 +75,5 @@ export function openAccountStores(config: Config): AccountStores {
   return stores;
 }
 
-export function accountStoreOf(stores: Stores): AccountStore {
-  const s = stores.accounts;
-  if (!(s instanceof AccountStore)) throw new AppError('dependency-unavailable', 'The accounts database is not available.');
-  return s;
-}
 
-export function identityOf(stores: Stores): IdentityVerifier {
-  const s = stores.identity;
-  if (!(s instanceof IdentityVerifier)) throw new AppError('dependency-unavailable', 'Sign-in is not configured on this server.');
-  return s;
-}
 
-export function stripeOf(stores: Stores): Stripe {
-  const s = stores.stripe as Stripe | undefined;
-  if (!s || typeof (s as { checkout?: unknown }).checkout !== 'object') {
-    throw new AppError('dependency-unavailable', 'Billing is not configured on this server.');
-  }
-  return s;
-}

@@ -1,10 +1,9 @@
 // The shape of `boundaries/index.json`, written by the ETL step `boundaries` and read by the
 // BoundaryStore. One entry per file so every served byte can be traced to its source.
 
-export const RESOLUTIONS = ['20m', '5m', '500k'] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
-export const BOUNDARY_LEVELS = ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'] as const;
-export type BoundaryLevel = (typeof BOUNDARY_LEVELS)[number];
+import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../../domain/plans.js';
+
+export { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution };
 
 export interface BoundaryFileEntry {
   level: BoundaryLevel;

@@ -69,6 +69,8 @@ export interface EngineResult {
   nullReasons: Map<string, number>;
   /** Loaded vintages per level, for hints. */
   loaded: Map<string, number[]>;
+  /** The same for the other dataset (acs1 for acs5 and back), so a hint can point there. */
+  loadedInOther: Map<string, number[]>;
 }
 
 const NO_ROW_LEVELS_ACS1 = new Set(['tract', 'block_group']);
@@ -138,9 +140,11 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
   const cells: ObservationCell[] = [];
   const nullReasons = new Map<string, number>();
   const loaded = new Map<string, number[]>();
+  const loadedInOther = new Map<string, number[]>();
 
   for (const [level, geos] of byLevel) {
     loaded.set(level, obs.loadedVintages(req.dataset, level));
+    loadedInOther.set(level, obs.loadedVintages(req.dataset === 'acs1' ? 'acs5' : 'acs1', level));
     const allCodes = [...new Set([...codesByVintage.values()].flatMap((s) => [...s]))];
     const stored = NO_ROW_LEVELS_ACS1.has(level) && req.dataset === 'acs1'
       ? new Map()
@@ -195,5 +199,5 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
       }
     }
   }
-  return { cells, nullReasons, loaded };
+  return { cells, nullReasons, loaded, loadedInOther };
 }

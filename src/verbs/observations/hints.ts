@@ -4,6 +4,24 @@ import type { EngineResult } from './engine.js';
 
 const fmt = (years: number[]) => (years.length ? years.join(', ') : 'none');
 
+/**
+ * Written for the API user, who cannot change what the deployment holds: what is missing, which
+ * vintages are here instead, and the other dataset when it holds the asked vintages. How to load
+ * more is the operator's business (docs/etl-online.md, /health), not the client's.
+ */
+function notLoadedHint(dataset: DatasetKey, vintages: number[], result: EngineResult, all: boolean): string {
+  const asked = vintages.length === 1 ? String(vintages[0]) : 'these vintages';
+  const held = [...result.loaded.entries()].map(([level, ys]) => `${level}: ${fmt(ys)}`).join('; ');
+  const other: DatasetKey = dataset === 'acs1' ? 'acs5' : 'acs1';
+  const levels = [...result.loaded.keys()];
+  const otherHas = levels.length > 0 && levels.every((level) => vintages.every((y) => result.loadedInOther.get(level)?.includes(y)));
+  return [
+    `${all ? 'None of these values are' : 'Some of these values are not'} in this deployment's data for ${dataset} ${asked} (the Census Bureau publishes them; this deployment has not loaded them).`,
+    `Vintages this deployment holds ${dataset} values for — ${held}.`,
+    otherHas ? `It holds ${other} values for ${asked} at ${levels.join(', ')} level: try dataset=${other}.` : '',
+  ].filter(Boolean).join(' ');
+}
+
 export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineResult, total: number): string | null {
   const r = result.nullReasons;
   if (r.size === 0) return null;
@@ -14,13 +32,7 @@ export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineR
   if (r.has('below_acs1_threshold')) {
     parts.push(`ACS 1-year estimates are published only for areas of 65,000+ people; ${r.get('below_acs1_threshold')} value(s) are for smaller areas — use dataset=acs5.`);
   }
-  if (r.has('no_data_loaded')) {
-    const levels = [...result.loaded.entries()].map(([level, ys]) => `${level}: ${fmt(ys)}`).join('; ');
-    const all = r.get('no_data_loaded') === total;
-    parts.push(
-      `${all ? 'No' : 'Some'} values for ${dataset} ${vintages.length === 1 ? vintages[0] : 'these vintages'} are loaded in this deployment (the Census Bureau publishes them; rebuild the data with \`npm run etl -- build --online\` to fetch them). Vintages with values loaded for ${dataset} — ${levels}.`,
-    );
-  }
+  if (r.has('no_data_loaded')) parts.push(notLoadedHint(dataset, vintages, result, r.get('no_data_loaded') === total));
   if (r.has('not_in_vintage') || r.has('not_comparable')) {
     parts.push(`Some variables do not exist, or changed meaning, in ${vintages.length === 1 ? `vintage ${vintages[0]}` : 'some of these vintages'}; see /v1/variables/{api_name} for availability.`);
   }

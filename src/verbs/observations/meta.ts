@@ -1,7 +1,7 @@
 // The meta every data operation returns: provenance, counts, the hint and how geographies were
 // defined. One builder so data, compare and timeseries describe themselves the same way.
 import { CENSUS_PROGRAM, referencePeriod } from '../../domain/datasets.js';
-import type { VerbResult } from '../context.js';
+import type { VerbResult } from '../../context/verb-context.js';
 import type { EngineResult } from './engine.js';
 import { hintFor } from './hints.js';
 import type { PreparedRequest } from './prepare.js';

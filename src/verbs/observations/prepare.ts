@@ -4,20 +4,18 @@
 import { z } from 'zod';
 import { DATASETS, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
 import { splitGeoParam } from '../../domain/geo/specifier.js';
-import { AppError } from '../../domain/errors.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import { callerPlan } from '../caller-plan.js';
 import { costOf, type GeoTerm } from '../../domain/cost.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { CensusTableStore } from '../../store/census-tables.js';
-import { catalogOf } from '../catalog.js';
 import { ObservationStore } from '../../store/observations.js';
 import { resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
-import type { VerbContext } from '../context.js';
-import { geographyStore } from '../../domain/geo/verb-support.js';
+import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
 import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
+import { storeOf, storeIfOpen } from '../../context/stores.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -46,11 +44,6 @@ export interface PreparedRequest {
   stores: { catalog: CatalogStore; observations: ObservationStore; geographies: GeographyStore; tables: CensusTableStore | undefined };
 }
 
-export function observationsOf(ctx: VerbContext): ObservationStore {
-  const s = ctx.stores.observations;
-  if (!(s instanceof ObservationStore)) throw new AppError('dependency-unavailable', 'Census values are not available right now; retry with backoff.');
-  return s;
-}
 
 export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
   return geo.expansions.map((e) => (e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count }));
@@ -78,20 +71,16 @@ function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, datas
   return undefined;
 }
 
-function censusTablesOf(ctx: VerbContext): CensusTableStore | undefined {
-  const s = ctx.stores.censusTables;
-  return s instanceof CensusTableStore ? s : undefined;
-}
 
 export async function prepare(
   ctx: VerbContext,
   input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
   vintage: { requested: number | undefined; defaultToLoaded: boolean; range?: (chosen: number) => number[] },
 ): Promise<PreparedRequest> {
-  const catalog = catalogOf(ctx);
-  const observations = observationsOf(ctx);
-  const geographies = geographyStore(ctx);
-  const tables = censusTablesOf(ctx);
+  const catalog = storeOf(ctx.stores, 'catalog');
+  const observations = storeOf(ctx.stores, 'observations');
+  const geographies = storeOf(ctx.stores, 'geographies');
+  const tables = storeIfOpen(ctx.stores, 'censusTables');
   const dataset = parseDataset(input.dataset);
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const plan = callerPlan(ctx);

@@ -50,12 +50,12 @@ export function parseVariableNames(
   const names = splitList(value);
   if (names.length === 0) {
     throw new AppError('unprocessable-request', 'variables is required: name at least one variable by api_name, census code or table (B19013*).', {
-      errors: [{ field: 'query → variables', message: 'Field required', type: 'missing' }],
+      errors: [{ field: 'variables', message: 'Field required', type: 'missing' }],
     });
   }
   if (names.length > MAX_VARIABLES) {
     throw new AppError('validation-error', `At most ${MAX_VARIABLES} variables per request; got ${names.length}. Split the request, or ask for a whole table with B19013*.`, {
-      errors: [{ field: 'query → variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
+      errors: [{ field: 'variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
     });
   }
   const items: ParsedName[] = [];
@@ -153,7 +153,7 @@ export function bindVariables(
   }
   if (out.length > MAX_EXPANDED_VARIABLES) {
     throw new AppError('validation-error', `At most ${MAX_EXPANDED_VARIABLES} variables per request once tables are expanded; got ${out.length}. Ask for fewer tables at once.`, {
-      errors: [{ field: 'query → variables', message: `at most ${MAX_EXPANDED_VARIABLES} variables after expansion`, type: 'too_long' }],
+      errors: [{ field: 'variables', message: `at most ${MAX_EXPANDED_VARIABLES} variables after expansion`, type: 'too_long' }],
     });
   }
   return out;

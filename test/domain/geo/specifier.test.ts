@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/domain/errors.js';
 import { tractNumber } from '../../../src/domain/geo/keys.js';
 import { compactName, foldName, stripCountyType } from '../../../src/domain/geo/names.js';
-import { parseDistrictName } from '../../../src/domain/geo/resolve-name.js';
+import { parseDistrictName } from '../../../src/store/geographies/resolve-name.js';
 import { parseSpecifier, splitGeoParam } from '../../../src/domain/geo/specifier.js';
 
 function code(fn: () => unknown): string {

@@ -7,7 +7,7 @@ import Stripe from 'stripe';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStripe } from '../../../src/billing/stripe-client.js';
+import { createStripe } from '../../../src/store/accounts/stripe-client.js';
 import { buildApp } from '../../../src/http/app.js';
 import { defineRoute } from '../../../src/http/route-helpers.js';
 import { IdentityVerifier } from '../../../src/store/accounts/identity.js';

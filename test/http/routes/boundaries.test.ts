@@ -88,7 +88,8 @@ describe('GET /v1/boundaries/{geo_type}', () => {
 
   it('refuses malformed input with 4xx problems', async () => {
     for (const [url, status] of [
-      ['/v1/boundaries/zip', 400],
+      // Not one of the closed set of geography types: 422 enum (docs/errors.md).
+      ['/v1/boundaries/zip', 422],
       ['/v1/boundaries/state?resolution=10m', 422],
       ['/v1/boundaries/state?bbox=-80,30', 400],
       ['/v1/boundaries/state?bbox=-70,30,-80,40', 400],
@@ -283,9 +284,10 @@ describe('GET /v1/centroids/{geo_type}', () => {
     expect((await get('/v1/centroids/block_group?bbox=-97.76,30.26,-97.73,30.28', 'business')).statusCode).toBe(200);
   });
 
-  it('refuses an unknown type with 400', async () => {
+  it('refuses an unknown type with 422 enum on the path segment', async () => {
     const res = await get('/v1/centroids/zip');
-    expect(res.statusCode).toBe(400);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0]).toMatchObject({ field: 'path → geo_type', type: 'enum' });
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });

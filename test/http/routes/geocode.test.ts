@@ -100,7 +100,6 @@ describe('GET /v1/geocode input errors', () => {
     ['only lat', 'lat=38.9', 'query → lng'],
     ['only lng', 'lng=-77', 'query → lat'],
     ['both forms', 'lat=38.9&lng=-77&address=1%20Main%20St', 'query → address'],
-    ['non-numeric lat', 'lat=north&lng=-77', 'query → lat'],
     ['lat out of range', 'lat=91&lng=-77', 'query → lat'],
     ['lng out of range', 'lat=38&lng=181', 'query → lng'],
     ['lng and lon disagree', 'lat=38&lng=-77&lon=-78', 'query → lon'],
@@ -111,6 +110,12 @@ describe('GET /v1/geocode input errors', () => {
     const body = res.json();
     expect(body.type).toMatch(/\/validation-error$/);
     expect(body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+  });
+
+  it('non-numeric lat → 422 float_parsing (cannot be read as a number)', async () => {
+    const res = await get('/v1/geocode?lat=north&lng=-77');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual([{ field: 'query → lat', message: 'Input should be a valid number', type: 'float_parsing' }]);
   });
 
   it('caps address length', async () => {

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { openAccountsDb } from '../../../src/store/accounts/db.js';
 import { AccountStore } from '../../../src/store/accounts/index.js';
-import type { Caller, Stores, VerbContext } from '../../../src/verbs/context.js';
+import type { Caller, Stores, VerbContext } from '../../../src/context/verb-context.js';
 
 export function tempDbPath(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-'));

@@ -6,7 +6,7 @@ import { accountPortal } from '../../../verbs/account-portal.js';
 import { billingWebhook } from '../../../verbs/account-billing-webhook.js';
 import { defineRawRoute, defineRoute } from '../../route-helpers.js';
 
-const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts'] };
+const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts' as const] };
 
 export function billingRoutes(app: FastifyInstance) {
   defineRoute(app, {

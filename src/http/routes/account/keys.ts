@@ -9,7 +9,7 @@ import { accountRotateKey } from '../../../verbs/account-rotate-key.js';
 import { defineRoute } from '../../route-helpers.js';
 import { createdKeySchema, keyParams, keySchema } from './schemas.js';
 
-const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts'] };
+const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts' as const] };
 
 export function keyRoutes(app: FastifyInstance) {
   defineRoute(app, {

@@ -7,7 +7,7 @@ import { accountUpdateProfile, updateProfileInput } from '../../../verbs/account
 import { defineRoute } from '../../route-helpers.js';
 import { profileSchema } from './schemas.js';
 
-const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts'] };
+const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts' as const] };
 
 export function profileRoutes(app: FastifyInstance) {
   defineRoute(app, {

@@ -5,7 +5,7 @@ import { accountAcceptTos } from '../../../verbs/account-accept-tos.js';
 import { accountActivate, activateInput } from '../../../verbs/account-activate.js';
 import { defineRoute } from '../../route-helpers.js';
 
-const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts'] };
+const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts' as const] };
 
 export function tosRoutes(app: FastifyInstance) {
   defineRoute(app, {

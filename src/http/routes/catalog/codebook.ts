@@ -1,15 +1,16 @@
 // GET /v1/codebook.json and /v1/codebook.csv: the ETL's static exports of the whole catalog,
-// served from the live build with a strong ETag and a 24-hour cache lifetime. The bytes are kept
-// in memory keyed by file identity, so a new build (symlink swap) is picked up on the next request.
+// served from the build the stores were opened on (stores.build) with a strong ETag and a 24-hour
+// cache lifetime. The bytes are kept in memory keyed by file identity.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
-import { resolveCurrentBuild } from '../../../store/data-dir.js';
+import { storeIfOpen } from '../../../context/stores.js';
+import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../../caching.js';
 import { defineRawRoute } from '../../route-helpers.js';
 
-export const CODEBOOK_CACHE_CONTROL = 'private, max-age=86400';
+export const CODEBOOK_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
 interface StaticFile {
   key: string;
@@ -32,17 +33,11 @@ async function loadStatic(file: string): Promise<StaticFile | undefined> {
   return entry;
 }
 
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
-}
 
 export async function sendStatic(req: FastifyRequest, reply: FastifyReply, file: StaticFile, type: string, downloadName: string) {
-  reply.header('ETag', file.etag).header('Cache-Control', CODEBOOK_CACHE_CONTROL);
-  if (etagMatches(req.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  reply.header('ETag', file.etag);
+  setCaching(reply, CODEBOOK_CACHE_CONTROL);
+  if (ifNoneMatch(req.headers['if-none-match'], file.etag)) return reply.code(304).send();
   return reply.type(type).header('Content-Disposition', `attachment; filename="${downloadName}"`).send(file.body);
 }
 
@@ -54,8 +49,15 @@ function codebookRoute(app: FastifyInstance, ext: 'json' | 'csv', type: string) 
     tags: ['catalog'],
     auth: 'api-key',
     produces: [type],
+    docResponses: {
+      200: {
+        description: `The codebook (${ext.toUpperCase()}), as an attachment. Carries ETag and Cache-Control.`,
+        content: { [type.split(';')[0]!]: { schema: ext === 'json' ? { type: 'array', items: { type: 'object' } } : { type: 'string' } } },
+      },
+      304: { description: 'Not Modified: If-None-Match matched the ETag; no body.' },
+    },
     handler: async ({ ctx, req, reply }) => {
-      const build = resolveCurrentBuild(ctx.config.DATA_DIR);
+      const build = storeIfOpen(ctx.stores, 'build')?.dir;
       const file = build ? await loadStatic(path.join(build, 'catalog', `codebook.${ext}`)) : undefined;
       if (!file) {
         ctx.log.warn({ build, ext }, 'codebook file missing');

@@ -32,6 +32,7 @@ export function variableRoutes(app: FastifyInstance) {
     auth: 'api-key',
     needs: ['catalog'],
     params: z.object({ api_name: z.string().min(1).max(100).describe('api_name or census code') }),
+    fields: { name: 'path → api_name' },
     data: variableDetailSchema,
     handler: ({ ctx, params }) => getVariable({ ctx, input: { name: params.api_name } }),
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { assertAuthMatrix } from '../../auth-matrix.js';
+import { readManifest } from '../../../../src/store/data-dir.js';
 import { KEYS, makeApp, problemOf, testConfig } from '../../support.js';
 import { catalogDataDir, type CatalogDataDir } from './catalog-build.js';
 
@@ -14,7 +15,7 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   fx = await catalogDataDir();
-  app = await makeApp({ config: testConfig({ DATA_DIR: fx.dataDir }), stores: { catalog: fx.catalog } });
+  app = await makeApp({ config: testConfig({ DATA_DIR: fx.dataDir }), stores: { catalog: fx.catalog, build: { dir: fx.buildDir, manifest: readManifest(fx.buildDir) } } });
 }, 120_000);
 afterAll(() => app?.close());
 
@@ -169,7 +170,7 @@ describe('codebook downloads', () => {
 
 describe('catalog routes without a catalog store', () => {
   it('answer 503 dependency-unavailable while /health keeps answering', async () => {
-    const bare = await makeApp({ config: testConfig({ DATA_DIR: fx.dataDir }), stores: {} });
+    const bare = await makeApp({ config: testConfig({ DATA_DIR: fx.dataDir }), stores: { build: { dir: fx.buildDir, manifest: readManifest(fx.buildDir) } } });
     for (const url of ['/v1/variables', '/v1/variables/x', '/v1/topics', '/v1/datasets']) {
       const res = await bare.inject({ url, headers: pro });
       expect(res.statusCode, url).toBe(503);

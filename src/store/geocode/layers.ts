@@ -2,7 +2,7 @@
 // point-in-polygon with holes and multipolygons via turf) and points (nearest neighbour).
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { MultiPolygon, Polygon } from 'geojson';
-import type { BoundaryFeature, FgbFile } from '../../store/boundaries/fgb-file.js';
+import type { BoundaryFeature, FgbFile } from '../boundaries/fgb-file.js';
 
 export interface Hit {
   key: string;

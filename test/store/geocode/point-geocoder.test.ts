@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LevelMatch, PointGeocoder } from '../../../src/domain/geocode/point-geocoder.js';
+import type { LevelMatch, PointGeocoder } from '../../../src/store/geocode/point-geocoder.js';
 import { BoundaryStore } from '../../../src/store/boundaries.js';
 import { testBuildDir } from '../../support/build.js';
 import { SHARED_CENSUS } from '../../support/paths.js';

@@ -1,7 +1,7 @@
 // The Stripe SDK configured from config. STRIPE_API_URL points it at a local stub in tests (the
 // SDK's host/port/protocol options); production leaves it unset.
 import Stripe from 'stripe';
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 
 export function createStripe(config: Pick<Config, 'STRIPE_SECRET_KEY' | 'STRIPE_API_URL'>): Stripe | null {
   if (!config.STRIPE_SECRET_KEY) return null;

@@ -1,18 +1,11 @@
 // Pieces shared by the geography operations: the store lookup, the vintage default and the
 // public shape of a geography in responses.
-import { AppError } from '../errors.js';
-import { latestVintage } from '../datasets.js';
-import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
-import type { VerbContext } from '../../verbs/context.js';
+import { latestVintage } from '../domain/datasets.js';
+import type { GeographyRecord } from '../store/geographies.js';
 
 /** Latest ACS vintage the service publishes; the default when a request names none. */
 export const LATEST_VINTAGE = latestVintage('acs5');
 
-export function geographyStore(ctx: VerbContext): GeographyStore {
-  const store = ctx.stores.geographies;
-  if (!store) throw new AppError('dependency-unavailable', 'The geography reference is not loaded; retry shortly.');
-  return store;
-}
 
 /** A geography as operations return it (the record plus a compact hierarchy when asked for). */
 export interface GeographyView {

@@ -1,8 +1,8 @@
 // Coordinates → containing geographies, one answer per level with the boundary vintage used.
 // Edge rule: a point on a shared edge or vertex is inside every polygon that touches it; the
 // answer is the hit with the LOWEST geo key (string order), so results are deterministic.
-import type { BoundaryStore } from '../../store/boundaries.js';
-import type { BoundaryFileEntry } from '../../store/boundaries/manifest.js';
+import type { BoundaryStore } from '../boundaries.js';
+import type { BoundaryFileEntry } from '../boundaries/manifest.js';
 import { PointLayer, PolygonLayer, type Hit } from './layers.js';
 
 export type GeocodeMethod = 'polygon' | 'from_county' | 'from_state' | 'at_large_state' | 'nearest_population_center';

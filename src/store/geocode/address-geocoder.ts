@@ -3,10 +3,10 @@
 // remains after de-duplication is one match, an ambiguous set, or no match with a reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseAddress, STATES, type ParsedAddress } from '../address/parse.js';
-import type { AddrEdge, AddrPoint } from '../address/types.js';
-import type { BoundaryStore } from '../../store/boundaries.js';
-import { fitsSide, interpolate } from './interpolate.js';
+import { parseAddress, STATES, type ParsedAddress } from '../../domain/address/parse.js';
+import type { AddrEdge, AddrPoint } from '../../domain/address/types.js';
+import type { BoundaryStore } from '../boundaries.js';
+import { fitsSide, interpolate } from '../../domain/geocode/interpolate.js';
 import type { GeocodeGeographies, LevelMatch, PointGeocoder } from './point-geocoder.js';
 
 /** exact: a point with this very number; range_point: a building point whose label range

@@ -3,10 +3,10 @@
 // ("TX-35", "Texas-35", "Texas 35th congressional district"). Exact forms are tried before
 // forgiving ones (type word dropped, principal city of a metro); more than one match at the first
 // tier that matches is ambiguous, and no match lists the closest names.
-import type { GeographyStore } from '../../store/geographies.js';
-import type { CountyEntry, MetroEntry, StateEntry } from '../../store/geographies/name-index.js';
-import { AppError } from '../errors.js';
-import { closest, compactName, foldName, stripCountyType } from './names.js';
+import type { GeographyStore } from '../geographies.js';
+import type { CountyEntry, MetroEntry, StateEntry } from './name-index.js';
+import { AppError } from '../../domain/errors.js';
+import { closest, compactName, foldName, stripCountyType } from '../../domain/geo/names.js';
 
 export interface NameTarget {
   type: 'state' | 'county' | 'metro' | 'cd';

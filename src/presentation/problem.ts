@@ -40,9 +40,10 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported-media-type', detail: 'Unsupported Content-Type; send application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'validation-error', detail: 'Content-Length does not match the body.' },
   FST_ERR_CTP_INVALID_TYPE: { code: 'unsupported-media-type', detail: 'The Content-Type header is malformed.' },
-  FST_ERR_BAD_URL: { code: 'validation-error', detail: 'The request URL is malformed.' },
+  FST_ERR_BAD_URL: { code: 'bad-request', detail: 'The request path is not validly percent-encoded (UTF-8).' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'uri-too-long', detail: 'A path segment is longer than 100 characters.' },
   FST_ERR_HANDLER_TIMEOUT: { code: 'dependency-unavailable', detail: 'The request did not complete in time; retry with backoff or narrow the request.' },
-  FST_ERR_ASYNC_CONSTRAINT: { code: 'validation-error', detail: 'The request could not be routed.' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'bad-request', detail: 'The request could not be routed.' },
 };
 
 /**
@@ -85,7 +86,10 @@ export function toAppError(err: unknown, raw: (context: string | undefined) => u
     if (fe.statusCode === 413) return { error: new AppError('payload-too-large', 'The request is too large.'), unexpected: false };
     if (fe.statusCode === 415) return { error: new AppError('unsupported-media-type', 'Unsupported Content-Type.'), unexpected: false };
     if (fe.statusCode === 404) return { error: new AppError('not-found', 'Resource not found.'), unexpected: false };
-    return { error: new AppError('validation-error', 'The request could not be processed as sent.'), unexpected: false };
+    if (fe.statusCode === 408) return { error: new AppError('request-timeout', 'The request was not received in time.'), unexpected: false };
+    if (fe.statusCode === 414) return { error: new AppError('uri-too-long', 'The request URI is too long.'), unexpected: false };
+    if (fe.statusCode === 431) return { error: new AppError('headers-too-large', 'The request headers are too large.'), unexpected: false };
+    return { error: new AppError('bad-request', 'The request could not be processed as sent.'), unexpected: false };
   }
   return {
     error: new AppError('internal-error', 'An unexpected error occurred. Quote the request_id when contacting support.'),

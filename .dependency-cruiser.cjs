@@ -1,0 +1,80 @@
+// The layering of docs/architecture.md, checked on every `npm test` (npm run lint:deps):
+//   etl → data/ → src/store → src/domain (pure) → src/verbs → transports (src/http, src/mcp, src/cli)
+// with two shared modules: src/context (VerbContext, the typed store registry) and
+// src/presentation (problem bodies and credentials, used by both HTTP and MCP).
+// Inner layers never import outer ones; type-only imports count too.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'src/domain holds rules only: it declares the interfaces it needs and imports no store, operation, transport or shared runtime module.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/(store|verbs|http|mcp|cli|context|presentation|billing|server)' },
+    },
+    {
+      name: 'store-below-operations',
+      comment: 'src/store implements the data and accounts side; it never reaches into operations, billing or transports.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(verbs|http|mcp|cli|presentation|billing|server)' },
+    },
+    {
+      name: 'context-is-neutral',
+      comment: 'src/context is shared by every layer that builds or uses a VerbContext; it names store types only.',
+      severity: 'error',
+      from: { path: '^src/context/' },
+      to: { path: '^src/(verbs|http|mcp|cli|presentation|billing|server)' },
+    },
+    {
+      name: 'presentation-is-shared',
+      comment: 'src/presentation renders for both transports, so it imports neither of them nor the operations.',
+      severity: 'error',
+      from: { path: '^src/presentation/' },
+      to: { path: '^src/(store|verbs|http|mcp|cli|billing|server)' },
+    },
+    {
+      name: 'operations-below-transports',
+      comment: 'src/verbs and src/billing are called by the transports, never the other way round.',
+      severity: 'error',
+      from: { path: '^src/(verbs|billing)/' },
+      to: { path: '^src/(http|mcp|cli|presentation|server)' },
+    },
+    {
+      name: 'mcp-not-through-http',
+      comment: 'The MCP transport shares src/presentation with HTTP instead of importing it (HTTP mounts MCP).',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/(http|cli)/' },
+    },
+    {
+      name: 'transports-independent',
+      comment: 'HTTP and the admin CLI do not import each other.',
+      severity: 'error',
+      from: { path: '^src/(http|cli)/' },
+      to: { path: '^src/(cli|http)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'etl-below-serving',
+      comment: 'The ETL writes data/; it may share store formats and domain rules, never the serving side.',
+      severity: 'error',
+      from: { path: '^etl/' },
+      to: { path: '^src/(verbs|http|mcp|cli|context|presentation|billing|server)' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle hides which module is the lower layer.',
+      severity: 'error',
+      from: { path: '^(src|etl)/' },
+      // Type-only back-references inside one module family (a store class and its helpers) are not cycles at run time.
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};
