@@ -8,7 +8,8 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'src/domain holds rules only: it declares the interfaces it needs and imports no store, operation, transport or shared runtime module.',
+      comment:
+        'src/domain holds rules only: it declares the interfaces it needs and imports no store, operation, transport or shared runtime module.',
       severity: 'error',
       from: { path: '^src/domain/' },
       to: { path: '^src/(store|verbs|http|mcp|cli|context|presentation|billing|server)' },

@@ -69,7 +69,9 @@ async function main() {
     let csvBytes = 0;
     await withDuckDB(async (db) => {
       for (const j of jobs) {
-        await db.run(`COPY (SELECT * FROM read_parquet(${sqlString(j.parquet)}, hive_partitioning = false)) TO ${sqlString(j.csv)} (FORMAT csv, HEADER true)`);
+        await db.run(
+          `COPY (SELECT * FROM read_parquet(${sqlString(j.parquet)}, hive_partitioning = false)) TO ${sqlString(j.csv)} (FORMAT csv, HEADER true)`,
+        );
         csvBytes += (await fs.stat(j.csv)).size;
       }
     });

@@ -48,7 +48,9 @@ for (let i = 0; i < 3; i++) {
   store = await GeographyStore.load(dir);
   loads.push(store.loadMs);
 }
-console.log(`store load: ${loads.map((x) => x.toFixed(0)).join(' / ')} ms (${store.tables.tract.size + store.tables.block_group.size} tract+block group rows); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`);
+console.log(
+  `store load: ${loads.map((x) => x.toFixed(0)).join(' / ')} ms (${store.tables.tract.size + store.tables.block_group.size} tract+block group rows); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`,
+);
 
 const VINTAGE = 2023;
 // Baseline data: every record of the vintage pre-built as plain objects, in a Map and an array.
@@ -81,5 +83,7 @@ for (const c of cases) {
     return keys.map((k) => byKey.get(k));
   });
   const r = pct(ours, 50) / pct(base, 50);
-  console.log(`${c.label.padEnd(58)} ${String(keys.length).padStart(6)}  ${pct(ours, 50).toFixed(2).padStart(7)} / ${pct(ours, 95).toFixed(2).padEnd(8)}  ${pct(base, 50).toFixed(2).padStart(7)} / ${pct(base, 95).toFixed(2).padEnd(8)}  ${r.toFixed(1)}×`);
+  console.log(
+    `${c.label.padEnd(58)} ${String(keys.length).padStart(6)}  ${pct(ours, 50).toFixed(2).padStart(7)} / ${pct(ours, 95).toFixed(2).padEnd(8)}  ${pct(base, 50).toFixed(2).padStart(7)} / ${pct(base, 95).toFixed(2).padEnd(8)}  ${r.toFixed(1)}×`,
+  );
 }

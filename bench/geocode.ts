@@ -25,10 +25,14 @@ t = performance.now();
 point.warm();
 const warmMs = performance.now() - t;
 const rss2 = process.memoryUsage().rss;
-console.log(`load indexes: ${loadMs.toFixed(0)} ms, +${mb(rss1 - rss0)} RSS; decode all polygons: ${warmMs.toFixed(0)} ms, +${mb(rss2 - rss1)} RSS`);
+console.log(
+  `load indexes: ${loadMs.toFixed(0)} ms, +${mb(rss1 - rss0)} RSS; decode all polygons: ${warmMs.toFixed(0)} ms, +${mb(rss2 - rss1)} RSS`,
+);
 
 // Real query points: 2020 tract population centers (where people live), a fixed sample.
-const rows = parse(zlib.gunzipSync(fs.readFileSync(path.join(src, 'geo/cenpop/2020/tract.csv.gz'))).toString('utf8'), { columns: true }) as Record<string, string>[];
+const rows = parse(zlib.gunzipSync(fs.readFileSync(path.join(src, 'geo/cenpop/2020/tract.csv.gz'))).toString('utf8'), {
+  columns: true,
+}) as Record<string, string>[];
 const pts = rows.filter((_, i) => i % 8 === 0).map((r) => [Number(r.LATITUDE), Number(r.LONGITUDE)] as const);
 
 const countyLayer = (point as unknown as { county: { layer: { bboxCandidates(x: number, y: number): number } } }).county.layer;
@@ -41,9 +45,19 @@ for (const [lat, lng] of pts) sink += point.locate(lat, lng).county.key ? 1 : 0;
 const fullS = (performance.now() - t) / 1000;
 const base = pts.length / baseS;
 const full = pts.length / fullS;
-console.log(`${pts.length} points: full geocode (8 levels) ${full.toFixed(0)}/s; baseline county Flatbush search alone ${base.toFixed(0)}/s; ratio ${(full / base).toFixed(3)} (sink ${sink})`);
+console.log(
+  `${pts.length} points: full geocode (8 levels) ${full.toFixed(0)}/s; baseline county Flatbush search alone ${base.toFixed(0)}/s; ratio ${(full / base).toFixed(3)} (sink ${sink})`,
+);
 
-const ctx = { requestId: 'b', caller: null, stores: { boundaries: store }, config: { DASHBOARD_URL: 'x' } as Config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'bench' };
+const ctx = {
+  requestId: 'b',
+  caller: null,
+  stores: { boundaries: store },
+  config: { DASHBOARD_URL: 'x' } as Config,
+  now: () => new Date(),
+  log: pino({ level: 'silent' }),
+  via: 'bench',
+};
 const access = { allowedLevels: ['county'], allowedResolutions: ['20m'] };
 t = performance.now();
 const r = await boundariesCollection({ ctx, input: { level: 'county', access } });
@@ -57,4 +71,6 @@ const total = performance.now() - t;
 t = performance.now();
 const whole = fs.readFileSync(path.join(dir, store.entry('county', '20m')!.path));
 const readMs = performance.now() - t;
-console.log(`county FeatureCollection: ${mb(bytes)} GeoJSON (FGB ${mb(whole.length)}); first byte ${first.toFixed(1)} ms, complete ${total.toFixed(0)} ms; baseline read of the FGB file ${readMs.toFixed(1)} ms`);
+console.log(
+  `county FeatureCollection: ${mb(bytes)} GeoJSON (FGB ${mb(whole.length)}); first byte ${first.toFixed(1)} ms, complete ${total.toFixed(0)} ms; baseline read of the FGB file ${readMs.toFixed(1)} ms`,
+);

@@ -19,20 +19,61 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const HEAVY = Number(process.env.PLAN_CONCURRENCY ?? 25);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const VARS = [
-  'B01002_001E', 'B19013_001E', 'B19301_001E', 'B19113_001E', 'B17001_002E', 'B25010_001E', 'B01001_002E', 'B01001_026E', 'B01002_002E', 'B01002_003E',
-  'B02001_002E', 'B02001_003E', 'B02001_004E', 'B02001_005E', 'B02001_006E', 'B02001_007E', 'B02001_008E', 'B03002_012E', 'B03002_003E', 'B03002_004E',
-  'B03002_005E', 'B03002_006E', 'B03002_007E', 'B03002_008E', 'B03002_009E', 'B19001_002E', 'B19001_003E', 'B19001_004E', 'B19001_005E', 'B19001_006E',
-  'B19001_007E', 'B19001_008E', 'B19001_009E', 'B19001_010E', 'B19001_011E', 'B19001_012E', 'B19001_013E', 'B19001_014E', 'B19001_015E', 'B19001_016E',
+  'B01002_001E',
+  'B19013_001E',
+  'B19301_001E',
+  'B19113_001E',
+  'B17001_002E',
+  'B25010_001E',
+  'B01001_002E',
+  'B01001_026E',
+  'B01002_002E',
+  'B01002_003E',
+  'B02001_002E',
+  'B02001_003E',
+  'B02001_004E',
+  'B02001_005E',
+  'B02001_006E',
+  'B02001_007E',
+  'B02001_008E',
+  'B03002_012E',
+  'B03002_003E',
+  'B03002_004E',
+  'B03002_005E',
+  'B03002_006E',
+  'B03002_007E',
+  'B03002_008E',
+  'B03002_009E',
+  'B19001_002E',
+  'B19001_003E',
+  'B19001_004E',
+  'B19001_005E',
+  'B19001_006E',
+  'B19001_007E',
+  'B19001_008E',
+  'B19001_009E',
+  'B19001_010E',
+  'B19001_011E',
+  'B19001_012E',
+  'B19001_013E',
+  'B19001_014E',
+  'B19001_015E',
+  'B19001_016E',
 ];
 const VINTAGES = [2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018];
-const heavyPath = (i: number) => `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=${VINTAGES[i % VINTAGES.length]}&include_geometry=true`;
+const heavyPath = (i: number) =>
+  `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=${VINTAGES[i % VINTAGES.length]}&include_geometry=true`;
 
 function adminKey(db: string, plan: string, email: string): string {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', email, '--plan', plan], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: db, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', email, '--plan', plan],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_PATH: db, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout.trim();
 }
@@ -74,7 +115,8 @@ async function probe(port: number, key: string, seconds: number, pid: number) {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(DATA_DIR, 'current'))) throw new Error(`no data build under ${DATA_DIR}: run npm run etl first (or DATA_DIR=.cache/test-data)`);
+  if (!fs.existsSync(path.join(DATA_DIR, 'current')))
+    throw new Error(`no data build under ${DATA_DIR}: run npm run etl first (or DATA_DIR=.cache/test-data)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-heavy-'));
   const db = path.join(tmp, 'accounts.sqlite');
   const probeKey = adminKey(db, 'pro', 'probe@example.org');
@@ -84,7 +126,16 @@ async function main() {
 
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR, DATABASE_PATH: db, HOST: '127.0.0.1', PORT: '0', AUTO_BUILD_DATA: 'false', LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      DATA_DIR,
+      DATABASE_PATH: db,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      AUTO_BUILD_DATA: 'false',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -132,8 +183,12 @@ async function main() {
   const fmt = (n: number) => n.toFixed(1);
   console.log(`bench:heavy  data=${DATA_DIR}  ${SECONDS}s per phase  heavy in flight=${HEAVY} (${(heavyBytes / 1e6).toFixed(1)} MB each)`);
   console.log('GET /v1/topics            p50 ms   p99 ms   max ms   n');
-  console.log(`  alone (baseline)      ${fmt(alone.p50).padStart(7)}  ${fmt(alone.p99).padStart(7)}  ${fmt(alone.max).padStart(7)}  ${alone.n}`);
-  console.log(`  with heavy in flight  ${fmt(loaded.p50).padStart(7)}  ${fmt(loaded.p99).padStart(7)}  ${fmt(loaded.max).padStart(7)}  ${loaded.n}`);
+  console.log(
+    `  alone (baseline)      ${fmt(alone.p50).padStart(7)}  ${fmt(alone.p99).padStart(7)}  ${fmt(alone.max).padStart(7)}  ${alone.n}`,
+  );
+  console.log(
+    `  with heavy in flight  ${fmt(loaded.p50).padStart(7)}  ${fmt(loaded.p99).padStart(7)}  ${fmt(loaded.max).padStart(7)}  ${loaded.n}`,
+  );
   console.log(`  ratio p99 loaded/alone: ${(loaded.p99 / alone.p99).toFixed(2)}   probes not 200: ${loaded.n - loaded.ok}`);
   console.log(`server RSS: start ${fmt(startRss)} MB, peak alone ${fmt(alone.peakRss)} MB, peak with heavy ${fmt(loaded.peakRss)} MB`);
   const hs = heavyMs.length ? summarize(heavyMs) : undefined;

@@ -34,8 +34,16 @@ const FIVE = 'B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E';
 const TEN = `${FIVE},B01003_001E,B02001_002E,B25001_001E,B25064_001E,B15003_022E`;
 const ALL_CASES = [
   { name: 'data-1x5', label: '/v1/data 1 state × 5 variables', path: `/v1/data?variables=${FIVE}&geo=state:06&dataset=acs1&vintage=2018` },
-  { name: 'data-52x10', label: '/v1/data all states × 10 variables', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018` },
-  { name: 'data-52x10-compact', label: '/v1/data all states × 10 variables, format=compact', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018&format=compact` },
+  {
+    name: 'data-52x10',
+    label: '/v1/data all states × 10 variables',
+    path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018`,
+  },
+  {
+    name: 'data-52x10-compact',
+    label: '/v1/data all states × 10 variables, format=compact',
+    path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018&format=compact`,
+  },
   { name: 'geocode', label: '/v1/geocode lat/lng', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', label: '/v1/variables?search=median income', path: '/v1/variables?search=median%20income' },
 ];
@@ -58,7 +66,16 @@ async function startService(dbPath: string, cacheCells: number): Promise<{ base:
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there on exit (node --cpu-prof).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const child = spawn(process.execPath, [...prof, ...tsx, 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', DATA_DIR, DATABASE_PATH: dbPath, AUTO_BUILD_DATA: 'false', OBSERVATION_CACHE_CELLS: String(cacheCells) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      DATA_DIR,
+      DATABASE_PATH: dbPath,
+      AUTO_BUILD_DATA: 'false',
+      OBSERVATION_CACHE_CELLS: String(cacheCells),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -81,7 +98,13 @@ async function stop(child: ChildProcess) {
   await once(child, 'exit');
 }
 
-interface Run { rps: number; p50: number; p99: number; bad: number; bytes: number }
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+  bytes: number;
+}
 
 async function load(url: string, keys: string[] | null): Promise<Run> {
   let i = 0;
@@ -104,12 +127,26 @@ async function main() {
   const dbPath = path.join(tmp, 'accounts.sqlite');
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent' }, { DATA_DIR, DATABASE_PATH: dbPath });
   const accounts = openAccountStores(config);
-  const ctx = { requestId: 'bench', caller: null, stores: { ...accounts }, config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'bench' } as unknown as VerbContext;
+  const ctx = {
+    requestId: 'bench',
+    caller: null,
+    stores: { ...accounts },
+    config,
+    now: () => new Date(),
+    log: pino({ level: 'silent' }),
+    via: 'bench',
+  } as unknown as VerbContext;
   const keys: string[] = [];
-  for (let a = 0; a < ACCOUNTS; a++) keys.push((await adminIssueKey({ ctx, input: { email: `bench${a}@example.org`, plan: 'enterprise' } })).data.key);
+  for (let a = 0; a < ACCOUNTS; a++)
+    keys.push((await adminIssueKey({ ctx, input: { email: `bench${a}@example.org`, plan: 'enterprise' } })).data.key);
   accounts.accounts.close();
 
-  console.log(`bench:load — ${CONNECTIONS} connections × ${SECONDS} s × ${ROUNDS} interleaved rounds; keys over ${ACCOUNTS} Enterprise accounts; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; data ${DATA_DIR}`);
+  console.log(
+    `bench:load — ${CONNECTIONS} connections × ${SECONDS} s × ${ROUNDS} interleaved rounds; keys over ${ACCOUNTS} Enterprise accounts; ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; data ${DATA_DIR}`,
+  );
   const results: Record<string, unknown>[] = [];
   for (const mode of MODES) {
     const { base, child, startMs } = await startService(dbPath, mode === 'cold' ? 0 : 250_000);
@@ -143,17 +180,31 @@ async function main() {
         const ratio = avg(s, 'rps') / avg(b, 'rps');
         const bad = s.reduce((a, r) => a + r.bad, 0);
         console.log(`  ${c.label} (${bodies[i]!.length} bytes)`);
-        console.log(`    bare fastify, same bytes: ${avg(b, 'rps').toFixed(0)} req/s, p50 ${avg(b, 'p50').toFixed(1)} ms, p99 ${avg(b, 'p99').toFixed(1)} ms`);
-        console.log(`    service                 : ${avg(s, 'rps').toFixed(0)} req/s, p50 ${avg(s, 'p50').toFixed(1)} ms, p99 ${avg(s, 'p99').toFixed(1)} ms${bad ? `  (${bad} non-2xx/errors!)` : ''}`);
+        console.log(
+          `    bare fastify, same bytes: ${avg(b, 'rps').toFixed(0)} req/s, p50 ${avg(b, 'p50').toFixed(1)} ms, p99 ${avg(b, 'p99').toFixed(1)} ms`,
+        );
+        console.log(
+          `    service                 : ${avg(s, 'rps').toFixed(0)} req/s, p50 ${avg(s, 'p50').toFixed(1)} ms, p99 ${avg(s, 'p99').toFixed(1)} ms${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
+        );
         console.log(`    ratio service ÷ bare    : ${ratio.toFixed(3)}×`);
-        results.push({ mode, case: c.name, bytes: bodies[i]!.length, service_rps: avg(s, 'rps'), service_p50: avg(s, 'p50'), bare_rps: avg(b, 'rps'), ratio, bad });
+        results.push({
+          mode,
+          case: c.name,
+          bytes: bodies[i]!.length,
+          service_rps: avg(s, 'rps'),
+          service_p50: avg(s, 'p50'),
+          bare_rps: avg(b, 'rps'),
+          ratio,
+          bad,
+        });
       }
     } finally {
       if (bare) await stop(bare);
       await stop(child);
     }
   }
-  if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ at: new Date().toISOString(), load: os.loadavg(), results }, null, 1)}\n`);
+  if (process.env.BENCH_JSON)
+    fs.writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ at: new Date().toISOString(), load: os.loadavg(), results }, null, 1)}\n`);
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 

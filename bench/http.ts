@@ -22,7 +22,10 @@ const DATA_DIR = process.env.DATA_DIR ?? 'data';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const CASES = [
-  { name: 'GET /v1/data (1 geo, 5 vars)', path: '/v1/data?variables=B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E&geo=state:06&dataset=acs1&vintage=2018' },
+  {
+    name: 'GET /v1/data (1 geo, 5 vars)',
+    path: '/v1/data?variables=B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E&geo=state:06&dataset=acs1&vintage=2018',
+  },
   { name: 'GET /v1/geocode (lat/lng)', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
 ];
 
@@ -35,13 +38,24 @@ async function main() {
   const buildDir = resolveCurrentBuild(path.resolve(DATA_DIR));
   if (!buildDir) throw new Error(`no data build under ${DATA_DIR}: run npm run etl first`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-http-'));
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent' }, { DATA_DIR: path.resolve(DATA_DIR), DATABASE_PATH: path.join(tmp, 'a.sqlite') });
+  const config = loadConfig(
+    { NODE_ENV: 'production', LOG_LEVEL: 'silent' },
+    { DATA_DIR: path.resolve(DATA_DIR), DATABASE_PATH: path.join(tmp, 'a.sqlite') },
+  );
   // Cold: every request goes to DuckDB (cache off). Warm: the default result cache.
   const CACHE = Number(process.env.OBSERVATION_CACHE_CELLS ?? 250_000);
   const data = await openDataStores(buildDir, console, { cacheCells: CACHE });
   const accounts = openAccountStores(config);
   const stores: Stores = { ...data.stores, ...accounts };
-  const ctx = { requestId: 'bench', caller: null, stores, config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'bench' } as VerbContext;
+  const ctx = {
+    requestId: 'bench',
+    caller: null,
+    stores,
+    config,
+    now: () => new Date(),
+    log: pino({ level: 'silent' }),
+    via: 'bench',
+  } as VerbContext;
   // Enterprise: the benchmark measures serving, not the quota refusing it.
   const key = (await adminIssueKey({ ctx, input: { email: 'bench@example.org', plan: 'enterprise' } })).data.key;
 
@@ -67,11 +81,15 @@ async function main() {
 
   // The baseline: fastify alone, sending the very bytes the service sends for the same request.
   const bare = Fastify({ logger: false });
-  bare.get('/constant/:i', async (req, reply) => reply.type('application/json').send(bodies.get(CASES[Number((req.params as { i: string }).i)]!.path)));
+  bare.get('/constant/:i', async (req, reply) =>
+    reply.type('application/json').send(bodies.get(CASES[Number((req.params as { i: string }).i)]!.path)),
+  );
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const bareBase = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/constant/`;
 
-  console.log(`${CONNECTIONS} connections × ${DURATION} s per run, two interleaved rounds; ${os.cpus().length} cores; result cache ${CACHE ? `${CACHE} cells (warm)` : 'off (cold: every request queries DuckDB)'}`);
+  console.log(
+    `${CONNECTIONS} connections × ${DURATION} s per run, two interleaved rounds; ${os.cpus().length} cores; result cache ${CACHE ? `${CACHE} cells (warm)` : 'off (cold: every request queries DuckDB)'}`,
+  );
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   for (const [i, c] of CASES.entries()) {
     const subject: Awaited<ReturnType<typeof run>>[] = [];

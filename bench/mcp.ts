@@ -39,7 +39,9 @@ const opts = new Command()
   .opts<{ seconds: string; rounds: string; connections: string }>();
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mcp-'));
-const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: dir } as NodeJS.ProcessEnv, { DATABASE_PATH: path.join(dir, 'accounts.sqlite') });
+const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: dir } as NodeJS.ProcessEnv, {
+  DATABASE_PATH: path.join(dir, 'accounts.sqlite'),
+});
 const accounts = openAccountStores(config);
 const data = await openDataStores(await testBuildDir(), { warn: () => {} });
 const stores = { ...data.stores, ...accounts };
@@ -64,14 +66,27 @@ const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', pa
 const mcpHeaders = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 // Correctness first: both answer California's $75,277 ± $317.
-const rest = (await (await fetch(base + restPath, { headers: { 'x-api-key': key } })).json()) as { data: Array<{ estimate: number; moe_numeric: number }> };
-if (rest.data?.[0]?.estimate !== 75277 || rest.data[0].moe_numeric !== 317) throw new Error(`REST answered ${JSON.stringify(rest).slice(0, 300)}`);
-const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: mcpBody })).json()) as { result?: { isError?: boolean; content: Array<{ text: string }> } };
-if (mcp.result?.isError || !mcp.result?.content[0]?.text.includes('$75,277 ± $317')) throw new Error(`MCP answered ${JSON.stringify(mcp).slice(0, 300)}`);
+const rest = (await (await fetch(base + restPath, { headers: { 'x-api-key': key } })).json()) as {
+  data: Array<{ estimate: number; moe_numeric: number }>;
+};
+if (rest.data?.[0]?.estimate !== 75277 || rest.data[0].moe_numeric !== 317)
+  throw new Error(`REST answered ${JSON.stringify(rest).slice(0, 300)}`);
+const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHeaders, body: mcpBody })).json()) as {
+  result?: { isError?: boolean; content: Array<{ text: string }> };
+};
+if (mcp.result?.isError || !mcp.result?.content[0]?.text.includes('$75,277 ± $317'))
+  throw new Error(`MCP answered ${JSON.stringify(mcp).slice(0, 300)}`);
 
-interface Run { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
 type Request = { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
-const toolCall = (name: string, a: object) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: a } });
+const toolCall = (name: string, a: object) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: a } });
 // The pair the brief asks for, and a catalog pair where the data query does not dominate, so
 // what MCP itself costs per call (server construction, JSON-RPC, rendering) shows.
 const PAIRS: Array<{ label: string; rest: Request; mcp: Request }> = [
@@ -93,8 +108,15 @@ async function run(request: Request): Promise<Run> {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const summary = (rs: Run[]) => ({ rps: mean(rs.map((r) => r.rps)), p50: mean(rs.map((r) => r.p50)), p99: mean(rs.map((r) => r.p99)), bad: rs.reduce((a, r) => a + r.non2xx + r.errors, 0) });
-console.log(`${opts.rounds} interleaved rounds × ${opts.seconds} s per target, ${opts.connections} connections, ${os.cpus().length} CPUs (shared with other work)`);
+const summary = (rs: Run[]) => ({
+  rps: mean(rs.map((r) => r.rps)),
+  p50: mean(rs.map((r) => r.p50)),
+  p99: mean(rs.map((r) => r.p99)),
+  bad: rs.reduce((a, r) => a + r.non2xx + r.errors, 0),
+});
+console.log(
+  `${opts.rounds} interleaved rounds × ${opts.seconds} s per target, ${opts.connections} connections, ${os.cpus().length} CPUs (shared with other work)`,
+);
 for (const pair of PAIRS) {
   // Warm-up (JIT, DuckDB caches), then interleaved rounds.
   await run(pair.rest);
@@ -107,14 +129,20 @@ for (const pair of PAIRS) {
   const R = summary(results.rest);
   const M = summary(results.mcp);
   console.log(`\n${pair.label}`);
-  console.log(`  REST ${R.rps.toFixed(0).padStart(6)} req/s    p50 ${R.p50.toFixed(1)} ms  p99 ${R.p99.toFixed(1)} ms  non-2xx/errors ${R.bad}  rounds ${results.rest.map((r) => r.rps.toFixed(0)).join(', ')}`);
-  console.log(`  MCP  ${M.rps.toFixed(0).padStart(6)} calls/s  p50 ${M.p50.toFixed(1)} ms  p99 ${M.p99.toFixed(1)} ms  non-2xx/errors ${M.bad}  rounds ${results.mcp.map((r) => r.rps.toFixed(0)).join(', ')}`);
+  console.log(
+    `  REST ${R.rps.toFixed(0).padStart(6)} req/s    p50 ${R.p50.toFixed(1)} ms  p99 ${R.p99.toFixed(1)} ms  non-2xx/errors ${R.bad}  rounds ${results.rest.map((r) => r.rps.toFixed(0)).join(', ')}`,
+  );
+  console.log(
+    `  MCP  ${M.rps.toFixed(0).padStart(6)} calls/s  p50 ${M.p50.toFixed(1)} ms  p99 ${M.p99.toFixed(1)} ms  non-2xx/errors ${M.bad}  rounds ${results.mcp.map((r) => r.rps.toFixed(0)).join(', ')}`,
+  );
   console.log(`  ratio MCP/REST: ${(M.rps / R.rps).toFixed(2)}`);
 }
 
 // The official SDK client, sequential: what one agent sees per call.
 const client = new Client({ name: 'bench', version: '1' });
-await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+);
 let calls = 0;
 const t0 = performance.now();
 while (performance.now() - t0 < 2_000) {
@@ -131,7 +159,9 @@ while (performance.now() - t1 < 2_000) {
 }
 const fetchRate = seq / ((performance.now() - t1) / 1000);
 
-console.log(`\nsequential, one client, get_census_data: SDK Client.callTool ${sdkRate.toFixed(0)} calls/s vs fetch /v1/data ${fetchRate.toFixed(0)} req/s; ratio ${(sdkRate / fetchRate).toFixed(2)}`);
+console.log(
+  `\nsequential, one client, get_census_data: SDK Client.callTool ${sdkRate.toFixed(0)} calls/s vs fetch /v1/data ${fetchRate.toFixed(0)} req/s; ratio ${(sdkRate / fetchRate).toFixed(2)}`,
+);
 
 await app.close();
 data.close();

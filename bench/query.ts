@@ -90,7 +90,15 @@ async function sqlOf(buildDir: string): Promise<(q: CellQuery) => Promise<string
 }
 
 /** Keys of a partition (untimed set-up), optionally by prefix, in a fixed pseudo-random order. */
-async function keysOf(conn: DuckDBConnection, buildDir: string, dataset: string, vintage: number, level: string, like = '%', limit = 1_000_000): Promise<string[]> {
+async function keysOf(
+  conn: DuckDBConnection,
+  buildDir: string,
+  dataset: string,
+  vintage: number,
+  level: string,
+  like = '%',
+  limit = 1_000_000,
+): Promise<string[]> {
   const file = path.join(buildDir, 'observations', `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
   const r = await conn.runAndReadAll(
     `SELECT DISTINCT geo_key FROM read_parquet(${sqlString(file)}) WHERE geo_key LIKE ${sqlString(like)} ORDER BY hash(geo_key) LIMIT ${limit}`,
@@ -122,14 +130,28 @@ async function scenario(
   );
   const store_ = summarize(s!);
   const base = summarize(b!);
-  const r: Result = { data, scenario: name, rows, store: store_, baseline: base, overhead_p50: ratio(store_.p50, base.p50), overhead_p95: ratio(store_.p95, base.p95) };
+  const r: Result = {
+    data,
+    scenario: name,
+    rows,
+    store: store_,
+    baseline: base,
+    overhead_p50: ratio(store_.p50, base.p50),
+    overhead_p95: ratio(store_.p95, base.p95),
+  };
   results.push(r);
   out(latencyLine(`${data} ${name} — store (${fmtInt(rows)} cells, last query)`, store_));
   out(latencyLine(`${data} ${name} — DuckDB alone`, base));
   out(`${''.padEnd(66)} overhead p50 ${r.overhead_p50}, p95 ${r.overhead_p95}`);
 }
 
-const q = (dataset: string, vintages: number[], level: string, geoKeys: string[] | 'all', codes: string[]): CellQuery => ({ dataset, vintages, level, geoKeys, codes });
+const q = (dataset: string, vintages: number[], level: string, geoKeys: string[] | 'all', codes: string[]): CellQuery => ({
+  dataset,
+  vintages,
+  level,
+  geoKeys,
+  codes,
+});
 
 async function realScenarios(): Promise<void> {
   const dataDir = path.resolve(o.realDataDir);
@@ -151,9 +173,25 @@ async function realScenarios(): Promise<void> {
     const stateCodes = ['B01001_001E', 'B02001_002E', 'B17001_002E', 'B19013_001E', 'B25010_001E'];
     const counties = await keysOf(bare.conn, buildDir, 'acs5', 2023, 'county', '%', 200);
     const states = await keysOf(bare.conn, buildDir, 'acs1', 2018, 'state', '%', 52);
-    await scenario('REAL', '(a) one county, acs5 2022+2023, 5 codes', store, bare.conn, sqlFor, counties.map((k) => q('acs5', [2022, 2023], 'county', [k], countyCodes)));
-    await scenario('REAL', '(b) all counties, acs5 2022+2023, 5 codes', store, bare.conn, sqlFor, [q('acs5', [2022, 2023], 'county', 'all', countyCodes)]);
-    await scenario('REAL', '(a) one state, acs1 2018, 5 codes', store, bare.conn, sqlFor, states.map((k) => q('acs1', [2018], 'state', [k], stateCodes)));
+    await scenario(
+      'REAL',
+      '(a) one county, acs5 2022+2023, 5 codes',
+      store,
+      bare.conn,
+      sqlFor,
+      counties.map((k) => q('acs5', [2022, 2023], 'county', [k], countyCodes)),
+    );
+    await scenario('REAL', '(b) all counties, acs5 2022+2023, 5 codes', store, bare.conn, sqlFor, [
+      q('acs5', [2022, 2023], 'county', 'all', countyCodes),
+    ]);
+    await scenario(
+      'REAL',
+      '(a) one state, acs1 2018, 5 codes',
+      store,
+      bare.conn,
+      sqlFor,
+      states.map((k) => q('acs1', [2018], 'state', [k], stateCodes)),
+    );
     await scenario('REAL', '(b) all states, acs1 2018, 5 codes', store, bare.conn, sqlFor, [q('acs1', [2018], 'state', 'all', stateCodes)]);
   } finally {
     store.close();
@@ -174,7 +212,9 @@ async function syntheticScenarios(): Promise<void> {
   const buildDir = syntheticBuildDir();
   const m = readManifest(buildDir);
   const total = Object.values(m.steps.observations!.rows).reduce((a, b) => a + b, 0);
-  out(`\n== SYNTHETIC national data (random values): build ${m.build_id}, ${fmtInt(total)} rows, partitions ${Object.keys(m.steps.observations!.rows).join(' ')}`);
+  out(
+    `\n== SYNTHETIC national data (random values): build ${m.build_id}, ${fmtInt(total)} rows, partitions ${Object.keys(m.steps.observations!.rows).join(' ')}`,
+  );
   const pool = await DuckPool.open();
   const store = await ObservationStore.open(buildDir, pool, { cacheCells: 0 });
   const bare = await bareDuckDB();
@@ -185,13 +225,47 @@ async function syntheticScenarios(): Promise<void> {
     const counties = await keysOf(bare.conn, buildDir, 'acs5', 2023, 'county', '%', 200);
     const caTracts = (await keysOf(bare.conn, buildDir, 'acs5', 2023, 'tract', 'tract:06%')).sort();
     const deTracts = (await keysOf(bare.conn, buildDir, 'acs5', 2023, 'tract', 'tract:10%')).sort();
-    await scenario('SYNTHETIC', '(a) one tract, acs5 2023, 5 codes', store, bare.conn, sqlFor, tracts.map((k) => q('acs5', [2023], 'tract', [k], SYNTH_CODES)));
-    await scenario('SYNTHETIC', '(a) one tract, acs5 2019+2023, 5 codes', store, bare.conn, sqlFor, tracts.map((k) => q('acs5', [2019, 2023], 'tract', [k], SYNTH_CODES)));
-    await scenario('SYNTHETIC', '(a) one block group, acs5 2023, 5 codes', store, bare.conn, sqlFor, bgs.map((k) => q('acs5', [2023], 'block_group', [k], SYNTH_CODES)));
-    await scenario('SYNTHETIC', '(a) one county, acs5 2023, 5 codes', store, bare.conn, sqlFor, counties.map((k) => q('acs5', [2023], 'county', [k], SYNTH_CODES)));
-    await scenario('SYNTHETIC', '(b) all counties, acs5 2023, 5 codes', store, bare.conn, sqlFor, [q('acs5', [2023], 'county', 'all', SYNTH_CODES)]);
-    await scenario('SYNTHETIC', `(c) all ${caTracts.length} tracts of CA, acs5 2023, 5 codes`, store, bare.conn, sqlFor, [q('acs5', [2023], 'tract', caTracts, SYNTH_CODES)]);
-    await scenario('SYNTHETIC', `(c) all ${deTracts.length} tracts of DE, acs5 2023, 5 codes`, store, bare.conn, sqlFor, [q('acs5', [2023], 'tract', deTracts, SYNTH_CODES)]);
+    await scenario(
+      'SYNTHETIC',
+      '(a) one tract, acs5 2023, 5 codes',
+      store,
+      bare.conn,
+      sqlFor,
+      tracts.map((k) => q('acs5', [2023], 'tract', [k], SYNTH_CODES)),
+    );
+    await scenario(
+      'SYNTHETIC',
+      '(a) one tract, acs5 2019+2023, 5 codes',
+      store,
+      bare.conn,
+      sqlFor,
+      tracts.map((k) => q('acs5', [2019, 2023], 'tract', [k], SYNTH_CODES)),
+    );
+    await scenario(
+      'SYNTHETIC',
+      '(a) one block group, acs5 2023, 5 codes',
+      store,
+      bare.conn,
+      sqlFor,
+      bgs.map((k) => q('acs5', [2023], 'block_group', [k], SYNTH_CODES)),
+    );
+    await scenario(
+      'SYNTHETIC',
+      '(a) one county, acs5 2023, 5 codes',
+      store,
+      bare.conn,
+      sqlFor,
+      counties.map((k) => q('acs5', [2023], 'county', [k], SYNTH_CODES)),
+    );
+    await scenario('SYNTHETIC', '(b) all counties, acs5 2023, 5 codes', store, bare.conn, sqlFor, [
+      q('acs5', [2023], 'county', 'all', SYNTH_CODES),
+    ]);
+    await scenario('SYNTHETIC', `(c) all ${caTracts.length} tracts of CA, acs5 2023, 5 codes`, store, bare.conn, sqlFor, [
+      q('acs5', [2023], 'tract', caTracts, SYNTH_CODES),
+    ]);
+    await scenario('SYNTHETIC', `(c) all ${deTracts.length} tracts of DE, acs5 2023, 5 codes`, store, bare.conn, sqlFor, [
+      q('acs5', [2023], 'tract', deTracts, SYNTH_CODES),
+    ]);
   } finally {
     store.close();
     bare.close();
@@ -219,12 +293,22 @@ async function layoutVariants(buildDir: string): Promise<Layout[]> {
     { name: 'sorted-variable-rg16384', order: 'variable' },
     { name: 'unsorted-rg16384', order: 'shuffled' },
   ];
-  const codes = (await withDuckDB(async (db) =>
-    (await db.runAndReadAll(`SELECT DISTINCT variable FROM read_parquet(${sqlString(real)}) ORDER BY variable`)).getRowObjectsJS() as Array<{ variable: string }>,
-  )).map((r) => r.variable);
-  const states = (await withDuckDB(async (db) =>
-    (await db.runAndReadAll(`SELECT DISTINCT substr(geo_key, 7, 2) AS s FROM read_parquet(${sqlString(real)}) ORDER BY s`)).getRowObjectsJS() as Array<{ s: string }>,
-  )).map((r) => r.s);
+  const codes = (
+    await withDuckDB(
+      async (db) =>
+        (
+          await db.runAndReadAll(`SELECT DISTINCT variable FROM read_parquet(${sqlString(real)}) ORDER BY variable`)
+        ).getRowObjectsJS() as Array<{ variable: string }>,
+    )
+  ).map((r) => r.variable);
+  const states = (
+    await withDuckDB(
+      async (db) =>
+        (
+          await db.runAndReadAll(`SELECT DISTINCT substr(geo_key, 7, 2) AS s FROM read_parquet(${sqlString(real)}) ORDER BY s`)
+        ).getRowObjectsJS() as Array<{ s: string }>,
+    )
+  ).map((r) => r.s);
   await withDuckDB(async (db) => {
     await db.run(codesTableSql(codes));
     for (const v of variants) {
@@ -233,7 +317,9 @@ async function layoutVariants(buildDir: string): Promise<Layout[]> {
       fs.mkdirSync(path.dirname(target), { recursive: true });
       await db.run(geoTableSql(source, 'tract', 2023));
       const t0 = Date.now();
-      await db.run(partitionCopySql({ target: `${target}.tmp`, seed, vintage: 2023, level: 'tract', order: v.order, rowGroupSize: v.rowGroupSize }));
+      await db.run(
+        partitionCopySql({ target: `${target}.tmp`, seed, vintage: 2023, level: 'tract', order: v.order, rowGroupSize: v.rowGroupSize }),
+      );
       fs.renameSync(`${target}.tmp`, target);
       out(`  wrote SYNTHETIC layout ${v.name} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
@@ -279,25 +365,48 @@ async function layoutComparison(): Promise<void> {
     const sizes = layouts.map((l) => l.files.reduce((a, f) => a + fs.statSync(f).size, 0));
     const groups = await Promise.all(
       layouts.map(async (l) => {
-        const r = await bare.conn.runAndReadAll(`SELECT count(DISTINCT (file_name, row_group_id))::INTEGER AS n FROM parquet_metadata([${l.files.map(sqlString).join(',')}])`);
+        const r = await bare.conn.runAndReadAll(
+          `SELECT count(DISTINCT (file_name, row_group_id))::INTEGER AS n FROM parquet_metadata([${l.files.map(sqlString).join(',')}])`,
+        );
         return (r.getRowObjectsJS()[0] as { n: number }).n;
       }),
     );
-    const one = await interleaved(layouts.map((l) => async (i: number) => {
-      const k = tracts[Math.abs(i) % tracts.length]!;
-      await bare.conn.runAndReadAll(sql(l.fileFor(k), [k]));
-    }), loop);
-    const ca = await interleaved(layouts.map((l) => async () => {
-      await bare.conn.runAndReadAll(sql(l.fileFor(caTracts[0]!), caTracts));
-    }), { ...loop, iterations: Math.min(loop.iterations, 30), minIterations: 5 });
+    const one = await interleaved(
+      layouts.map((l) => async (i: number) => {
+        const k = tracts[Math.abs(i) % tracts.length]!;
+        await bare.conn.runAndReadAll(sql(l.fileFor(k), [k]));
+      }),
+      loop,
+    );
+    const ca = await interleaved(
+      layouts.map((l) => async () => {
+        await bare.conn.runAndReadAll(sql(l.fileFor(caTracts[0]!), caTracts));
+      }),
+      { ...loop, iterations: Math.min(loop.iterations, 30), minIterations: 5 },
+    );
     const rows = layouts.map((l, i) => {
       const a = summarize(one[i]!);
       const c = summarize(ca[i]!);
       results.push({ data: 'SYNTHETIC', scenario: `layout ${l.name}: one tract`, rows: 5, baseline: a });
       results.push({ data: 'SYNTHETIC', scenario: `layout ${l.name}: all CA tracts`, rows: caTracts.length * 5, baseline: c });
-      return [l.name, `${(sizes[i]! / 1e6).toFixed(0)} MB`, String(groups[i]), fmtMs(a.p50), fmtMs(a.p95), fmtMs(a.p99), fmtMs(c.p50), fmtMs(c.p95), ratio(a.p50, summarize(one[0]!).p50)];
+      return [
+        l.name,
+        `${(sizes[i]! / 1e6).toFixed(0)} MB`,
+        String(groups[i]),
+        fmtMs(a.p50),
+        fmtMs(a.p95),
+        fmtMs(a.p99),
+        fmtMs(c.p50),
+        fmtMs(c.p95),
+        ratio(a.p50, summarize(one[0]!).p50),
+      ];
     });
-    out(table(['SYNTHETIC layout', 'size', 'row groups', '1 tract p50 ms', 'p95', 'p99', 'CA tracts p50 ms', 'p95', '1-tract p50 vs real'], rows));
+    out(
+      table(
+        ['SYNTHETIC layout', 'size', 'row groups', '1 tract p50 ms', 'p95', 'p99', 'CA tracts p50 ms', 'p95', '1-tract p50 vs real'],
+        rows,
+      ),
+    );
   } finally {
     bare.close();
   }
@@ -319,7 +428,11 @@ async function prefixVsInList(): Promise<void> {
     const range = `${head} AND geo_key >= 'tract:06' AND geo_key < 'tract:07'`;
     const n = [(await bare.conn.runAndReadAll(inList)).currentRowCount, (await bare.conn.runAndReadAll(range)).currentRowCount];
     if (n[0] !== n[1]) throw new Error(`IN list gave ${n[0]} rows, range ${n[1]}`);
-    const [a, b] = await interleaved([() => bare.conn.runAndReadAll(inList), () => bare.conn.runAndReadAll(range)], { ...loop, iterations: 20, minIterations: 5 });
+    const [a, b] = await interleaved([() => bare.conn.runAndReadAll(inList), () => bare.conn.runAndReadAll(range)], {
+      ...loop,
+      iterations: 20,
+      minIterations: 5,
+    });
     const sa = summarize(a!);
     const sb = summarize(b!);
     results.push({ data: 'SYNTHETIC', scenario: '(c) CA tracts, IN list of keys (store shape)', rows: n[0]!, baseline: sa });
@@ -334,7 +447,12 @@ async function prefixVsInList(): Promise<void> {
 }
 
 async function main() {
-  out(`bench:query — ${os.cpus().length} CPUs, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; budget ${loop.maxMs} ms / scenario`);
+  out(
+    `bench:query — ${os.cpus().length} CPUs, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; budget ${loop.maxMs} ms / scenario`,
+  );
   if (!o.skipReal) await realScenarios();
   if (!o.skipSynthetic) await syntheticScenarios();
   if (o.layouts) await layoutComparison();

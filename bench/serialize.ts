@@ -15,7 +15,10 @@ const TEN = 'B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E,B01003_
 async function main() {
   const svc = await startService();
   try {
-    const res = await svc.app.inject({ url: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018`, headers: { 'x-api-key': svc.keys.pro } });
+    const res = await svc.app.inject({
+      url: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018`,
+      headers: { 'x-api-key': svc.keys.pro },
+    });
     const body = res.json();
     const schema = envelopeSchema(z.union([z.array(dataCellSchema), compactDataSchema]));
     const [zod, plain, compact] = await interleaved(
@@ -26,11 +29,15 @@ async function main() {
       ],
       { iterations: 400, maxMs: 8000, minIterations: 50 },
     );
-    console.log(`bench:serialize — REAL all states × 10 variables (${body.data.length} cells, ${res.body.length} bytes); ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `bench:serialize — REAL all states × 10 variables (${body.data.length} cells, ${res.body.length} bytes); ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`,
+    );
     console.log(latencyLine('  zod response schema + JSON.stringify (route serializer)', summarize(zod!)));
     console.log(latencyLine('  JSON.stringify alone (baseline)', summarize(plain!)));
     console.log(latencyLine('  compact build + JSON.stringify', summarize(compact!)));
-    console.log(`  serializer ÷ baseline p50 ${ratio(summarize(zod!).p50, summarize(plain!).p50)}; compact ÷ baseline ${ratio(summarize(compact!).p50, summarize(plain!).p50)}`);
+    console.log(
+      `  serializer ÷ baseline p50 ${ratio(summarize(zod!).p50, summarize(plain!).p50)}; compact ÷ baseline ${ratio(summarize(compact!).p50, summarize(plain!).p50)}`,
+    );
   } finally {
     await svc.close();
   }

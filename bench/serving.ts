@@ -17,7 +17,18 @@ import { SERVING_INDEX_FILE, ServingIndex } from '../src/store/serving-index.js'
 import { interleaved, latencyLine, ratio, summarize } from './lib/stats.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? '.cache/test-data');
-const TEN = ['B19013_001E', 'B01001_002E', 'B01002_001E', 'B17001_002E', 'B25077_001E', 'B01003_001E', 'B02001_002E', 'B25001_001E', 'B25064_001E', 'B15003_022E'];
+const TEN = [
+  'B19013_001E',
+  'B01001_002E',
+  'B01002_001E',
+  'B17001_002E',
+  'B25077_001E',
+  'B01003_001E',
+  'B02001_002E',
+  'B25001_001E',
+  'B25064_001E',
+  'B15003_022E',
+];
 const FIVE = TEN.slice(0, 5);
 const STATES = ['state:06', 'state:48', 'state:36', 'state:12', 'state:17', 'state:42', 'state:13', 'state:39'];
 
@@ -32,7 +43,9 @@ async function main() {
   await c.run('SET GLOBAL parquet_metadata_cache = true');
   if (!fs.existsSync(geoSorted)) {
     fs.mkdirSync(path.dirname(geoSorted), { recursive: true });
-    const rows = Number((await c.runAndReadAll(`SELECT count(*)::BIGINT FROM read_parquet(${sqlString(tableMajor)})`)).getColumnsJS()[0]![0]);
+    const rows = Number(
+      (await c.runAndReadAll(`SELECT count(*)::BIGINT FROM read_parquet(${sqlString(tableMajor)})`)).getColumnsJS()[0]![0],
+    );
     await c.run(`COPY (SELECT * FROM read_parquet(${sqlString(tableMajor)}) ORDER BY geo_key, variable) TO ${sqlString(geoSorted)}
       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSizeFor(rows)})`);
   }
@@ -44,16 +57,25 @@ async function main() {
   const list = (a: string[]) => a.map(sqlString).join(',');
   const tables = (a: string[]) => list([...new Set(a.map((x) => x.slice(0, x.indexOf('_'))))]);
   const cols = 'geo_key, variable, estimate, moe, estimate_annotation, moe_annotation';
-  const allSql = (f: string, table: boolean) => `SELECT ${cols} FROM read_parquet(${sqlString(f)}) WHERE ${table ? `table_id IN (${tables(TEN)}) AND ` : ''}variable IN (${list(TEN)})`;
+  const allSql = (f: string, table: boolean) =>
+    `SELECT ${cols} FROM read_parquet(${sqlString(f)}) WHERE ${table ? `table_id IN (${tables(TEN)}) AND ` : ''}variable IN (${list(TEN)})`;
   const oneSql = (f: string, table: boolean, k: string) =>
     `SELECT ${cols} FROM read_parquet(${sqlString(f)}) WHERE ${table ? `table_id IN (${tables(FIVE)}) AND ` : ''}variable IN (${list(FIVE)}) AND geo_key IN (${sqlString(k)})`;
   const a = (await c.runAndReadAll(allSql(geoSorted, false))).currentRowCount;
   const b = (await c.runAndReadAll(allSql(tableMajor, true))).currentRowCount;
   if (a !== b) throw new Error(`layouts disagree: ${a} vs ${b} rows`);
 
-  console.log(`bench:serving — REAL acs1 2018 state partition; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(
+    `bench:serving — REAL acs1 2018 state partition; ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   const loop = { maxMs: Number(process.env.BENCH_MAX_MS ?? 8000), iterations: 300, minIterations: 20 };
-  const [geoAll, tabAll] = await interleaved([() => c.runAndReadAll(allSql(geoSorted, false)), () => c.runAndReadAll(allSql(tableMajor, true))], loop);
+  const [geoAll, tabAll] = await interleaved(
+    [() => c.runAndReadAll(allSql(geoSorted, false)), () => c.runAndReadAll(allSql(tableMajor, true))],
+    loop,
+  );
   console.log(`\nall states × 10 codes (${a} cells), DuckDB alone`);
   console.log(latencyLine('  geo-sorted Parquet, variable filter (previous layout)', summarize(geoAll!)));
   console.log(latencyLine('  table-major Parquet, table + variable filter (current)', summarize(tabAll!)));

@@ -83,7 +83,6 @@ async function linkTree(from: string, to: string): Promise<void> {
   }
 }
 
-
 /** Builds directories left by a killed run carry the dead process id in their name. */
 async function removeStaleTemps(buildsDir: string): Promise<void> {
   for (const e of await fs.readdir(buildsDir).catch(() => [] as string[])) {
@@ -94,9 +93,7 @@ async function removeStaleTemps(buildsDir: string): Promise<void> {
 
 async function pruneOldBuilds(buildsDir: string, keepDirs: string[], keep: number): Promise<void> {
   const entries = (await fs.readdir(buildsDir)).filter((e) => !e.startsWith('.'));
-  const dated = await Promise.all(
-    entries.map(async (e) => ({ e, mtime: (await fs.stat(path.join(buildsDir, e))).mtimeMs })),
-  );
+  const dated = await Promise.all(entries.map(async (e) => ({ e, mtime: (await fs.stat(path.join(buildsDir, e))).mtimeMs })));
   dated.sort((a, b) => b.mtime - a.mtime);
   const keepSet = new Set(keepDirs.map((d) => path.basename(d)));
   let kept = 0;
@@ -129,7 +126,10 @@ interface StepPlan {
 }
 
 /** One step: its outputs hard-linked from the previous build when its inputs are unchanged, else run. */
-async function runOrReuseStep(plan: StepPlan, s: EtlStep): Promise<{ entry: Manifest['steps'][string]; summary: BuildSummary['steps'][number] }> {
+async function runOrReuseStep(
+  plan: StepPlan,
+  s: EtlStep,
+): Promise<{ entry: Manifest['steps'][string]; summary: BuildSummary['steps'][number] }> {
   const { opts, sourceDir, tmpDir, prevDir, prev, sums, stepInputs, unchanged, log, rebuilt } = plan;
   const t0 = Date.now();
   const files = stepInputs.get(s.name)!;
@@ -153,7 +153,8 @@ async function runOrReuseStep(plan: StepPlan, s: EtlStep): Promise<{ entry: Mani
       sourceDir,
       outDir: tmpDir,
       previousDir: versionSame && !opts.force ? prevDir : undefined,
-      previousInputs: versionSame && !opts.force && prevStep ? Object.fromEntries(Object.entries(prevStep.inputs).map(([k, v]) => [k, v.sha256])) : {},
+      previousInputs:
+        versionSame && !opts.force && prevStep ? Object.fromEntries(Object.entries(prevStep.inputs).map(([k, v]) => [k, v.sha256])) : {},
       previousRows: versionSame && !opts.force && prevStep ? prevStep.rows : {},
       inputs,
       log,

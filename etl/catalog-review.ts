@@ -15,7 +15,15 @@ import { parse } from 'csv-parse/sync';
 import { componentCodes, parseFormula } from '../src/domain/formula.js';
 import { Comparator, sameLabel } from './steps/catalog/comparability.js';
 import { compileCatalog } from './steps/catalog/compile.js';
-import { API_LABEL_VINTAGES, apiLabelFile, columnIdToCode, loadCodeVintages, SPEC_VINTAGES, tableOf, type Dataset } from './steps/catalog/metadata.js';
+import {
+  API_LABEL_VINTAGES,
+  apiLabelFile,
+  columnIdToCode,
+  loadCodeVintages,
+  SPEC_VINTAGES,
+  tableOf,
+  type Dataset,
+} from './steps/catalog/metadata.js';
 import { codesOf, readCatalogSource } from './steps/catalog/source.js';
 import { REPO_CATALOG_DIR } from './steps/catalog.js';
 
@@ -110,7 +118,14 @@ const compiled = compileCatalog(source, meta);
 const cmp = new Comparator(source.wordings);
 
 // Withheld: one row per dataset, code and the pair of labels, with every variable and vintage.
-interface Row { d: Dataset; code: string; here: string; ref: string; vars: Set<string>; years: number[] }
+interface Row {
+  d: Dataset;
+  code: string;
+  here: string;
+  ref: string;
+  vars: Set<string>;
+  years: number[];
+}
 const withheld = new Map<string, Row>();
 for (const v of compiled.variables) {
   for (const d of ['acs1', 'acs5'] as const) {
@@ -153,13 +168,18 @@ for (const sv of source.variables) {
 
 const out: string[] = [];
 out.push(`### Withheld (${[...withheld.values()].reduce((a, r) => a + r.vars.size * new Set(r.years).size, 0)} variable-vintages)`, '');
-out.push('| dataset | code | vintages | shell label (that vintage) | API label (that vintage) | reference label | nation, around the change | California, around the change | variables |');
+out.push(
+  '| dataset | code | vintages | shell label (that vintage) | API label (that vintage) | reference label | nation, around the change | California, around the change | variables |',
+);
 out.push('|---|---|---|---|---|---|---|---|---|');
 for (const r of [...withheld.values()].sort((a, b) => a.code.localeCompare(b.code) || a.d.localeCompare(b.d))) {
   const ys = [...new Set(r.years)];
   const y0 = Math.min(...ys);
-  const shell = shellLabel(r.d, y0, r.code) ?? (r.d === 'acs5' && y0 === 2009 ? `(none; 2010: ${shellLabel('acs5', 2010, r.code) ?? '—'})` : undefined);
-  out.push(`| ${r.d} | ${r.code} | ${ranges(ys)} | ${cell(shell)} | ${cell(r.d === 'acs1' ? apiLabel(y0, r.code) : undefined)} | ${cell(r.ref)} | ${cell(around(r.d, ys, r.code, 'nation'))} | ${cell(around(r.d, ys, r.code, 'state'))} | ${[...r.vars].join(', ')} |`);
+  const shell =
+    shellLabel(r.d, y0, r.code) ?? (r.d === 'acs5' && y0 === 2009 ? `(none; 2010: ${shellLabel('acs5', 2010, r.code) ?? '—'})` : undefined);
+  out.push(
+    `| ${r.d} | ${r.code} | ${ranges(ys)} | ${cell(shell)} | ${cell(r.d === 'acs1' ? apiLabel(y0, r.code) : undefined)} | ${cell(r.ref)} | ${cell(around(r.d, ys, r.code, 'nation'))} | ${cell(around(r.d, ys, r.code, 'state'))} | ${[...r.vars].join(', ')} |`,
+  );
 }
 out.push('', `### Served although the raw label differs (${released.size} code/label pairs)`, '');
 out.push('| dataset | code | vintages | label in those vintages | reference label | released by | variables |');

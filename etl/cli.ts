@@ -34,23 +34,44 @@ program
   .option('--online', 'download the source files from census.gov into --cache-dir first (then build from there)', false)
   .option('--cache-dir <dir>', 'download cache for --online (resumable)', '.cache/census')
   .addOption(new Option('--census-api-key <key>', 'Census Data API key for --online').env('CENSUS_API_KEY'))
-  .option('--fallback-source <dir>', 'for --online: where derived files that census.gov does not publish are taken from', '../shared/census')
-  .action(async (o: { source: string; dataDir: string; force: boolean; quiet: boolean; online: boolean; cacheDir: string; censusApiKey?: string; fallbackSource: string }) => {
-    let sourceDir = path.resolve(o.source);
-    if (o.online) {
-      // Download into the cache, then the same build as for a local tree: one code path.
-      const { prepareOnlineSource } = await import('./online/index.js');
-      const prepared = await prepareOnlineSource({
-        cacheDir: path.resolve(o.cacheDir),
-        apiKey: o.censusApiKey,
-        fallbackDir: path.resolve(o.fallbackSource),
-        log: createStepLogger({ quiet: o.quiet }),
+  .option(
+    '--fallback-source <dir>',
+    'for --online: where derived files that census.gov does not publish are taken from',
+    '../shared/census',
+  )
+  .action(
+    async (o: {
+      source: string;
+      dataDir: string;
+      force: boolean;
+      quiet: boolean;
+      online: boolean;
+      cacheDir: string;
+      censusApiKey?: string;
+      fallbackSource: string;
+    }) => {
+      let sourceDir = path.resolve(o.source);
+      if (o.online) {
+        // Download into the cache, then the same build as for a local tree: one code path.
+        const { prepareOnlineSource } = await import('./online/index.js');
+        const prepared = await prepareOnlineSource({
+          cacheDir: path.resolve(o.cacheDir),
+          apiKey: o.censusApiKey,
+          fallbackDir: path.resolve(o.fallbackSource),
+          log: createStepLogger({ quiet: o.quiet }),
+        });
+        sourceDir = prepared.sourceDir;
+      }
+      const summary = await build({
+        sourceDir,
+        dataDir: path.resolve(o.dataDir),
+        force: o.force,
+        quiet: o.quiet,
+        mode: o.online ? 'online' : 'local',
       });
-      sourceDir = prepared.sourceDir;
-    }
-    const summary = await build({ sourceDir, dataDir: path.resolve(o.dataDir), force: o.force, quiet: o.quiet, mode: o.online ? 'online' : 'local' });
-    printSummary(summary);
-  });
+      printSummary(summary);
+    },
+  );
 
 program
   .command('synth')
@@ -65,19 +86,31 @@ program
   .option('--variables <n>', 'use only the first N catalog codes')
   .option('--catalog <file>', 'compiled catalog.json to take the codes from (default: catalog/ sources)')
   .option('-q, --quiet', 'no progress output', false)
-  .action(async (o: { out: string; source: string; vintages: string; seed: string; levels?: string; states?: string; variables?: string; catalog?: string; quiet: boolean }) => {
-    const { generateSyntheticBuild, parseSynthList } = await import('./synthetic/generate.js');
-    const s = await generateSyntheticBuild({
-      dataDir: path.resolve(o.out),
-      sourceDir: path.resolve(o.source),
-      ...parseSynthList(o),
-      quiet: o.quiet,
-    });
-    process.stderr.write(
-      `SYNTHETIC build ${s.buildId} is live: ${s.buildDir}\n  ${s.totalRows.toLocaleString('en-US')} rows (${s.codes} codes, vintages ${s.vintages.join(',')}), ` +
-        `${(s.bytes / 1e9).toFixed(2)} GB, ${s.seconds.toFixed(1)} s, ${Math.round(s.rowsPerSecond).toLocaleString('en-US')} rows/s (synthetic)\n`,
-    );
-  });
+  .action(
+    async (o: {
+      out: string;
+      source: string;
+      vintages: string;
+      seed: string;
+      levels?: string;
+      states?: string;
+      variables?: string;
+      catalog?: string;
+      quiet: boolean;
+    }) => {
+      const { generateSyntheticBuild, parseSynthList } = await import('./synthetic/generate.js');
+      const s = await generateSyntheticBuild({
+        dataDir: path.resolve(o.out),
+        sourceDir: path.resolve(o.source),
+        ...parseSynthList(o),
+        quiet: o.quiet,
+      });
+      process.stderr.write(
+        `SYNTHETIC build ${s.buildId} is live: ${s.buildDir}\n  ${s.totalRows.toLocaleString('en-US')} rows (${s.codes} codes, vintages ${s.vintages.join(',')}), ` +
+          `${(s.bytes / 1e9).toFixed(2)} GB, ${s.seconds.toFixed(1)} s, ${Math.round(s.rowsPerSecond).toLocaleString('en-US')} rows/s (synthetic)\n`,
+      );
+    },
+  );
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof InputError) {

@@ -6,8 +6,12 @@ export function createStepLogger(opts: { quiet?: boolean } = {}): StepLogger {
   const quiet = opts.quiet ?? false;
   const tty = process.stderr.isTTY === true;
   return {
-    info: (m) => { if (!quiet) process.stderr.write(`${m}\n`); },
-    warn: (m) => { process.stderr.write(`warning: ${m}\n`); },
+    info: (m) => {
+      if (!quiet) process.stderr.write(`${m}\n`);
+    },
+    warn: (m) => {
+      process.stderr.write(`warning: ${m}\n`);
+    },
     progress(label: string, total: number): ProgressBar {
       if (quiet || !tty) {
         // Outside a terminal a bar would spam the log: print the start only.

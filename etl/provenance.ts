@@ -16,9 +16,15 @@ const RULES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
       return `https://api.census.gov/data/${m[1]}/acs/${m[2]}?get=group(${m[4]})&for=${forClause}`;
     },
   ],
-  [/^metadata\/(acs[15])\/(\d{4})\//, (m) => `https://api.census.gov/data/${m[2]}/acs/${m[1]}/groups.json (as Census Reporter table shells)`],
+  [
+    /^metadata\/(acs[15])\/(\d{4})\//,
+    (m) => `https://api.census.gov/data/${m[2]}/acs/${m[1]}/groups.json (as Census Reporter table shells)`,
+  ],
   [/^metadata\/api_labels\/acs1\/(\d{4})/, (m) => `https://api.census.gov/data/${m[1]}/acs/acs1/variables.json`],
-  [/^boundaries\/tract_cb2018_500k\/cb_2018_(\d\d)_tract_500k/, (m) => `https://www2.census.gov/geo/tiger/GENZ2018/shp/cb_2018_${m[1]}_tract_500k.zip (converted to GeoJSON)`],
+  [
+    /^boundaries\/tract_cb2018_500k\/cb_2018_(\d\d)_tract_500k/,
+    (m) => `https://www2.census.gov/geo/tiger/GENZ2018/shp/cb_2018_${m[1]}_tract_500k.zip (converted to GeoJSON)`,
+  ],
 ];
 
 // Reference files: the online mode's list is the one record of which file comes from where.

@@ -3,13 +3,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const csvList = z
-  .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const csvList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -70,7 +71,11 @@ export const configSchema = z.object({
    */
   DEV_IDP: bool.optional(),
   /** Lifetime of a dashboard sign-in session (sliding, server-side). */
-  DASHBOARD_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  DASHBOARD_SESSION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(12),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Override of Stripe's API address (a local stub in tests), e.g. `http://127.0.0.1:12111`. */
@@ -124,11 +129,24 @@ export function signInOf(config: Config): SignIn {
     const clientId = config.OIDC_CLIENT_ID ?? config.OIDC_AUDIENCE;
     if (!clientId) return { mode: 'none' };
     const audiences = [...new Set([clientId, config.OIDC_AUDIENCE].filter((a): a is string => !!a))];
-    return { mode: 'external', issuer: config.OIDC_ISSUER, clientId, clientSecret: config.OIDC_CLIENT_SECRET, audiences, scopes: config.OIDC_SCOPES };
+    return {
+      mode: 'external',
+      issuer: config.OIDC_ISSUER,
+      clientId,
+      clientSecret: config.OIDC_CLIENT_SECRET,
+      audiences,
+      scopes: config.OIDC_SCOPES,
+    };
   }
   if (config.DEV_IDP) {
     const origin = (config.BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, '');
-    return { mode: 'dev', issuer: `${origin}${DEV_IDP_PATH}`, clientId: DEV_IDP_CLIENT_ID, audiences: [DEV_IDP_CLIENT_ID], scopes: 'openid email' };
+    return {
+      mode: 'dev',
+      issuer: `${origin}${DEV_IDP_PATH}`,
+      clientId: DEV_IDP_CLIENT_ID,
+      audiences: [DEV_IDP_CLIENT_ID],
+      scopes: 'openid email',
+    };
   }
   return { mode: 'none' };
 }

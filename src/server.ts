@@ -38,7 +38,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   // A fresh clone has no data/: build it from the configured source tree first (progress on
   // stderr), so `npm start` alone gives a working service on the embedded default data.
   if (config.AUTO_BUILD_DATA && !resolveCurrentBuild(config.DATA_DIR)) {
-    logger.info({ source: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR }, 'no data build found: building it now (a few minutes, once)');
+    logger.info(
+      { source: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR },
+      'no data build found: building it now (a few minutes, once)',
+    );
     try {
       const { build } = await import('../etl/build.js');
       const summary = await build({ sourceDir: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR });

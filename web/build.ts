@@ -48,5 +48,6 @@ export async function buildWeb(outDir = WEB_OUT_DIR): Promise<BundleSize[]> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const sizes = await buildWeb();
-  for (const s of sizes) process.stderr.write(`web: ${s.file} ${(s.bytes / 1024).toFixed(1)} KiB (${(s.gzipBytes / 1024).toFixed(1)} KiB gzip)\n`);
+  for (const s of sizes)
+    process.stderr.write(`web: ${s.file} ${(s.bytes / 1024).toFixed(1)} KiB (${(s.gzipBytes / 1024).toFixed(1)} KiB gzip)\n`);
 }

@@ -48,10 +48,7 @@ export interface LoopOptions {
  * Time several variants interleaved (A, B, A, B, …) so that load from other processes on a shared
  * machine hits every variant alike. `fns[k](i)` runs iteration i of variant k. Returns ms samples.
  */
-export async function interleaved(
-  fns: Array<(i: number) => Promise<unknown>>,
-  opts: LoopOptions = {},
-): Promise<number[][]> {
+export async function interleaved(fns: Array<(i: number) => Promise<unknown>>, opts: LoopOptions = {}): Promise<number[][]> {
   const warmup = opts.warmup ?? 3;
   const iterations = opts.iterations ?? 200;
   const maxMs = opts.maxMs ?? 10_000;

@@ -13,8 +13,7 @@ export interface ApiEndpoint {
 }
 
 /** Keep the separators of `get`/`for` readable in URLs and logs; the API accepts both forms. */
-const enc = (s: string) =>
-  encodeURIComponent(s).replace(/%2C/g, ',').replace(/%3A/g, ':').replace(/%2F/g, '/');
+const enc = (s: string) => encodeURIComponent(s).replace(/%2C/g, ',').replace(/%3A/g, ':').replace(/%2F/g, '/');
 
 const keyParam = (ep: ApiEndpoint) => (ep.apiKey ? `key=${encodeURIComponent(ep.apiKey)}` : '');
 
@@ -104,12 +103,7 @@ export async function groupVariables(ep: ApiEndpoint, item: ApiItem, retry: Retr
  * The body to store for one item, or null when the API has no data for it. Raw bytes when one
  * request answered; the merged body in the API's layout when chunks had to be joined.
  */
-export async function fetchApiBody(
-  ep: ApiEndpoint,
-  item: ApiItem,
-  retry: RetryOptions,
-  limit = VARIABLE_LIMIT,
-): Promise<Buffer | null> {
+export async function fetchApiBody(ep: ApiEndpoint, item: ApiItem, retry: RetryOptions, limit = VARIABLE_LIMIT): Promise<Buffer | null> {
   const geo = GEOGRAPHY[item.level].columns;
   let variables = item.variables;
   if (!variables) {

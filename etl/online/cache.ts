@@ -78,7 +78,6 @@ export async function removeStalePartials(dir: string): Promise<number> {
   return removed;
 }
 
-
 /** A zip archive ends with its central directory record (PK\x05\x06, 22 bytes + a comment). */
 function hasZipDirectory(data: Buffer): boolean {
   if (data.length < 22) return false;

@@ -6,11 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { StepLogger } from '../step.js';
 
-export async function fillFromFallback(opts: {
-  cacheDir: string;
-  fallbackDir: string;
-  log: StepLogger;
-}): Promise<{ linked: string[] }> {
+export async function fillFromFallback(opts: { cacheDir: string; fallbackDir: string; log: StepLogger }): Promise<{ linked: string[] }> {
   const root = path.resolve(opts.fallbackDir);
   try {
     await fs.access(root);

@@ -7,8 +7,15 @@ import { fetchApiBody, FatalFetchError, getJson, metaUrl, type ApiEndpoint } fro
 import { isComplete, removeStalePartials, writeAtomic } from './cache.js';
 import { redact, type RetryOptions } from './http.js';
 import {
-  apiCachePath, checkReference, MIRROR_ACS1_VINTAGES, mirrorPlan, parseGroupsJson, planFromGroups,
-  type Dataset, type FetchPlan, type Level,
+  apiCachePath,
+  checkReference,
+  MIRROR_ACS1_VINTAGES,
+  mirrorPlan,
+  parseGroupsJson,
+  planFromGroups,
+  type Dataset,
+  type FetchPlan,
+  type Level,
 } from './plan.js';
 import { REFERENCE_FILES } from './reference.js';
 import { fetchReference } from './reffile.js';
@@ -183,7 +190,6 @@ export async function planFromGroupsJson(
 /** `mirrorPlan` with each acs1 vintage's groups taken from its groups.json. */
 export async function buildMirrorPlan(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>): Promise<FetchPlan> {
   const groups = new Map<number, string[]>();
-  for (const vintage of MIRROR_ACS1_VINTAGES)
-    groups.set(vintage, await fetchGroupList({ ...opts, vintage, dataset: 'acs1' }));
+  for (const vintage of MIRROR_ACS1_VINTAGES) groups.set(vintage, await fetchGroupList({ ...opts, vintage, dataset: 'acs1' }));
   return mirrorPlan(groups);
 }

@@ -61,7 +61,14 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** What one HTTP exchange produced: the full body or why there is none. */
@@ -77,11 +84,7 @@ export interface Response200 {
  * Network errors (refused, reset, body cut off) and 429/5xx are retried here; `accept` sees
  * every other status.
  */
-export async function getWithRetry<T>(
-  url: string,
-  accept: (res: Response200) => Attempt<T>,
-  opts: RetryOptions,
-): Promise<T> {
+export async function getWithRetry<T>(url: string, accept: (res: Response200) => Attempt<T>, opts: RetryOptions): Promise<T> {
   const shown = redact(url, opts.secrets);
   let last: { reason: string; status?: number } = { reason: 'not tried' };
   for (let tryIndex = 0; tryIndex <= opts.retries; tryIndex++) {
@@ -115,10 +118,7 @@ export async function getWithRetry<T>(
     if (attempt.ok) return attempt.value;
     last = { reason: redact(attempt.reason, opts.secrets), status };
     if (!attempt.retry || tryIndex === opts.retries) throw new FetchError(shown, last.reason, tryIndex + 1, status);
-    const wait = Math.min(
-      opts.maxDelayMs,
-      attempt.retryAfterMs ?? backoffMs(tryIndex, opts.baseDelayMs, opts.maxDelayMs),
-    );
+    const wait = Math.min(opts.maxDelayMs, attempt.retryAfterMs ?? backoffMs(tryIndex, opts.baseDelayMs, opts.maxDelayMs));
     opts.log.warn(`${shown}: ${last.reason}; retry ${tryIndex + 1}/${opts.retries} in ${wait} ms`);
     await sleep(wait, opts.signal);
   }

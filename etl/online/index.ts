@@ -4,9 +4,7 @@ export type { FetchOptions, FetchResult, FetchFailure } from './fetch.js';
 export { FatalFetchError } from './api.js';
 export { FetchError } from './http.js';
 export { fillFromFallback } from './fallback.js';
-export {
-  planFromGroups, mirrorPlan, fetchableReferencePaths, apiCachePath, MIRROR_ACS1_VINTAGES, METRO_2017_VARIABLES,
-} from './plan.js';
+export { planFromGroups, mirrorPlan, fetchableReferencePaths, apiCachePath, MIRROR_ACS1_VINTAGES, METRO_2017_VARIABLES } from './plan.js';
 export type { FetchPlan, ApiItem, Dataset, Level } from './plan.js';
 export { REFERENCE_FILES } from './reference.js';
 export type { ReferenceFile } from './reference.js';

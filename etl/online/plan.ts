@@ -58,8 +58,7 @@ export function planFromGroups(opts: {
   }
   for (const vintage of opts.vintages)
     for (const dataset of opts.datasets)
-      for (const level of opts.levels)
-        for (const group of opts.groups) api.push({ vintage, dataset, level, group });
+      for (const level of opts.levels) for (const group of opts.groups) api.push({ vintage, dataset, level, group });
   return { api, reference: checkReference(opts.reference ?? []) };
 }
 
@@ -68,8 +67,7 @@ export function parseGroupsJson(body: unknown, where: string): string[] {
   const groups = (body as { groups?: unknown } | null)?.groups;
   if (!Array.isArray(groups)) throw new Error(`${where}: not a groups.json listing (no "groups" array)`);
   const names = groups.map((g: unknown) => (g as { name?: unknown } | null)?.name);
-  if (!names.every((n): n is string => typeof n === 'string'))
-    throw new Error(`${where}: a group without a string "name"`);
+  if (!names.every((n): n is string => typeof n === 'string')) throw new Error(`${where}: a group without a string "name"`);
   return names;
 }
 
@@ -124,8 +122,7 @@ export function mirrorPlan(acs1GroupsByVintage: Map<number, string[]>): FetchPla
   for (const vintage of MIRROR_ACS1_VINTAGES) {
     const groups = acs1GroupsByVintage.get(vintage);
     if (!groups) throw new Error(`no acs1 group list for ${vintage}`);
-    for (const level of ['state', 'nation'] as const)
-      for (const group of groups) api.push({ vintage, dataset: 'acs1', level, group });
+    for (const level of ['state', 'nation'] as const) for (const group of groups) api.push({ vintage, dataset: 'acs1', level, group });
   }
   for (const [group, variables] of Object.entries(METRO_2017_VARIABLES))
     api.push({ vintage: 2017, dataset: 'acs5', level: 'metro', group, variables });

@@ -10,7 +10,10 @@ export const DEFAULT_FALLBACK_SOURCE = '../shared/census';
 
 export class IncompleteDownloadError extends Error {
   constructor(readonly result: FetchResult) {
-    const shown = result.failed.slice(0, 5).map((f) => `  ${f.path}: ${f.error}`).join('\n');
+    const shown = result.failed
+      .slice(0, 5)
+      .map((f) => `  ${f.path}: ${f.error}`)
+      .join('\n');
     super(
       `${result.failed.length} file(s) could not be downloaded; the build did not start. ` +
         `Run again to resume (complete files are kept):\n${shown}${result.failed.length > 5 ? '\n  …' : ''}`,

@@ -22,23 +22,72 @@ export interface ReferenceFile {
   note: string;
 }
 
-const CENPOP: ReferenceFile[] = ([2020, 2010] as const).flatMap((y) => [
-  { level: 'state', dir: '', code: 'ST', ext: 'csv' },
-  { level: 'county', dir: 'county/', code: 'CO', ext: 'csv.gz' },
-  { level: 'tract', dir: 'tract/', code: 'TR', ext: 'csv.gz' },
-  { level: 'block_group', dir: 'blkgrp/', code: 'BG', ext: 'csv.gz' },
-].map(({ level, dir, code, ext }): ReferenceFile => ({
-  path: `geo/cenpop/${y}/${level}.${ext}`,
-  url: `/geo/docs/reference/cenpop${y}/${dir}CenPop${y}_Mean_${code}.txt`,
-  transform: 'text',
-  note: `Census centers of population ${y}`,
-})));
+const CENPOP: ReferenceFile[] = ([2020, 2010] as const).flatMap((y) =>
+  [
+    { level: 'state', dir: '', code: 'ST', ext: 'csv' },
+    { level: 'county', dir: 'county/', code: 'CO', ext: 'csv.gz' },
+    { level: 'tract', dir: 'tract/', code: 'TR', ext: 'csv.gz' },
+    { level: 'block_group', dir: 'blkgrp/', code: 'BG', ext: 'csv.gz' },
+  ].map(({ level, dir, code, ext }): ReferenceFile => ({
+    path: `geo/cenpop/${y}/${level}.${ext}`,
+    url: `/geo/docs/reference/cenpop${y}/${dir}CenPop${y}_Mean_${code}.txt`,
+    transform: 'text',
+    note: `Census centers of population ${y}`,
+  })),
+);
 
 /** The 50 states: TIGER/Line publishes one 118th-Congress district file per state. */
 const STATE_FIPS = [
-  '01', '02', '04', '05', '06', '08', '09', '10', '12', '13', '15', '16', '17', '18', '19', '20', '21',
-  '22', '23', '24', '25', '26', '27', '28', '29', '30', '31', '32', '33', '34', '35', '36', '37', '38',
-  '39', '40', '41', '42', '44', '45', '46', '47', '48', '49', '50', '51', '53', '54', '55', '56',
+  '01',
+  '02',
+  '04',
+  '05',
+  '06',
+  '08',
+  '09',
+  '10',
+  '12',
+  '13',
+  '15',
+  '16',
+  '17',
+  '18',
+  '19',
+  '20',
+  '21',
+  '22',
+  '23',
+  '24',
+  '25',
+  '26',
+  '27',
+  '28',
+  '29',
+  '30',
+  '31',
+  '32',
+  '33',
+  '34',
+  '35',
+  '36',
+  '37',
+  '38',
+  '39',
+  '40',
+  '41',
+  '42',
+  '44',
+  '45',
+  '46',
+  '47',
+  '48',
+  '49',
+  '50',
+  '51',
+  '53',
+  '54',
+  '55',
+  '56',
 ];
 
 const CD118_TIGER: ReferenceFile[] = STATE_FIPS.map((ss) => ({

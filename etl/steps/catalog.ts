@@ -56,7 +56,10 @@ export function createCatalogStep(catalogDir: string = REPO_CATALOG_DIR): EtlSte
       const rows = codebookRows(compiled);
       const body = ctx.synthetic ? { ...compiled, synthetic: true } : compiled;
       await fs.writeFile(path.join(dir, 'catalog.json'), JSON.stringify(body));
-      await fs.writeFile(path.join(dir, 'codebook.json'), JSON.stringify(ctx.synthetic ? { synthetic: true, variables: rows } : rows, null, 1));
+      await fs.writeFile(
+        path.join(dir, 'codebook.json'),
+        JSON.stringify(ctx.synthetic ? { synthetic: true, variables: rows } : rows, null, 1),
+      );
       await fs.writeFile(path.join(dir, 'codebook.csv'), codebookCsv(rows));
 
       const notes: string[] = [];

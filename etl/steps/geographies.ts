@@ -34,7 +34,11 @@ export const geographiesStep: EtlStep = {
     if (ctx.synthetic) file.notes.push('synthetic build');
     await writeGeoJson(ctx.outDir, file);
     await writeGeoParquet(ctx.outDir, file);
-    ctx.log.info(`geographies: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    ctx.log.info(
+      `geographies: ${Object.entries(rows)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     return { rows, notes: file.notes };
   },
 };
@@ -44,14 +48,20 @@ async function unchangedSincePrevious(ctx: StepContext, published: unknown): Pro
   const keys = Object.keys(ctx.inputs);
   if (keys.length !== Object.keys(ctx.previousInputs).length || keys.some((k) => ctx.inputs[k] !== ctx.previousInputs[k])) return false;
   const before = await readPublishedGeographies(ctx.previousDir);
-  const exists = await fs.access(path.join(ctx.previousDir, 'geo', 'geographies.json')).then(() => true, () => false);
+  const exists = await fs.access(path.join(ctx.previousDir, 'geo', 'geographies.json')).then(
+    () => true,
+    () => false,
+  );
   return exists && before !== undefined && JSON.stringify(before) === JSON.stringify(published);
 }
 
 /** Hard links (the previous build is immutable, so nothing is rewritten). */
 async function linkTree(from: string, to: string): Promise<void> {
   const stat = await fs.stat(from);
-  if (!stat.isDirectory()) { await fs.link(from, to); return; }
+  if (!stat.isDirectory()) {
+    await fs.link(from, to);
+    return;
+  }
   await fs.mkdir(to, { recursive: true });
   for (const e of await fs.readdir(from)) await linkTree(path.join(from, e), path.join(to, e));
 }

@@ -14,7 +14,12 @@ import { once } from 'node:events';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { parseApiBody, type ObservationRow } from '../sources/api-body.js';
 import { InputError, type EtlStep, type StepContext } from '../step.js';
-import { PUBLISHED_GEOGRAPHIES_FILE, PlaceCollector, readPublishedGeographies, type PublishedGeographies } from './observations/published-geographies.js';
+import {
+  PUBLISHED_GEOGRAPHIES_FILE,
+  PlaceCollector,
+  readPublishedGeographies,
+  type PublishedGeographies,
+} from './observations/published-geographies.js';
 import { SERVING_INDEX_FILE, writeServingIndex } from './serving-index.js';
 
 const API_FILE = /^api\/(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro|cd|tract|block_group)\/([A-Z0-9]+)\.json(\.gz)?$/;
@@ -61,9 +66,7 @@ export function groupPartitions(files: string[]): Partition[] {
     if (!p) byKey.set(key, (p = { dataset: dataset!, vintage: Number(vintage), level: level!, files: [] }));
     p.files.push(f);
   }
-  return [...byKey.values()].sort((a, b) =>
-    a.dataset.localeCompare(b.dataset) || a.vintage - b.vintage || a.level.localeCompare(b.level),
-  );
+  return [...byKey.values()].sort((a, b) => a.dataset.localeCompare(b.dataset) || a.vintage - b.vintage || a.level.localeCompare(b.level));
 }
 
 async function readText(file: string): Promise<string> {
@@ -92,7 +95,7 @@ function toTsv(rows: ObservationRow[]): string {
  * Parquet writing shared with the synthetic generator and the benchmark. Rows are sorted by
  * geo_key so row-group min/max statistics skip everything but one geography's groups.
  */
-export const PARQUET_OPTIONS = "FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880";
+export const PARQUET_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880';
 
 /**
  * Row-group size for a partition of `rows` rows: about 64 groups per file, between 8,192 and
@@ -136,7 +139,10 @@ function sameInputs(p: Partition, ctx: StepContext): boolean {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(() => true, () => false);
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 export const observationsStep: EtlStep = {

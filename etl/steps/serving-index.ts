@@ -16,7 +16,13 @@
 import fs from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from '../duckdb.js';
-import { RECORD_BYTES, SERVING_INDEX_FILE, SERVING_INDEX_MAGIC, SERVING_INDEX_VERSION, type ServingIndexFooter } from '../../src/store/serving-index.js';
+import {
+  RECORD_BYTES,
+  SERVING_INDEX_FILE,
+  SERVING_INDEX_MAGIC,
+  SERVING_INDEX_VERSION,
+  type ServingIndexFooter,
+} from '../../src/store/serving-index.js';
 
 export { SERVING_INDEX_FILE };
 
@@ -24,7 +30,12 @@ export { SERVING_INDEX_FILE };
 const FLUSH_ROWS = 65_536;
 
 /** Write the serving index of `parquet` to `target` (atomically: `.tmp` then rename). */
-export async function writeServingIndex(db: DuckDBConnection, parquet: string, target: string, opts: { synthetic?: boolean } = {}): Promise<{ rows: number; bytes: number }> {
+export async function writeServingIndex(
+  db: DuckDBConnection,
+  parquet: string,
+  target: string,
+  opts: { synthetic?: boolean } = {},
+): Promise<{ rows: number; bytes: number }> {
   const src = `read_parquet(${sqlString(parquet)})`;
   // An empty result has no column arrays at all (DuckDB node API): read it as an empty column.
   const col = async <T>(sql: string) => ((await db.runAndReadAll(sql)).getColumnsJS()[0] ?? []) as T[];
@@ -61,7 +72,14 @@ export async function writeServingIndex(db: DuckDBConnection, parquet: string, t
     );
     let last: string | undefined;
     for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-      const [geo, variable, est, moe, ea, ma] = [0, 1, 2, 3, 4, 5].map((i) => chunk.getColumnValues(i)) as [string[], string[], (number | null)[], (number | null)[], (string | null)[], (string | null)[]];
+      const [geo, variable, est, moe, ea, ma] = [0, 1, 2, 3, 4, 5].map((i) => chunk.getColumnValues(i)) as [
+        string[],
+        string[],
+        (number | null)[],
+        (number | null)[],
+        (string | null)[],
+        (string | null)[],
+      ];
       for (let i = 0; i < geo.length; i++, row++) {
         const g = geo[i]!;
         if (g !== last) {
@@ -83,7 +101,15 @@ export async function writeServingIndex(db: DuckDBConnection, parquet: string, t
     if (row !== rows) throw new Error(`${parquet}: counted ${rows} rows, read ${row}`);
     starts.push(rows);
     const startBuf = Buffer.from(new Uint32Array(starts).buffer);
-    const footer: ServingIndexFooter = { version: SERVING_INDEX_VERSION, rows, varWidth, geos, variables, annotations, synthetic: opts.synthetic ?? false };
+    const footer: ServingIndexFooter = {
+      version: SERVING_INDEX_VERSION,
+      rows,
+      varWidth,
+      geos,
+      variables,
+      annotations,
+      synthetic: opts.synthetic ?? false,
+    };
     const json = Buffer.from(JSON.stringify(footer));
     const tail = Buffer.alloc(12);
     tail.writeUInt32LE(json.length, 0);

@@ -140,12 +140,14 @@ export function keyInputs(level: SyntheticLevel, vintage: number): string[] {
 export function keySql(sourceDir: string, level: SyntheticLevel, vintage: number, states?: string[]): string {
   const src = (rel: string) => `read_csv(${sqlString(path.join(sourceDir, rel))}, all_varchar = true, header = true)`;
   const [first] = keyInputs(level, vintage);
-  const inStates = (expr: string) => (states && states.length ? ` WHERE substr(${expr}, 1, 2) IN (${states.map(sqlString).join(',')})` : '');
+  const inStates = (expr: string) =>
+    states && states.length ? ` WHERE substr(${expr}, 1, 2) IN (${states.map(sqlString).join(',')})` : '';
   // CT: from 2022 the tract and block-group GEOIDs carry the planning-region code.
   const ctTract = `coalesce(ct.tract2022_geoid, t.STATEFP || t.COUNTYFP || t.TRACTCE)`;
-  const ctJoin = vintage >= 2022
-    ? ` LEFT JOIN ${src('geo/ct_tract2020_to_planning_region.csv')} ct ON ct.tract2020_geoid = t.STATEFP || t.COUNTYFP || t.TRACTCE`
-    : '';
+  const ctJoin =
+    vintage >= 2022
+      ? ` LEFT JOIN ${src('geo/ct_tract2020_to_planning_region.csv')} ct ON ct.tract2020_geoid = t.STATEFP || t.COUNTYFP || t.TRACTCE`
+      : '';
   const tractExpr = vintage >= 2022 ? ctTract : `t.STATEFP || t.COUNTYFP || t.TRACTCE`;
   switch (level) {
     case 'nation':
@@ -215,7 +217,9 @@ export function partitionCopySql(opts: {
       ? 'g.k[i % g.n + 1] AS geo_key, v.k[i // g.n + 1] AS variable'
       : 'g.k[i // v.n + 1] AS geo_key, v.k[i % v.n + 1] AS variable';
   const index = order === 'shuffled' ? '((j * 2654435761) % ((SELECT n FROM g) * (SELECT n FROM v)))' : 'j';
-  const options = opts.rowGroupSize ? PARQUET_OPTIONS.replace(/ROW_GROUP_SIZE \d+/, `ROW_GROUP_SIZE ${opts.rowGroupSize}`) : PARQUET_OPTIONS;
+  const options = opts.rowGroupSize
+    ? PARQUET_OPTIONS.replace(/ROW_GROUP_SIZE \d+/, `ROW_GROUP_SIZE ${opts.rowGroupSize}`)
+    : PARQUET_OPTIONS;
   const u = (...parts: string[]) => `((hash(${[String(seed), ...parts].join(', ')}) % 1000003)::DOUBLE / 1000003)`;
   return `COPY (
   WITH g AS (SELECT list(geo_key ORDER BY geo_key) AS k, count(*)::BIGINT AS n FROM synth_geo),
@@ -247,14 +251,28 @@ export function partitionCopySql(opts: {
 }
 
 /** Options of `etl synth` (comma-separated strings) → generator options. */
-export function parseSynthList(o: { vintages?: string; seed?: string; levels?: string; states?: string; variables?: string; catalog?: string }): Partial<SynthOptions> {
-  const list = (v?: string) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+export function parseSynthList(o: {
+  vintages?: string;
+  seed?: string;
+  levels?: string;
+  states?: string;
+  variables?: string;
+  catalog?: string;
+}): Partial<SynthOptions> {
+  const list = (v?: string) =>
+    v
+      ? v
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : undefined;
   const int = (name: string, v: string) => {
     if (!/^\d+$/.test(v)) throw new Error(`--${name} must be a non-negative integer, got ${v}`);
     return Number(v);
   };
   const levels = list(o.levels);
-  for (const l of levels ?? []) if (!(SYNTHETIC_LEVELS as readonly string[]).includes(l)) throw new Error(`unknown level ${l} (${SYNTHETIC_LEVELS.join(', ')})`);
+  for (const l of levels ?? [])
+    if (!(SYNTHETIC_LEVELS as readonly string[]).includes(l)) throw new Error(`unknown level ${l} (${SYNTHETIC_LEVELS.join(', ')})`);
   const states = list(o.states);
   for (const st of states ?? []) if (!/^\d\d$/.test(st)) throw new Error(`--states takes 2-digit FIPS codes, got ${st}`);
   return {
@@ -280,9 +298,7 @@ export function isSyntheticBuild(buildDir: string): boolean {
 
 /** Parquet footer key-value metadata of one file, as strings. */
 export async function parquetKvMetadata(conn: DuckDBConnection, file: string): Promise<Record<string, string>> {
-  const r = await conn.runAndReadAll(
-    `SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(file)})`,
-  );
+  const r = await conn.runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(file)})`);
   return Object.fromEntries((r.getRowObjectsJS() as Array<{ k: string; v: string }>).map((x) => [x.k, x.v]));
 }
 
@@ -351,7 +367,9 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
           await fs.mkdir(path.dirname(target), { recursive: true });
           const t0 = Date.now();
           await db.run(partitionCopySql({ target, seed, vintage, level }));
-          const n = Number((await db.runAndReadAll(`SELECT count(*) * (SELECT count(*) FROM synth_codes) AS n FROM synth_geo`)).getRowObjectsJS()[0]!.n);
+          const n = Number(
+            (await db.runAndReadAll(`SELECT count(*) * (SELECT count(*) FROM synth_codes) AS n FROM synth_geo`)).getRowObjectsJS()[0]!.n,
+          );
           const key = `acs5/${vintage}/${level}`;
           rows[key] = n;
           index[key] = { tables, files: 0, synthetic: true };
@@ -366,7 +384,8 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
     const totalRows = Object.values(rows).reduce((a, b) => a + b, 0);
     const seconds = (Date.now() - started) / 1000;
     const inputs: Manifest['steps'][string]['inputs'] = {};
-    for (const f of [...inputFiles].sort()) inputs[f] = { ...(await sha256(path.join(sourceDir, f))), provenance: 'synthetic (real geography keys only; values are random)' };
+    for (const f of [...inputFiles].sort())
+      inputs[f] = { ...(await sha256(path.join(sourceDir, f))), provenance: 'synthetic (real geography keys only; values are random)' };
     const manifest: Manifest & { synthetic_options: Record<string, unknown> } = {
       build_id: buildId,
       created_at: new Date().toISOString(),

@@ -9,7 +9,14 @@
 import Stripe from 'stripe';
 import { isPlanId, PLANS, planOf } from '../domain/plans.js';
 import { findAccountByStripeCustomer, getAccount, setPlan, setStripeCustomer } from '../store/accounts/accounts-repo.js';
-import { eventProcessed, getSubscription, recordEvent, subscriptionsOf, upsertSubscription, type SubscriptionRow } from '../store/accounts/billing-repo.js';
+import {
+  eventProcessed,
+  getSubscription,
+  recordEvent,
+  subscriptionsOf,
+  upsertSubscription,
+  type SubscriptionRow,
+} from '../store/accounts/billing-repo.js';
 import type { Db } from '../store/accounts/db.js';
 
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -30,7 +37,16 @@ export interface WebhookOutcome {
 const ENTITLED = new Set(['active', 'trialing', 'past_due']);
 const TERMINAL = new Set(['canceled', 'incomplete_expired']);
 /** Tie-break for events stamped in the same second: the later lifecycle state wins. */
-const LIFECYCLE: Record<string, number> = { incomplete: 0, trialing: 1, active: 1, paused: 2, past_due: 2, unpaid: 3, canceled: 4, incomplete_expired: 4 };
+const LIFECYCLE: Record<string, number> = {
+  incomplete: 0,
+  trialing: 1,
+  active: 1,
+  paused: 2,
+  past_due: 2,
+  unpaid: 3,
+  canceled: 4,
+  incomplete_expired: 4,
+};
 
 // Verification needs no API key; a placeholder lets webhooks work on a server without one.
 const verifier = new Stripe('sk_webhook_verification_only');
@@ -82,7 +98,15 @@ function isStale(stored: SubscriptionRow | undefined, created: number, status: s
 function applySubscription(
   db: Db,
   ev: { created: number; now: number },
-  s: { id: string; accountId: string; customer: string | null; plan: string; interval: string | null; status: string; periodEnd: number | null },
+  s: {
+    id: string;
+    accountId: string;
+    customer: string | null;
+    plan: string;
+    interval: string | null;
+    status: string;
+    periodEnd: number | null;
+  },
 ): 'applied' | 'stale' {
   const stored = getSubscription(db, s.id);
   if (isStale(stored, ev.created, s.status)) return 'stale';
@@ -113,7 +137,9 @@ function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome
       const session = event.data.object;
       if (session.mode !== 'subscription') return { status: 'ignored', account_id: null, plan: null };
       const customer = idOf(session.customer);
-      const accountId = accountFor(db, session.metadata, customer) ?? (session.client_reference_id && getAccount(db, session.client_reference_id) ? session.client_reference_id : null);
+      const accountId =
+        accountFor(db, session.metadata, customer) ??
+        (session.client_reference_id && getAccount(db, session.client_reference_id) ? session.client_reference_id : null);
       const subId = idOf(session.subscription);
       const plan = planFromMetadata(session.metadata);
       if (!accountId || !subId || !plan) return { status: 'ignored', account_id: accountId, plan: null };
@@ -137,17 +163,22 @@ function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome
       if (!accountId || !plan) return { status: 'ignored', account_id: accountId, plan: null };
       const item = sub.items?.data?.[0] as (Stripe.SubscriptionItem & { current_period_end?: number }) | undefined;
       const recurring = item?.price?.recurring?.interval;
-      const periodEnd = (item?.current_period_end ?? (sub as unknown as { current_period_end?: number }).current_period_end) ?? null;
+      const periodEnd = item?.current_period_end ?? (sub as unknown as { current_period_end?: number }).current_period_end ?? null;
       const status = event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status;
-      const r = applySubscription(db, { created, now }, {
-        id: sub.id,
-        accountId,
-        customer,
-        plan,
-        interval: recurring === 'year' ? 'annual' : recurring === 'month' ? 'monthly' : (stored?.interval ?? sub.metadata?.interval ?? null),
-        status,
-        periodEnd: periodEnd === null ? null : periodEnd * 1000,
-      });
+      const r = applySubscription(
+        db,
+        { created, now },
+        {
+          id: sub.id,
+          accountId,
+          customer,
+          plan,
+          interval:
+            recurring === 'year' ? 'annual' : recurring === 'month' ? 'monthly' : (stored?.interval ?? sub.metadata?.interval ?? null),
+          status,
+          periodEnd: periodEnd === null ? null : periodEnd * 1000,
+        },
+      );
       return { status: r, account_id: accountId, plan: getAccount(db, accountId)?.plan ?? null };
     }
     default:
@@ -157,11 +188,20 @@ function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome
 
 /** Apply one verified event exactly once. */
 export function applyStripeEvent(db: Db, event: Stripe.Event, now: number): WebhookOutcome {
-  return db.transaction((): WebhookOutcome => {
-    const head = { event_id: event.id, type: event.type };
-    if (eventProcessed(db, event.id)) return { ...head, status: 'duplicate', account_id: null, plan: null };
-    const out = dispatch(db, event, now);
-    recordEvent(db, { id: event.id, type: event.type, created: event.created * 1000, accountId: out.account_id, outcome: out.status, now });
-    return { ...head, ...out };
-  }).immediate();
+  return db
+    .transaction((): WebhookOutcome => {
+      const head = { event_id: event.id, type: event.type };
+      if (eventProcessed(db, event.id)) return { ...head, status: 'duplicate', account_id: null, plan: null };
+      const out = dispatch(db, event, now);
+      recordEvent(db, {
+        id: event.id,
+        type: event.type,
+        created: event.created * 1000,
+        accountId: out.account_id,
+        outcome: out.status,
+        now,
+      });
+      return { ...head, ...out };
+    })
+    .immediate();
 }

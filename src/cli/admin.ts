@@ -25,7 +25,15 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     const config = loadConfig();
     store ??= new AccountStore(openAccountsDb(config.DATABASE_PATH));
     const log = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, redact: ['key', '*.key'] }, pino.destination(2));
-    const ctx: VerbContext = { requestId: randomUUID(), caller: null, stores: { accounts: store }, config, now: () => new Date(), log, via: 'cli' };
+    const ctx: VerbContext = {
+      requestId: randomUUID(),
+      caller: null,
+      stores: { accounts: store },
+      config,
+      now: () => new Date(),
+      log,
+      via: 'cli',
+    };
     return (await verb({ ctx, input })).data;
   };
   const json = (v: unknown): void => {
@@ -85,7 +93,9 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     .command('create')
     .option('--plan <plan>', 'plan granted on activation')
     .option('--expires-days <n>', 'days until the code expires', '14')
-    .action(async (o: { plan?: string; expiresDays: string }) => json(await exec(inviteCreate as AnyVerb, { plan: o.plan, expires_days: o.expiresDays })));
+    .action(async (o: { plan?: string; expiresDays: string }) =>
+      json(await exec(inviteCreate as AnyVerb, { plan: o.plan, expires_days: o.expiresDays })),
+    );
 
   try {
     await program.parseAsync(argv, { from: 'user' });

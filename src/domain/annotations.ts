@@ -15,7 +15,8 @@ export interface AnnotationInfo {
 export const ANNOTATIONS = {
   not_computable: {
     symbol: '-',
-    meaning: 'Estimate could not be computed: too few sample observations, or the ratio/median could not be calculated (jam value -666666666).',
+    meaning:
+      'Estimate could not be computed: too few sample observations, or the ratio/median could not be calculated (jam value -666666666).',
   },
   insufficient_sample: {
     symbol: 'N',
@@ -39,11 +40,13 @@ export const ANNOTATIONS = {
   },
   top_coded: {
     symbol: '+',
-    meaning: 'Median is in the open-ended top interval; the number is the interval bound as published (e.g. 250,000+), not a point estimate.',
+    meaning:
+      'Median is in the open-ended top interval; the number is the interval bound as published (e.g. 250,000+), not a point estimate.',
   },
   bottom_coded: {
     symbol: '-',
-    meaning: 'Median is in the open-ended bottom interval; the number is the interval bound as published (e.g. 2,500-), not a point estimate.',
+    meaning:
+      'Median is in the open-ended bottom interval; the number is the interval bound as published (e.g. 2,500-), not a point estimate.',
   },
   source_annotated: {
     symbol: '*',
@@ -51,7 +54,8 @@ export const ANNOTATIONS = {
   },
   missing_in_source: {
     symbol: '',
-    meaning: 'The value is absent from the source file (the redistributed file replaced the Census special value by NA; the original code is not recoverable).',
+    meaning:
+      'The value is absent from the source file (the redistributed file replaced the Census special value by NA; the original code is not recoverable).',
   },
   not_in_vintage: {
     symbol: '',
@@ -59,15 +63,18 @@ export const ANNOTATIONS = {
   },
   no_data_loaded: {
     symbol: '',
-    meaning: 'The Census Bureau publishes this figure, but this deployment has not loaded values for this dataset, vintage and geography level.',
+    meaning:
+      'The Census Bureau publishes this figure, but this deployment has not loaded values for this dataset, vintage and geography level.',
   },
   not_published: {
     symbol: '',
-    meaning: 'The Census Bureau publishes no value of this table for this geography (the API returns null, e.g. for Puerto Rico-only tables elsewhere).',
+    meaning:
+      'The Census Bureau publishes no value of this table for this geography (the API returns null, e.g. for Puerto Rico-only tables elsewhere).',
   },
   below_acs1_threshold: {
     symbol: '',
-    meaning: 'ACS 1-year estimates are published only for areas of 65,000 people or more; use the 5-year dataset (acs5) for this geography.',
+    meaning:
+      'ACS 1-year estimates are published only for areas of 65,000 people or more; use the 5-year dataset (acs5) for this geography.',
   },
   not_in_dataset: {
     symbol: '',
@@ -75,11 +82,13 @@ export const ANNOTATIONS = {
   },
   geography_not_defined: {
     symbol: '',
-    meaning: 'This geography does not exist in this vintage: the Bureau published no such area under that year\'s definitions (a metro of another delineation, a county before or after a change, a tract of another census). The value is null rather than another area\'s.',
+    meaning:
+      "This geography does not exist in this vintage: the Bureau published no such area under that year's definitions (a metro of another delineation, a county before or after a change, a tract of another census). The value is null rather than another area's.",
   },
   not_comparable: {
     symbol: '',
-    meaning: 'The census code changed meaning (label or universe) in this vintage; the value is withheld rather than joined to a different concept.',
+    meaning:
+      'The census code changed meaning (label or universe) in this vintage; the value is withheld rather than joined to a different concept.',
   },
   derived_from_annotated: {
     symbol: '',

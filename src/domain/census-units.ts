@@ -11,7 +11,8 @@ export function inferCensusUnit(tableTitle: string | null): CensusUnit | null {
   if (!tableTitle) return null;
   const t = tableTitle.trim();
   if (SUMMARY.test(t)) {
-    if (/^(median|mean|average|aggregate|per capita)\b/i.test(t) && /inflation-adjusted dollars|\(dollars\)/i.test(t) && MONEY.test(t)) return 'dollar';
+    if (/^(median|mean|average|aggregate|per capita)\b/i.test(t) && /inflation-adjusted dollars|\(dollars\)/i.test(t) && MONEY.test(t))
+      return 'dollar';
     if (/^per capita income\b/i.test(t)) return 'dollar';
     if (/^median age\b/i.test(t)) return 'year';
     if (/^median year\b/i.test(t)) return 'year';

@@ -37,9 +37,13 @@ export function parseDataset(value: string | undefined): DatasetKey {
   if (value === undefined || value === '') return DEFAULT_DATASET;
   const key = value.trim().toLowerCase();
   if (key === 'acs5' || key === 'acs1') return key;
-  throw new AppError('invalid-dataset', `Dataset "${value}" is not recognized. Use acs5 (5-year estimates, the default) or acs1 (1-year estimates).`, {
-    extensions: { supported_datasets: Object.keys(DATASETS) },
-  });
+  throw new AppError(
+    'invalid-dataset',
+    `Dataset "${value}" is not recognized. Use acs5 (5-year estimates, the default) or acs1 (1-year estimates).`,
+    {
+      extensions: { supported_datasets: Object.keys(DATASETS) },
+    },
+  );
 }
 
 function vintageList(): string {
@@ -56,9 +60,13 @@ export function checkVintage(dataset: DatasetKey, vintage: number | undefined): 
   if (vintage === undefined) return latestVintage(dataset);
   if (!DATASETS[dataset].vintages.includes(vintage)) {
     const why = dataset === 'acs1' && vintage === 2020 ? ' The 2020 ACS 1-year estimates were not released as standard estimates.' : '';
-    throw new AppError('invalid-vintage', `Vintage ${vintage} is not available for ${dataset}.${why} Supported vintages — ${vintageList()}.`, {
-      extensions: { supported_vintages: Object.fromEntries(Object.entries(DATASETS).map(([k, d]) => [k, d.vintages])) },
-    });
+    throw new AppError(
+      'invalid-vintage',
+      `Vintage ${vintage} is not available for ${dataset}.${why} Supported vintages — ${vintageList()}.`,
+      {
+        extensions: { supported_vintages: Object.fromEntries(Object.entries(DATASETS).map(([k, d]) => [k, d.vintages])) },
+      },
+    );
   }
   return vintage;
 }

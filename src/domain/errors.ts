@@ -19,13 +19,13 @@ export const ERROR_CATALOGUE = {
   'invalid-token': { status: 401, title: 'Sign-in token is invalid' },
   'tos-acceptance-required': { status: 403, title: 'Terms of service acceptance required' },
   'feature-requires-upgrade': { status: 403, title: 'Feature requires a higher plan' },
-  'forbidden': { status: 403, title: 'Forbidden' },
+  forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Resource not found' },
   'variable-not-found': { status: 404, title: 'Variable not found' },
   'geography-not-found': { status: 404, title: 'Geography not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'Request timeout' },
-  'conflict': { status: 409, title: 'Conflict' },
+  conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Result too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
@@ -114,5 +114,11 @@ export function placeFields(err: AppError, place: (name: string) => string): App
   });
   const listed = err.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
   const detail = err.detail === listed ? errors.map((e) => `${e.field}: ${e.message}`).join('; ') : err.detail;
-  return new AppError(err.code, detail, { errors, extensions: err.extensions, headers: err.headers, instance: err.instance, cause: err.cause });
+  return new AppError(err.code, detail, {
+    errors,
+    extensions: err.extensions,
+    headers: err.headers,
+    instance: err.instance,
+    cause: err.cause,
+  });
 }

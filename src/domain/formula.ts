@@ -20,10 +20,7 @@ export type Cell = {
 
 export type FormulaFn = 'sum' | 'diff' | 'pct' | 'prop' | 'ratio' | 'product';
 
-export type Formula =
-  | { kind: 'code'; code: string }
-  | { kind: 'number'; value: number }
-  | { kind: 'call'; fn: FormulaFn; args: Formula[] };
+export type Formula = { kind: 'code'; code: string } | { kind: 'number'; value: number } | { kind: 'call'; fn: FormulaFn; args: Formula[] };
 
 const ARITY: Record<FormulaFn, { min: number; max: number }> = {
   sum: { min: 2, max: Infinity },
@@ -178,7 +175,10 @@ function evalNode(f: Formula, get: (code: string) => Cell): Partial {
   const pair = (k: number): Estimate => ({ estimate: est[k]!, moe: args[k]!.moe ?? 0 });
   switch (f.fn) {
     case 'sum':
-      return withMoe(est.reduce((s, x) => s + x, 0), () => moeSum(args.map((_, k) => pair(k))));
+      return withMoe(
+        est.reduce((s, x) => s + x, 0),
+        () => moeSum(args.map((_, k) => pair(k))),
+      );
     case 'diff':
       return withMoe(est[0]! - est[1]!, () => moeSum([pair(0), pair(1)]));
     case 'product':

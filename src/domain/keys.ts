@@ -38,10 +38,7 @@ export function displayPrefix(raw: string): string {
  * parameter (testing only), then `Authorization: Bearer` (the MCP transport). Missing → 401
  * missing-api-key; the transport passes its header map (lower-cased keys as Node gives them).
  */
-export function extractApiKey(
-  headers: Record<string, string | string[] | undefined>,
-  query?: Record<string, unknown>,
-): string {
+export function extractApiKey(headers: Record<string, string | string[] | undefined>, query?: Record<string, unknown>): string {
   const pick = (v: unknown): string | undefined => {
     const s = Array.isArray(v) ? v[0] : v;
     return typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined;

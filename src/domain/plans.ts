@@ -304,9 +304,12 @@ export function expansionLimitError(plan: Plan | string, count: number, dashboar
   const max = p.limits.wildcardExpansionMax;
   const base = { plan: p.id, requested: count, limit: max };
   const next = PLAN_IDS.map((id) => PLANS[id]).find((q) => q.rank > p.rank && q.limits.wildcardExpansionMax >= count);
-  const asked = detail ?? `The specifier expands to ${count} geographies; the ${p.name} plan allows ${max} per request. Narrow the specifier.`;
+  const asked =
+    detail ?? `The specifier expands to ${count} geographies; the ${p.name} plan allows ${max} per request. Narrow the specifier.`;
   if (!next) {
-    return new AppError('payload-too-large', `${asked} No plan allows more than ${PLANS.enterprise.limits.wildcardExpansionMax}.`, { extensions: base });
+    return new AppError('payload-too-large', `${asked} No plan allows more than ${PLANS.enterprise.limits.wildcardExpansionMax}.`, {
+      extensions: base,
+    });
   }
   return new AppError('feature-requires-upgrade', `${asked} The ${next.name} plan allows ${next.limits.wildcardExpansionMax}.`, {
     extensions: { ...base, required_plan: next.id, upgrade_url: upgradeUrl(dashboardUrl, next.id) },

@@ -81,7 +81,11 @@ export function validationError(issues: SchemaIssue[], where: string, raw: unkno
     // An unknown parameter is reported under its own name, one error per name.
     const unknown = issue.keyword === 'unrecognized_keys' && Array.isArray(issue.params?.keys) ? (issue.params.keys as string[]) : null;
     if (unknown) {
-      return unknown.map((k) => ({ field: [where, ...segments, k].filter(Boolean).join(' → '), message: `unknown parameter "${k}"`, type: 'extra_forbidden' }));
+      return unknown.map((k) => ({
+        field: [where, ...segments, k].filter(Boolean).join(' → '),
+        message: `unknown parameter "${k}"`,
+        type: 'extra_forbidden',
+      }));
     }
     const type = typeOfIssue(issue, valueAt(raw, segments));
     const field = [where, ...segments].filter(Boolean).join(' → ') || where;

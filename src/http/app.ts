@@ -139,7 +139,15 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     origin: config.CORS_ORIGINS.length > 0 ? config.CORS_ORIGINS : false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     // Mcp-Protocol-Version lets browser-based MCP clients pass the preflight for /mcp.
-    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'X-Request-ID', 'If-None-Match', 'Mcp-Protocol-Version', 'Mcp-Session-Id'],
+    allowedHeaders: [
+      'X-API-Key',
+      'Authorization',
+      'Content-Type',
+      'X-Request-ID',
+      'If-None-Match',
+      'Mcp-Protocol-Version',
+      'Mcp-Session-Id',
+    ],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });

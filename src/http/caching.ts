@@ -15,11 +15,19 @@ const CREDENTIAL_HEADERS = ['X-API-Key', 'Authorization', 'Cookie'];
  * depends on the caller's plan, so a browser must not reuse one key's answer for another key.
  * Appends to a Vary already set (CORS adds Origin).
  */
-export function setCaching(reply: { getHeader(name: string): unknown; header(name: string, value: string): unknown }, cacheControl: string): void {
+export function setCaching(
+  reply: { getHeader(name: string): unknown; header(name: string, value: string): unknown },
+  cacheControl: string,
+): void {
   reply.header('Cache-Control', cacheControl);
   if (cacheControl === NO_STORE) return;
   const prev = reply.getHeader('Vary');
-  const have = new Set(String(prev ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean));
+  const have = new Set(
+    String(prev ?? '')
+      .split(',')
+      .map((v) => v.trim().toLowerCase())
+      .filter(Boolean),
+  );
   const add = CREDENTIAL_HEADERS.filter((h) => !have.has(h.toLowerCase()));
   if (add.length) reply.header('Vary', [prev, ...add].filter(Boolean).join(', '));
 }

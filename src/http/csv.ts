@@ -27,7 +27,11 @@ export interface CsvTable {
 }
 
 export function safeFilename(name: string): string {
-  const base = name.replace(/\.csv$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100);
+  const base = name
+    .replace(/\.csv$/i, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 100);
   return `${base || 'export'}.csv`;
 }
 

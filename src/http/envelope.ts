@@ -75,7 +75,12 @@ export function linksFor(self: URL, page: VerbResult<unknown>['page']) {
   return { self: self.toString(), next, prev };
 }
 
-export function renderEnvelope<T>(result: VerbResult<T>, req: FastifyRequest, reply: FastifyReply, baseUrl: string | undefined): Envelope<T> {
+export function renderEnvelope<T>(
+  result: VerbResult<T>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string | undefined,
+): Envelope<T> {
   const m = result.meta ?? {};
   const source = m.source ? { ...m.source, census_program: m.source.census_program || DEFAULT_CENSUS_PROGRAM } : null;
   const meta = {

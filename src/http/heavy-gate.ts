@@ -26,9 +26,13 @@ export class HeavyGate {
   async acquire(): Promise<() => void> {
     if (this.running >= this.concurrency) {
       if (this.queue.length >= this.maxQueue) {
-        throw new AppError('dependency-unavailable', 'The server is busy with large requests; retry with backoff, or narrow the request (fewer geographies or variables, no geometry).', {
-          headers: { 'Retry-After': '2' },
-        });
+        throw new AppError(
+          'dependency-unavailable',
+          'The server is busy with large requests; retry with backoff, or narrow the request (fewer geographies or variables, no geometry).',
+          {
+            headers: { 'Retry-After': '2' },
+          },
+        );
       }
       await new Promise<void>((resolve) => this.queue.push(resolve));
     }

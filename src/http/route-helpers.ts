@@ -144,7 +144,17 @@ function routeMeta(
   const places: Record<string, string> = {};
   for (const name of Object.keys(spec.params?.shape ?? {})) places[name] = `path → ${name}`;
   Object.assign(places, spec.fields ?? {});
-  return { auth: spec.auth, feature: spec.feature, formats, needs: spec.needs ?? [], paginated, places, hasBody: spec.body !== undefined, errorStatuses: spec.errorStatuses, docResponses };
+  return {
+    auth: spec.auth,
+    feature: spec.feature,
+    formats,
+    needs: spec.needs ?? [],
+    paginated,
+    places,
+    hasBody: spec.body !== undefined,
+    errorStatuses: spec.errorStatuses,
+    docResponses,
+  };
 }
 
 /** Where an operation's field was in this request (`query → geo`, `path → geo_key`). */
@@ -212,28 +222,37 @@ function openapiSchema(spec: DocSpec, querystring: z.ZodType | undefined) {
 }
 
 /** A route whose JSON success body is the APIResponse envelope around `data`. */
-export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends AnyObject = typeof emptyObject, B extends z.ZodType = z.ZodUndefined, D extends z.ZodType = z.ZodType>(
-  app: FastifyInstance,
-  spec: RouteSpec<Q, P, B, D>,
-) {
+export function defineRoute<
+  Q extends AnyObject = typeof emptyObject,
+  P extends AnyObject = typeof emptyObject,
+  B extends z.ZodType = z.ZodUndefined,
+  D extends z.ZodType = z.ZodType,
+>(app: FastifyInstance, spec: RouteSpec<Q, P, B, D>) {
   const formats = spec.formats ?? ['json'];
   const meta = routeMeta(spec, formats, spec.paginated);
   if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
   if (formats.includes('compact') && !spec.compact) throw new Error(`${spec.url}: formats includes compact but no compact() renderer`);
   const base = spec.querystring ?? emptyObject;
-  const querystring = formats.length > 1
-    ? base.extend({
-      format: z.enum(formats as [Format, ...Format[]]).optional().describe(
-        `Response format; csv is a Pro feature capped at 10,000 rows.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
-      ),
-    })
-    : spec.querystring;
+  const querystring =
+    formats.length > 1
+      ? base.extend({
+          format: z
+            .enum(formats as [Format, ...Format[]])
+            .optional()
+            .describe(
+              `Response format; csv is a Pro feature capped at 10,000 rows.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
+            ),
+        })
+      : spec.querystring;
   app.route({
     method: spec.method ?? 'GET',
     url: spec.url,
     logLevel: spec.logLevel,
     config: { meta },
-    schema: { ...openapiSchema(spec, querystring), response: { 200: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') } } as FastifySchema,
+    schema: {
+      ...openapiSchema(spec, querystring),
+      response: { 200: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
+    } as FastifySchema,
     ...guards(meta, spec.costOf as CostOf),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
@@ -264,10 +283,16 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
         // REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's
         // handler timeout would destroy a stream still being read at the deadline, so once the
         // stream has started the reply is handed over (hijacked) and left to finish.
-        req.signal.addEventListener('abort', () => {
-          if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
-        }, { once: true });
-        return reply.type('application/json; charset=utf-8').send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
+        req.signal.addEventListener(
+          'abort',
+          () => {
+            if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
+          },
+          { once: true },
+        );
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
       }
       return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
     },
@@ -275,20 +300,32 @@ export function defineRoute<Q extends AnyObject = typeof emptyObject, P extends 
 }
 
 /** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */
-export function defineRawRoute<Q extends AnyObject = typeof emptyObject, P extends AnyObject = typeof emptyObject, B extends z.ZodType = z.ZodUndefined>(
-  app: FastifyInstance,
-  spec: RawRouteSpec<Q, P, B>,
-) {
+export function defineRawRoute<
+  Q extends AnyObject = typeof emptyObject,
+  P extends AnyObject = typeof emptyObject,
+  B extends z.ZodType = z.ZodUndefined,
+>(app: FastifyInstance, spec: RawRouteSpec<Q, P, B>) {
   const meta = routeMeta(spec, ['json'], undefined, spec.docResponses);
   app.route({
     method: spec.method ?? 'GET',
     url: spec.url,
     logLevel: spec.logLevel,
     config: { meta },
-    schema: { ...openapiSchema(spec, spec.querystring), ...(spec.response ? { response: spec.response } : {}), ...(spec.produces ? { produces: spec.produces } : {}) } as FastifySchema,
+    schema: {
+      ...openapiSchema(spec, spec.querystring),
+      ...(spec.response ? { response: spec.response } : {}),
+      ...(spec.produces ? { produces: spec.produces } : {}),
+    } as FastifySchema,
     ...guards(meta, spec.costOf as CostOf),
     handler: async (req, reply) =>
-      spec.handler({ ctx: contextOf(req), query: req.query as z.output<Q>, params: req.params as z.output<P>, body: req.body as z.output<B>, req, reply }),
+      spec.handler({
+        ctx: contextOf(req),
+        query: req.query as z.output<Q>,
+        params: req.params as z.output<P>,
+        body: req.body as z.output<B>,
+        req,
+        reply,
+      }),
   });
 }
 
@@ -323,7 +360,12 @@ export function queryBool(description?: string) {
     const t = s.trim().toLowerCase();
     if (['true', '1', 'yes'].includes(t)) return true;
     if (['false', '0', 'no'].includes(t)) return false;
-    ctx.issues.push({ code: 'custom', message: 'Input should be a valid boolean (true or false)', input: v, params: { type: 'bool_parsing' } });
+    ctx.issues.push({
+      code: 'custom',
+      message: 'Input should be a valid boolean (true or false)',
+      input: v,
+      params: { type: 'bool_parsing' },
+    });
     return z.NEVER;
   }, z.boolean());
   return description ? schema.describe(description) : schema;

@@ -31,7 +31,12 @@ function serializer() {
   };
 }
 
-export function streamEnvelope<T>(result: VerbResult<T[]>, req: FastifyRequest, reply: FastifyReply, baseUrl: string | undefined): Readable {
+export function streamEnvelope<T>(
+  result: VerbResult<T[]>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string | undefined,
+): Readable {
   const items = result.data;
   const toJson = serializer();
   async function* chunks(): AsyncGenerator<string> {

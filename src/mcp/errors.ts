@@ -53,7 +53,7 @@ function nextStep(e: AppError): string {
   switch (e.code) {
     case 'validation-error':
     case 'unprocessable-request':
-      return 'Fix the arguments named above (the tool\'s input schema lists each one) and call again.';
+      return "Fix the arguments named above (the tool's input schema lists each one) and call again.";
     case 'invalid-vintage':
     case 'invalid-dataset':
       return 'Call list_datasets for the datasets and the vintages each one has, then call again.';
@@ -80,7 +80,8 @@ function nextStep(e: AppError): string {
       return 'Narrow the request: fewer geographies (a smaller wildcard) or fewer variables.';
     case 'rate-limit-exceeded': {
       const after = e.headers['Retry-After'];
-      if (ext.limit_type === 'monthly') return `The monthly quota is used up; it resets in ${after ?? 'some'} seconds. Upgrading raises it${ext.upgrade_url ? `: ${String(ext.upgrade_url)}` : ''}.`;
+      if (ext.limit_type === 'monthly')
+        return `The monthly quota is used up; it resets in ${after ?? 'some'} seconds. Upgrading raises it${ext.upgrade_url ? `: ${String(ext.upgrade_url)}` : ''}.`;
       return `Wait ${after ?? 'a few'} second(s) and call again${ext.limit_type === 'concurrency' ? ' (fewer calls at once)' : ''}.`;
     }
     case 'tos-acceptance-required':
@@ -97,7 +98,10 @@ function nextStep(e: AppError): string {
   }
 }
 
-export function toolErrorResult(err: unknown, opts: { requestId: string; errorsUrl: string; instance: string }): { result: CallToolResult; error: AppError; unexpected: boolean } {
+export function toolErrorResult(
+  err: unknown,
+  opts: { requestId: string; errorsUrl: string; instance: string },
+): { result: CallToolResult; error: AppError; unexpected: boolean } {
   const mapped = toAppError(err, () => undefined);
   const { unexpected } = mapped;
   // Operations name fields neutrally (`topic`); over MCP they are arguments.
@@ -107,5 +111,9 @@ export function toolErrorResult(err: unknown, opts: { requestId: string; errorsU
   for (const f of problem.errors ?? []) lines.push(`- ${f.field}: ${f.message}`);
   lines.push(`Next step: ${nextStep(error)}`);
   lines.push(`(request_id ${opts.requestId})`);
-  return { result: { isError: true, content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { problem } }, error, unexpected };
+  return {
+    result: { isError: true, content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { problem } },
+    error,
+    unexpected,
+  };
 }

@@ -48,7 +48,9 @@ const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v
 
 export function originPolicy(config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'CORS_ORIGINS' | 'BASE_URL'>): OriginPolicy {
   const base = config.BASE_URL ? new URL(config.BASE_URL) : null;
-  const entries = [...LOOPBACK, ...(config.MCP_ALLOWED_HOSTS ?? []), ...(base ? [base.host] : [])].map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const entries = [...LOOPBACK, ...(config.MCP_ALLOWED_HOSTS ?? []), ...(base ? [base.host] : [])]
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   // An entry with a port must match host:port exactly; one without matches any port.
   const withPort = new Set(entries.filter((e) => /:\d+$/.test(e)));
   const anyPort = new Set(entries.filter((e) => !/:\d+$/.test(e)));
@@ -61,14 +63,20 @@ export function originPolicy(config: Pick<Config, 'MCP_ALLOWED_HOSTS' | 'CORS_OR
       const rawHost = first(headers.host);
       const host = rawHost ? parseHost(rawHost) : null;
       if (!host || !(anyPort.has(host.hostname) || withPort.has(host.host))) {
-        throw new AppError('forbidden', `The MCP endpoint does not answer to host "${(rawHost ?? '').slice(0, 100)}". Operators: add it to MCP_ALLOWED_HOSTS (or set BASE_URL).`);
+        throw new AppError(
+          'forbidden',
+          `The MCP endpoint does not answer to host "${(rawHost ?? '').slice(0, 100)}". Operators: add it to MCP_ALLOWED_HOSTS (or set BASE_URL).`,
+        );
       }
       const rawOrigin = first(headers.origin);
       if (rawOrigin === undefined) return;
       const origin = originOf(rawOrigin);
       const loopbackOrigin = origin !== null && LOOPBACK.includes(origin.hostname);
       if (origin === null || !(origins.has(origin.origin) || loopbackOrigin)) {
-        throw new AppError('forbidden', `Browser requests from origin "${rawOrigin.slice(0, 100)}" are not allowed on the MCP endpoint. Operators: add the origin to CORS_ORIGINS.`);
+        throw new AppError(
+          'forbidden',
+          `Browser requests from origin "${rawOrigin.slice(0, 100)}" are not allowed on the MCP endpoint. Operators: add the origin to CORS_ORIGINS.`,
+        );
       }
     },
   };

@@ -50,7 +50,10 @@ function formatMoe(n: number, unit: string | null): string {
 }
 
 /** "$75,277 ± $317", "no value [no_data_loaded]", "$250,001 [top_coded] (no MOE: moe_open_ended)". */
-export function formatCell(c: Pick<ObservationCell, 'estimate' | 'moe_numeric' | 'estimate_annotation' | 'moe_annotation' | 'unit'>, seen: Map<string, AnnotationInfo>): string {
+export function formatCell(
+  c: Pick<ObservationCell, 'estimate' | 'moe_numeric' | 'estimate_annotation' | 'moe_annotation' | 'unit'>,
+  seen: Map<string, AnnotationInfo>,
+): string {
   const note = (a: AnnotationInfo | null) => {
     if (a) seen.set(a.code, a);
     return a ? ` [${a.code}]` : '';
@@ -76,7 +79,9 @@ function sourceLine(meta: VerbResult<unknown>['meta']): string[] {
   const src = meta?.source;
   if (!src) return [];
   const period = src.reference_period ? ` (reference period ${src.reference_period})` : '';
-  const lines = [`${DATASET_NAMES[src.dataset] ?? src.dataset}, vintage ${src.vintage_year}${period}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`];
+  const lines = [
+    `${DATASET_NAMES[src.dataset] ?? src.dataset}, vintage ${src.vintage_year}${period}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
+  ];
   if (typeof meta?.geography_definitions === 'string') lines.push(meta.geography_definitions);
   return lines;
 }
@@ -91,7 +96,10 @@ function tail(meta: VerbResult<unknown>['meta']): string[] {
 
 function capped(lines: string[], total: number, unit: string): string[] {
   if (lines.length <= MAX_TEXT_LINES) return lines;
-  return [...lines.slice(0, MAX_TEXT_LINES), `… ${lines.length - MAX_TEXT_LINES} more ${unit} (all ${total} are in structuredContent.data).`];
+  return [
+    ...lines.slice(0, MAX_TEXT_LINES),
+    `… ${lines.length - MAX_TEXT_LINES} more ${unit} (all ${total} are in structuredContent.data).`,
+  ];
 }
 
 const varLabel = (c: ObservationCell) => `${c.label} [${c.census_code ?? c.variable}]`;
@@ -132,7 +140,12 @@ export function renderCompare(r: VerbResult<ComparedCell[]>): string {
       const sign = k.difference > 0 ? '+' : k.difference < 0 ? '−' : '±';
       const diff = `${sign}${formatMoe(Math.abs(k.difference), c.unit)}`;
       const moe = k.difference_moe === null ? '' : ` ± ${formatMoe(k.difference_moe, c.unit)}`;
-      const verdict = k.significant === null ? `not tested (${k.not_tested_reason ?? 'no margin of error'})` : k.significant ? 'statistically significant at 90%' : 'not statistically significant at 90%';
+      const verdict =
+        k.significant === null
+          ? `not tested (${k.not_tested_reason ?? 'no margin of error'})`
+          : k.significant
+            ? 'statistically significant at 90%'
+            : 'not statistically significant at 90%';
       line += ` — difference vs ${k.reference_geo_key}: ${diff}${moe}, ${verdict}`;
     }
     body.push(line);
@@ -154,7 +167,9 @@ export function renderTimeseries(r: VerbResult<ObservationCell[]>): string {
   }
   const src = r.meta?.source;
   const head = src
-    ? [`${DATASET_NAMES[src.dataset] ?? src.dataset}, vintages ${src.reference_period ?? ''}${Array.isArray(r.meta?.vintages) ? ` (${(r.meta.vintages as number[]).join(', ')})` : ''}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`]
+    ? [
+        `${DATASET_NAMES[src.dataset] ?? src.dataset}, vintages ${src.reference_period ?? ''}${Array.isArray(r.meta?.vintages) ? ` (${(r.meta.vintages as number[]).join(', ')})` : ''}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
+      ]
     : [];
   if (typeof r.meta?.geography_definitions === 'string') head.push(r.meta.geography_definitions);
   return [...head, '', ...capped(body, r.data.length, 'lines'), ...annotationsSection(seen), ...tail(r.meta)].join('\n');
@@ -172,19 +187,31 @@ export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {
   const lines = [pageLine(r, r.page?.total === 1 ? 'variable matches' : 'variables match')];
   for (const v of r.data) {
     if (v.kind === 'census_code') {
-      const years = (['acs5', 'acs1'] as const).filter((d) => v.availability[d].length).map((d) => `${d} ${v.availability[d].join(', ')}`).join('; ');
-      lines.push(`- ${v.census_code} (census code as published; table ${v.table_id}${v.table_title ? ` "${v.table_title}"` : ''}): ${v.label} — published in ${years}`);
+      const years = (['acs5', 'acs1'] as const)
+        .filter((d) => v.availability[d].length)
+        .map((d) => `${d} ${v.availability[d].join(', ')}`)
+        .join('; ');
+      lines.push(
+        `- ${v.census_code} (census code as published; table ${v.table_id}${v.table_title ? ` "${v.table_title}"` : ''}): ${v.label} — published in ${years}`,
+      );
       continue;
     }
-    const codes = v.matched_census_codes?.length ? `; matched census codes: ${v.matched_census_codes.map((m) => `${m.code} (${m.vintages.join(', ')})`).join('; ')}` : '';
-    lines.push(`- ${v.api_name}: ${v.label} [${v.census_code ?? 'derived'}] (${v.unit}${v.topic ? `, topic ${v.topic.topic_key}` : ''}${codes})`);
+    const codes = v.matched_census_codes?.length
+      ? `; matched census codes: ${v.matched_census_codes.map((m) => `${m.code} (${m.vintages.join(', ')})`).join('; ')}`
+      : '';
+    lines.push(
+      `- ${v.api_name}: ${v.label} [${v.census_code ?? 'derived'}] (${v.unit}${v.topic ? `, topic ${v.topic.topic_key}` : ''}${codes})`,
+    );
   }
   const tables = (r.meta?.matching_tables ?? []) as TableSummary[];
   if (tables.length) {
     lines.push('', 'Detailed Tables that match (ask for a whole table with variables "B19013*"):');
     for (const t of tables) lines.push(`- ${t.table_id}: ${t.title ?? '(no title)'}${t.universe ? ` — universe: ${t.universe}` : ''}`);
   }
-  lines.push('', 'Use the api_name (catalog variable), census code (as published that year) or table* in the variables argument of get_census_data, compare_geographies or get_timeseries.');
+  lines.push(
+    '',
+    'Use the api_name (catalog variable), census code (as published that year) or table* in the variables argument of get_census_data, compare_geographies or get_timeseries.',
+  );
   return [...lines, ...tail(r.meta)].join('\n');
 }
 
@@ -209,9 +236,14 @@ export function renderTopics(r: VerbResult<(Topic & { variable_count: number })[
 export function renderDatasets(r: VerbResult<DatasetSummary[]>): string {
   const lines = [`${r.data.length} datasets:`];
   for (const d of r.data) {
-    lines.push(`- ${d.dataset}: ${d.label}. Vintages ${d.vintages.join(', ') || 'none'}; default ${d.default_vintage ?? 'none'}; ${d.variable_count} variables.`);
+    lines.push(
+      `- ${d.dataset}: ${d.label}. Vintages ${d.vintages.join(', ') || 'none'}; default ${d.default_vintage ?? 'none'}; ${d.variable_count} variables.`,
+    );
   }
-  lines.push('', 'acs5 (the default) covers every geography down to block groups; acs1 is more current but only for areas of 65,000+ people.');
+  lines.push(
+    '',
+    'acs5 (the default) covers every geography down to block groups; acs1 is more current but only for areas of 65,000+ people.',
+  );
   return lines.join('\n');
 }
 
@@ -234,7 +266,8 @@ export function renderGeocode(r: VerbResult<GeocodeData>): string {
   } else {
     const a = d as Extract<GeocodeData, { parsed: unknown }>;
     lines.push(`Address "${a.input.address}": ${a.status}${a.reason ? ` (${a.reason})` : ''}.`);
-    if (a.match) lines.push(`Matched ${a.match.matched_address} at ${a.match.coordinates.lat}, ${a.match.coordinates.lng} (${a.match.quality}).`);
+    if (a.match)
+      lines.push(`Matched ${a.match.matched_address} at ${a.match.coordinates.lat}, ${a.match.coordinates.lng} (${a.match.quality}).`);
     if (a.status === 'ambiguous') for (const c of a.candidates.slice(0, 10)) lines.push(`- candidate: ${c.matched_address} (${c.quality})`);
   }
   const geo = geographyLines(d.geographies);

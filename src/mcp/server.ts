@@ -32,7 +32,11 @@ import { originPolicy } from './origin.js';
 import { TOOLS, type ToolDef } from './tools.js';
 
 export const MCP_PATH = '/mcp';
-export const MCP_SERVER_INFO = { name: 'census-data-service', title: 'Census Data Service (American Community Survey)', version: SERVICE_VERSION };
+export const MCP_SERVER_INFO = {
+  name: 'census-data-service',
+  title: 'Census Data Service (American Community Survey)',
+  version: SERVICE_VERSION,
+};
 
 const INSTRUCTIONS = `US Census Bureau American Community Survey (ACS) estimates with margins of error.
 Typical flow: search_variables ("median household income") → search_geographies ("Travis") or geocode (an address) → get_census_data / compare_geographies / get_timeseries.
@@ -89,9 +93,13 @@ async function authenticate(deps: McpDeps, req: FastifyRequest): Promise<Caller>
   const { services, cache } = deps;
   const key = bearerToken(req.headers);
   if (!key) {
-    throw new AppError('missing-api-key', 'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).', {
-      headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
-    });
+    throw new AppError(
+      'missing-api-key',
+      'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).',
+      {
+        headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
+      },
+    );
   }
   const verify = services.seams.authenticateKey;
   if (!verify) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
@@ -99,13 +107,22 @@ async function authenticate(deps: McpDeps, req: FastifyRequest): Promise<Caller>
   try {
     return await cache.get(key, () => verify(key, ctx));
   } catch (e) {
-    if (e instanceof AppError && e.status === 401) (e.headers as Record<string, string>)['WWW-Authenticate'] = `${BEARER_CHALLENGE}, error="invalid_token"`;
+    if (e instanceof AppError && e.status === 401)
+      (e.headers as Record<string, string>)['WWW-Authenticate'] = `${BEARER_CHALLENGE}, error="invalid_token"`;
     throw e;
   }
 }
 
 function baseContext({ services }: McpDeps, req: FastifyRequest, caller: Caller | null, requestId: string, via: string): VerbContext {
-  return { requestId, caller, stores: services.stores, config: services.config, now: services.now, log: req.log as VerbContext['log'], via };
+  return {
+    requestId,
+    caller,
+    stores: services.stores,
+    config: services.config,
+    now: services.now,
+    log: req.log as VerbContext['log'],
+    via,
+  };
 }
 
 /**
@@ -115,12 +132,29 @@ function baseContext({ services }: McpDeps, req: FastifyRequest, caller: Caller 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError('dependency-unavailable', `The tool call did not complete within ${ms} ms; narrow the request (fewer geographies, variables or vintages) or retry with backoff.`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new AppError(
+            'dependency-unavailable',
+            `The tool call did not complete within ${ms} ms; narrow the request (fewer geographies, variables or vintages) or retry with backoff.`,
+          ),
+        ),
+      ms,
+    );
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-async function callTool(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, reply: FastifyReply, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+async function callTool(
+  app: FastifyInstance,
+  deps: McpDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  caller: Caller,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
   const { services, byName } = deps;
   const { config } = services;
   const instance = `mcp:${name}`;
@@ -161,7 +195,11 @@ async function callTool(app: FastifyInstance, deps: McpDeps, req: FastifyRequest
     ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
     return {
       content: [{ type: 'text', text: tool.render(result) }],
-      structuredContent: { data: result.data, meta: { ...result.meta, request_id: requestId }, ...(result.page ? { page: result.page } : {}) } as Record<string, unknown>,
+      structuredContent: {
+        data: result.data,
+        meta: { ...result.meta, request_id: requestId },
+        ...(result.page ? { page: result.page } : {}),
+      } as Record<string, unknown>,
     };
   } catch (e) {
     const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
@@ -184,9 +222,15 @@ async function handle(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, 
   requireFeature(caller.plan, { kind: 'mcp' }, config.DASHBOARD_URL);
   req.caller = caller;
 
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: deps.jsonSchemaValidator });
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: deps.jsonSchemaValidator,
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(app, deps, req, reply, caller, request.params.name, request.params.arguments));
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    callTool(app, deps, req, reply, caller, request.params.name, request.params.arguments),
+  );
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
 
   // From here the SDK writes the response; headers fastify's hooks set (X-Request-ID, CORS)

@@ -10,7 +10,16 @@ import { geocode } from '../verbs/geocode.js';
 import { geographiesList, geographiesListInput } from '../verbs/geographies-list.js';
 import { getData, getDataInput } from '../verbs/get-data.js';
 import { getTimeseries, timeseriesInput } from '../verbs/get-timeseries.js';
-import { renderCompare, renderData, renderDatasets, renderGeocode, renderGeographies, renderTimeseries, renderTopics, renderVariables } from './render.js';
+import {
+  renderCompare,
+  renderData,
+  renderDatasets,
+  renderGeocode,
+  renderGeographies,
+  renderTimeseries,
+  renderTopics,
+  renderVariables,
+} from './render.js';
 
 export interface ToolDef {
   name: string;
@@ -45,7 +54,11 @@ const compareSchema = compareInput.strict();
 const timeseriesSchema = timeseriesInput.strict();
 
 const searchVariablesSchema = z.strictObject({
-  search: z.string().max(200).optional().describe('Words or a census table/code to look for, e.g. "median household income", "poverty", "B19013".'),
+  search: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('Words or a census table/code to look for, e.g. "median household income", "poverty", "B19013".'),
   topic: z.string().optional().describe('Restrict to one topic_key from list_topics, e.g. economics, housing.'),
   limit: z.number().int().min(1).optional().describe('Results per page (default 50; capped by the plan).'),
   offset: z.number().int().min(0).optional().describe('Index of the first result, for the next page (default 0).'),
@@ -53,16 +66,26 @@ const searchVariablesSchema = z.strictObject({
 
 const g = geographiesListInput.shape;
 const searchGeographiesSchema = z.strictObject({
-  search: g.search.describe('Name to look for among states, counties, metros and congressional districts, e.g. "Travis", "Austin", "Texas 35". Not for tracts or block groups (list those by parent).'),
-  type: g.type.describe('Only this geography type. With parent (and no search): list the parent\'s children of this type, e.g. type tract with parent county:48453.'),
-  parent: g.parent.describe('A containing geography key (county:48453) or name ("Travis County, TX"), to list its children or restrict a search.'),
+  search: g.search.describe(
+    'Name to look for among states, counties, metros and congressional districts, e.g. "Travis", "Austin", "Texas 35". Not for tracts or block groups (list those by parent).',
+  ),
+  type: g.type.describe(
+    "Only this geography type. With parent (and no search): list the parent's children of this type, e.g. type tract with parent county:48453.",
+  ),
+  parent: g.parent.describe(
+    'A containing geography key (county:48453) or name ("Travis County, TX"), to list its children or restrict a search.',
+  ),
   vintage: g.vintage.describe('Definitions of this ACS vintage (tracts were redrawn for 2020); default the latest.'),
   limit: g.limit.describe('Results per page (default 50; capped by the plan).'),
   offset: g.offset.describe('Index of the first result, for the next page (default 0).'),
 });
 
 const geocodeSchema = z.strictObject({
-  address: z.string().max(300).optional().describe('A US street address, e.g. "1600 Pennsylvania Ave NW, Washington, DC 20500". Give either address or lat+lng.'),
+  address: z
+    .string()
+    .max(300)
+    .optional()
+    .describe('A US street address, e.g. "1600 Pennsylvania Ave NW, Washington, DC 20500". Give either address or lat+lng.'),
   lat: z.number().optional().describe('Latitude in decimal degrees (WGS84), with lng.'),
   lng: z.number().optional().describe('Longitude in decimal degrees (WGS84), with lat; negative in the western hemisphere.'),
 });
@@ -88,7 +111,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'compare_geographies',
     title: 'Compare geographies',
     description:
-      'The same variables for two or more geographies side by side, each compared with the FIRST geography: the difference, its margin of error, and whether it is statistically significant at 90% confidence (the Census Bureau\'s test). ' +
+      "The same variables for two or more geographies side by side, each compared with the FIRST geography: the difference, its margin of error, and whether it is statistically significant at 90% confidence (the Census Bureau's test). " +
       `Example: variables "B19013_001E", geo ["state:06", "state:48"], dataset "acs1", vintage 2018. ${GEO_GUIDE}`,
     input: compareSchema,
     cost: 'verb',
@@ -132,7 +155,8 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: 'list_topics',
     title: 'List topics',
-    description: 'The topics the variable catalog is organised in (topic_key, label, number of variables). Use a topic_key with search_variables. 1 quota unit.',
+    description:
+      'The topics the variable catalog is organised in (topic_key, label, number of variables). Use a topic_key with search_variables. 1 quota unit.',
     input: noArguments,
     cost: LOOKUP_UNITS,
     run: (ctx) => listTopics({ ctx }),
@@ -141,7 +165,8 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: 'list_datasets',
     title: 'List datasets',
-    description: 'The datasets (acs5: 5-year estimates, every geography; acs1: 1-year estimates, areas of 65,000+ only) with the vintages (survey years) each has and the default vintage. 1 quota unit.',
+    description:
+      'The datasets (acs5: 5-year estimates, every geography; acs1: 1-year estimates, areas of 65,000+ only) with the vintages (survey years) each has and the default vintage. 1 quota unit.',
     input: noArguments,
     cost: LOOKUP_UNITS,
     run: (ctx) => listDatasets({ ctx }),

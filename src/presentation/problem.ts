@@ -42,7 +42,10 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_TYPE: { code: 'unsupported-media-type', detail: 'The Content-Type header is malformed.' },
   FST_ERR_BAD_URL: { code: 'bad-request', detail: 'The request path is not validly percent-encoded (UTF-8).' },
   FST_ERR_MAX_PARAM_LENGTH: { code: 'uri-too-long', detail: 'A path segment is longer than 100 characters.' },
-  FST_ERR_HANDLER_TIMEOUT: { code: 'dependency-unavailable', detail: 'The request did not complete in time; retry with backoff or narrow the request.' },
+  FST_ERR_HANDLER_TIMEOUT: {
+    code: 'dependency-unavailable',
+    detail: 'The request did not complete in time; retry with backoff or narrow the request.',
+  },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'bad-request', detail: 'The request could not be routed.' },
 };
 
@@ -74,10 +77,22 @@ export function toAppError(err: unknown, raw: (context: string | undefined) => u
   if (isAppError(err)) return { error: err, unexpected: err.status >= 500 && err.code === 'internal-error' };
   const fe = (err ?? {}) as FrameworkError;
   if (Array.isArray(fe.validation) && fe.validation.length > 0) {
-    return { error: validationError(fe.validation, CONTEXT_NAMES[fe.validationContext ?? ''] ?? fe.validationContext ?? 'request', raw(fe.validationContext)), unexpected: false };
+    return {
+      error: validationError(
+        fe.validation,
+        CONTEXT_NAMES[fe.validationContext ?? ''] ?? fe.validationContext ?? 'request',
+        raw(fe.validationContext),
+      ),
+      unexpected: false,
+    };
   }
   if (isStoreUnavailable(err)) {
-    return { error: new AppError('dependency-unavailable', 'The accounts database is temporarily unavailable; retry with backoff.', { cause: err }), unexpected: false };
+    return {
+      error: new AppError('dependency-unavailable', 'The accounts database is temporarily unavailable; retry with backoff.', {
+        cause: err,
+      }),
+      unexpected: false,
+    };
   }
   const known = fe.code ? FRAMEWORK_CODES[fe.code] : undefined;
   if (known) return { error: new AppError(known.code, known.detail), unexpected: false };
@@ -86,7 +101,8 @@ export function toAppError(err: unknown, raw: (context: string | undefined) => u
     if (fe.statusCode === 413) return { error: new AppError('payload-too-large', 'The request is too large.'), unexpected: false };
     if (fe.statusCode === 415) return { error: new AppError('unsupported-media-type', 'Unsupported Content-Type.'), unexpected: false };
     if (fe.statusCode === 404) return { error: new AppError('not-found', 'Resource not found.'), unexpected: false };
-    if (fe.statusCode === 408) return { error: new AppError('request-timeout', 'The request was not received in time.'), unexpected: false };
+    if (fe.statusCode === 408)
+      return { error: new AppError('request-timeout', 'The request was not received in time.'), unexpected: false };
     if (fe.statusCode === 414) return { error: new AppError('uri-too-long', 'The request URI is too long.'), unexpected: false };
     if (fe.statusCode === 431) return { error: new AppError('headers-too-large', 'The request headers are too large.'), unexpected: false };
     return { error: new AppError('bad-request', 'The request could not be processed as sent.'), unexpected: false };

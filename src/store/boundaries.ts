@@ -21,7 +21,10 @@ export class BoundaryStore {
   private readonly opened = new Map<string, Promise<FgbFile>>();
   private geocodersP: Promise<Geocoders> | undefined;
 
-  private constructor(readonly dir: string, readonly index: BoundaryIndex) {}
+  private constructor(
+    readonly dir: string,
+    readonly index: BoundaryIndex,
+  ) {}
 
   /** Open `<buildDir>/boundaries`; throws if index.json is missing or unreadable. */
   static async open(boundariesDir: string): Promise<BoundaryStore> {
@@ -32,7 +35,9 @@ export class BoundaryStore {
 
   /** The served file for a level and resolution (default edition unless one is named). */
   entry(level: BoundaryLevel, resolution: Resolution, edition?: string): BoundaryFileEntry | undefined {
-    return this.index.files.find((f) => f.served && f.level === level && f.resolution === resolution && (edition ? f.edition === edition : f.default));
+    return this.index.files.find(
+      (f) => f.served && f.level === level && f.resolution === resolution && (edition ? f.edition === edition : f.default),
+    );
   }
 
   /** Why a slot is empty (index.json `absent`), if it is. */
@@ -57,8 +62,13 @@ export class BoundaryStore {
   /** The geocoders over this store's files, loaded once on first use. */
   geocoders(): Promise<Geocoders> {
     if (!this.geocodersP) {
-      this.geocodersP = Promise.all([PointGeocoder.load(this), AddressGeocoder.load(this)]).then(([point, address]) => ({ point, address }));
-      this.geocodersP.catch(() => { this.geocodersP = undefined; });
+      this.geocodersP = Promise.all([PointGeocoder.load(this), AddressGeocoder.load(this)]).then(([point, address]) => ({
+        point,
+        address,
+      }));
+      this.geocodersP.catch(() => {
+        this.geocodersP = undefined;
+      });
     }
     return this.geocodersP;
   }

@@ -76,7 +76,9 @@ export class CatalogStore {
         if (field === 'api_name') return v.api_name;
         if (field === 'api_name_words') return v.api_name.replace(/_/g, ' ');
         if (field === 'label') return v.label;
-        return this.codesByVintage(v).map((c) => c.code).join(' ');
+        return this.codesByVintage(v)
+          .map((c) => c.code)
+          .join(' ');
       },
       tokenize: (text) => text.split(/[\s,;:()!/]+/).filter(Boolean),
       processTerm: (t) => t.toLowerCase(),
@@ -102,11 +104,21 @@ export class CatalogStore {
   }
 
   summary(v: CatalogVariable): VariableSummary {
-    return { api_name: v.api_name, census_code: v.census_code, label: v.label, unit: v.unit, topic: v.topic, display_format: v.display_format };
+    return {
+      api_name: v.api_name,
+      census_code: v.census_code,
+      label: v.label,
+      unit: v.unit,
+      topic: v.topic,
+      display_format: v.display_format,
+    };
   }
 
   /** `best`: api_names listed first (the headline answers of an everyday phrase, domain/catalog/search-synonyms.ts). */
-  list(opts: { topic?: string; search?: string; best?: readonly string[]; offset: number; limit: number }): { items: VariableSummary[]; total: number } {
+  list(opts: { topic?: string; search?: string; best?: readonly string[]; offset: number; limit: number }): {
+    items: VariableSummary[];
+    total: number;
+  } {
     let matches: { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[];
     const q = opts.search?.trim();
     const cached = q ? this.searchCache.get(q) : undefined;
@@ -127,7 +139,10 @@ export class CatalogStore {
       });
       // Only code-like terms (B19013…) can match codes: a word query skips the per-hit code list
       // (it dominated the CPU of /v1/variables?search=median income, issue 13).
-      const terms = q.toUpperCase().split(/[\s,;]+/).filter((t) => /^[BC]\d/.test(t));
+      const terms = q
+        .toUpperCase()
+        .split(/[\s,;]+/)
+        .filter((t) => /^[BC]\d/.test(t));
       matches = hits.map((h) => {
         const v = this.byName.get(String(h.id))!;
         if (terms.length === 0) return { v, codes: null };

@@ -201,7 +201,7 @@ export class CensusTableStore {
   }
 
   /** The code's latest vintage in the dataset, with what it meant then. */
-  latest(dataset: CensusDataset, code: string): CodeInVintage & { vintage: number } | null {
+  latest(dataset: CensusDataset, code: string): (CodeInVintage & { vintage: number }) | null {
     const vs = this.vintagesOf(dataset, code);
     const v = vs[vs.length - 1];
     if (v === undefined) return null;

@@ -20,7 +20,8 @@ export function ensureDirectory(dir: string, setting: string, opts: { writable?:
     try {
       st = fs.statSync(cur);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new PathSettingError(`${setting}: cannot use ${target}: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new PathSettingError(`${setting}: cannot use ${target}: ${(e as Error).message}`);
     }
     if (st) {
       if (!st.isDirectory()) throw new PathSettingError(`${setting}: cannot use ${target}: ${cur} is not a directory`);
@@ -35,14 +36,17 @@ export function ensureDirectory(dir: string, setting: string, opts: { writable?:
     try {
       fs.mkdirSync(d);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new PathSettingError(`${setting}: cannot create directory ${d}: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new PathSettingError(`${setting}: cannot create directory ${d}: ${(e as Error).message}`);
     }
   }
   const mode = opts.writable === false ? fs.constants.R_OK | fs.constants.X_OK : fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK;
   try {
     fs.accessSync(target, mode);
   } catch (e) {
-    throw new PathSettingError(`${setting}: directory ${target} is not ${opts.writable === false ? 'readable' : 'writable'}: ${(e as Error).message}`);
+    throw new PathSettingError(
+      `${setting}: directory ${target} is not ${opts.writable === false ? 'readable' : 'writable'}: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -57,6 +61,7 @@ export function ensureParentDirectory(file: string, setting: string): void {
  */
 export function checkDataDir(dir: string, autoBuild: boolean): void {
   const target = path.resolve(dir);
-  if (!fs.existsSync(target) && !autoBuild) throw new PathSettingError(`DATA_DIR: ${target} does not exist (build it with \`npm run etl -- build\` or set AUTO_BUILD_DATA=true)`);
+  if (!fs.existsSync(target) && !autoBuild)
+    throw new PathSettingError(`DATA_DIR: ${target} does not exist (build it with \`npm run etl -- build\` or set AUTO_BUILD_DATA=true)`);
   ensureDirectory(target, 'DATA_DIR', { writable: autoBuild && !fs.existsSync(path.join(target, 'current')) });
 }

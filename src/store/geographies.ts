@@ -2,14 +2,7 @@
 // `geo/geographies.json` (written by the ETL step `geographies`) and queried in memory.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import {
-  GEO_TYPES,
-  OPEN_VINTAGE,
-  parentKeyOf,
-  splitKey,
-  tractDisplayName,
-  type GeoType,
-} from '../domain/geo/keys.js';
+import { GEO_TYPES, OPEN_VINTAGE, parentKeyOf, splitKey, tractDisplayName, type GeoType } from '../domain/geo/keys.js';
 import { GEO_FORMAT_VERSION, type GeoFile, type GeoProvenance } from './geographies/format.js';
 import { LevelTable } from './geographies/level-table.js';
 import { Crosswalks } from './geographies/crosswalks.js';
@@ -215,7 +208,10 @@ export class GeographyStore {
     let gap = Infinity;
     for (const i of L.rowsOf(k.fips)) {
       const d = vintage < L.from[i]! ? L.from[i]! - vintage : vintage > L.to[i]! ? vintage - L.to[i]! : 0;
-      if (d <= gap) { gap = d; best = i; }
+      if (d <= gap) {
+        gap = d;
+        best = i;
+      }
     }
     return best < 0 ? null : this.record(k.type, best);
   }
@@ -258,7 +254,9 @@ export class GeographyStore {
   }
 
   children(parentKey: string, childType: GeoType, vintage: number): GeographyRecord[] {
-    return this.members(parentKey, childType, vintage).keys.map((key) => this.get(key, vintage)).filter((r): r is GeographyRecord => r !== null);
+    return this.members(parentKey, childType, vintage)
+      .keys.map((key) => this.get(key, vintage))
+      .filter((r): r is GeographyRecord => r !== null);
   }
 
   /** The containment chain above a geography, nearest first, ending with the nation. */

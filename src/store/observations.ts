@@ -96,7 +96,8 @@ export class ObservationStore {
       for (const v of fs.readdirSync(path.join(root, d))) {
         const vintage = v.replace(/^vintage=/, '');
         for (const l of fs.readdirSync(path.join(root, d, v))) {
-          if (fs.existsSync(path.join(root, d, v, l, 'data_0.parquet'))) partitions.add(`${dataset}/${vintage}/${l.replace(/^level=/, '')}`);
+          if (fs.existsSync(path.join(root, d, v, l, 'data_0.parquet')))
+            partitions.add(`${dataset}/${vintage}/${l.replace(/^level=/, '')}`);
         }
       }
     }
@@ -107,7 +108,10 @@ export class ObservationStore {
     for (const k of Object.keys(index)) partitions.add(k);
     const db = pool ?? (await DuckPool.open());
     const rows = manifestRows(buildDir);
-    const guard = new PartitionGuard(db, new Map([...partitions].map((k) => [k, { file: ObservationStore.fileIn(root, k), rows: rows[k] }])));
+    const guard = new PartitionGuard(
+      db,
+      new Map([...partitions].map((k) => [k, { file: ObservationStore.fileIn(root, k), rows: rows[k] }])),
+    );
     await guard.verifyAll();
     return new ObservationStore(root, db, partitions, tables, opts.cacheCells ?? 250_000, guard);
   }
@@ -159,7 +163,9 @@ export class ObservationStore {
   async fetch(q: CellQuery): Promise<ReadonlyMap<string, StoredCell>> {
     const vintages = q.vintages.filter((v) => this.has(q.dataset, v, q.level));
     if (vintages.length === 0 || q.codes.length === 0 || (q.geoKeys !== 'all' && q.geoKeys.length === 0)) return new Map();
-    const key = this.cache && `${q.dataset}|${vintages.join(',')}|${q.level}|${q.geoKeys === 'all' ? '*' : [...q.geoKeys].sort().join(',')}|${[...q.codes].sort().join(',')}`;
+    const key =
+      this.cache &&
+      `${q.dataset}|${vintages.join(',')}|${q.level}|${q.geoKeys === 'all' ? '*' : [...q.geoKeys].sort().join(',')}|${[...q.codes].sort().join(',')}`;
     const hit = key ? this.cache!.get(key) : undefined;
     if (hit) return hit;
     const parts = vintages.map((v) => `${q.dataset}/${v}/${q.level}`);
@@ -213,9 +219,22 @@ export class ObservationStore {
     const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation
       FROM (${files.join(' UNION ALL ')}) WHERE ${tableFilter}variable IN (${codes})${geoFilter}`;
     // Columns, not row objects: one object per cell instead of two on large answers.
-    const [vintage, geo, variable, estimate, moe, ea, ma] = (await this.pool.columns(sql)) as [number[], string[], string[], (number | null)[], (number | null)[], (string | null)[], (string | null)[]];
+    const [vintage, geo, variable, estimate, moe, ea, ma] = (await this.pool.columns(sql)) as [
+      number[],
+      string[],
+      string[],
+      (number | null)[],
+      (number | null)[],
+      (string | null)[],
+      (string | null)[],
+    ];
     for (let i = 0; i < geo.length; i++) {
-      out.set(cellKey(vintage[i]!, geo[i]!, variable[i]!), { estimate: estimate[i]!, moe: moe[i]!, estimate_annotation: ea[i]!, moe_annotation: ma[i]! });
+      out.set(cellKey(vintage[i]!, geo[i]!, variable[i]!), {
+        estimate: estimate[i]!,
+        moe: moe[i]!,
+        estimate_annotation: ea[i]!,
+        moe_annotation: ma[i]!,
+      });
     }
     return out;
   }

@@ -32,7 +32,11 @@ async function attempt<T>(log: Pick<Logger, 'warn'>, what: string, fn: () => Pro
 }
 
 /** Open the data stores of one build directory (no accounts). Used by the server and tests. */
-export async function openDataStores(buildDir: string, log: Pick<Logger, 'warn'>, opts: { cacheCells?: number } = {}): Promise<{ stores: Stores; close(): void }> {
+export async function openDataStores(
+  buildDir: string,
+  log: Pick<Logger, 'warn'>,
+  opts: { cacheCells?: number } = {},
+): Promise<{ stores: Stores; close(): void }> {
   const stores: Stores = {};
   const pool = await DuckPool.open();
   const [catalog, geographies, observations, boundaries, censusTables] = await Promise.all([

@@ -46,7 +46,8 @@ function identityOf(file: string): Identity | undefined {
   }
 }
 
-const same = (a: Identity | undefined, b: Identity | undefined) => !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+const same = (a: Identity | undefined, b: Identity | undefined) =>
+  !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 function magicOk(file: string, size: number): boolean {
   if (size < 12) return false;
@@ -63,7 +64,10 @@ function magicOk(file: string, size: number): boolean {
 }
 
 export class PartitionUnavailable extends Error {
-  constructor(readonly partition: string, readonly reason: string) {
+  constructor(
+    readonly partition: string,
+    readonly reason: string,
+  ) {
     super(`partition ${partition} unavailable: ${reason}`);
   }
 }
@@ -90,7 +94,8 @@ export class PartitionGuard {
     const id = identityOf(st.file);
     if (st.verified && same(id, st.verified) && !st.fault) return;
     // A faulted file that has not changed since is still faulted: no re-verification per request.
-    if (st.fault && (same(id, st.fault.identity) || (!id && !st.fault.identity))) throw new PartitionUnavailable(partition, st.fault.reason);
+    if (st.fault && (same(id, st.fault.identity) || (!id && !st.fault.identity)))
+      throw new PartitionUnavailable(partition, st.fault.reason);
     await this.verify(partition);
     if (st.fault) throw new PartitionUnavailable(partition, st.fault.reason);
   }
@@ -134,7 +139,9 @@ export class PartitionGuard {
     }
     if (st.rows !== undefined) {
       try {
-        const [rows] = (await this.pool.columns(`SELECT num_rows FROM parquet_file_metadata(${sqlString(st.file)})`)) as [Array<bigint | number>];
+        const [rows] = (await this.pool.columns(`SELECT num_rows FROM parquet_file_metadata(${sqlString(st.file)})`)) as [
+          Array<bigint | number>,
+        ];
         const n = Number(rows?.[0] ?? -1);
         if (n !== st.rows) return fail(`row count ${n} differs from the manifest's ${st.rows}`);
       } catch {

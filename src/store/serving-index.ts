@@ -64,7 +64,8 @@ export class ServingIndex {
       const json = Buffer.alloc(jsonLen);
       fs.readSync(fd, json, 0, jsonLen, size - 12 - jsonLen);
       const footer = JSON.parse(json.toString('utf8')) as ServingIndexFooter;
-      if (footer.version !== SERVING_INDEX_VERSION) throw new Error(`${file}: index version ${footer.version}, expected ${SERVING_INDEX_VERSION}`);
+      if (footer.version !== SERVING_INDEX_VERSION)
+        throw new Error(`${file}: index version ${footer.version}, expected ${SERVING_INDEX_VERSION}`);
       const startsBytes = 4 * (footer.geos.length + 1);
       const startsAt = (RECORD_BYTES + footer.varWidth) * footer.rows;
       if (startsAt + startsBytes + jsonLen + 12 !== size) throw new Error(`${file}: size ${size} does not match its footer`);
@@ -133,14 +134,24 @@ export class ServingIndex {
       fs.readSync(this.fd, rec, 0, span, min * RECORD_BYTES);
       for (const f of found) {
         const o = (f.row - min) * RECORD_BYTES;
-        emit(f.code, { estimate: num(rec.readDoubleLE(o)), moe: num(rec.readDoubleLE(o + 8)), estimate_annotation: ann(rec[o + 16]!), moe_annotation: ann(rec[o + 17]!) });
+        emit(f.code, {
+          estimate: num(rec.readDoubleLE(o)),
+          moe: num(rec.readDoubleLE(o + 8)),
+          estimate_annotation: ann(rec[o + 16]!),
+          moe_annotation: ann(rec[o + 17]!),
+        });
       }
       return;
     }
     const rec = Buffer.alloc(RECORD_BYTES);
     for (const f of found) {
       fs.readSync(this.fd, rec, 0, RECORD_BYTES, f.row * RECORD_BYTES);
-      emit(f.code, { estimate: num(rec.readDoubleLE(0)), moe: num(rec.readDoubleLE(8)), estimate_annotation: ann(rec[16]!), moe_annotation: ann(rec[17]!) });
+      emit(f.code, {
+        estimate: num(rec.readDoubleLE(0)),
+        moe: num(rec.readDoubleLE(8)),
+        estimate_annotation: ann(rec[16]!),
+        moe_annotation: ann(rec[17]!),
+      });
     }
   }
 

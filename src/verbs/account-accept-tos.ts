@@ -15,7 +15,13 @@ export const acceptTosInput = z.object({
   user_agent: z.string().max(512).nullable().optional(),
 });
 
-export async function accountAcceptTos({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ version: string; accepted_at: string; status: 'accepted' }>> {
+export async function accountAcceptTos({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ version: string; accepted_at: string; status: 'accepted' }>> {
   const body = parseInput(acceptTosInput, input);
   const { store, account } = signedInAccount(ctx);
   const now = ctx.now().getTime();
@@ -26,7 +32,13 @@ export async function accountAcceptTos({ ctx, input }: { ctx: VerbContext; input
       extensions: { current_version: doc.version },
     });
   }
-  const a = recordAcceptance(store.db, { accountId: account.id, version: doc.version, ip: body.ip ?? null, userAgent: body.user_agent ?? null, now });
+  const a = recordAcceptance(store.db, {
+    accountId: account.id,
+    version: doc.version,
+    ip: body.ip ?? null,
+    userAgent: body.user_agent ?? null,
+    now,
+  });
   ctx.log.info({ accountId: account.id, version: doc.version }, 'terms accepted');
   return { data: { version: a.version, accepted_at: iso(a.accepted_at)!, status: 'accepted' } };
 }

@@ -11,21 +11,32 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const activateInput = z.strictObject({ code: z.string().trim().min(4).max(64) });
 
-export async function accountActivate({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ activated: true; activated_at: string; plan: string }>> {
+export async function accountActivate({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ activated: true; activated_at: string; plan: string }>> {
   const { code } = parseInput(activateInput, input);
   const { store, account } = signedInAccount(ctx);
   if (account.activated_at !== null) {
-    return { data: { activated: true, activated_at: iso(account.activated_at)!, plan: account.plan }, meta: { hint: 'Already activated; the code was not used.' } };
+    return {
+      data: { activated: true, activated_at: iso(account.activated_at)!, plan: account.plan },
+      meta: { hint: 'Already activated; the code was not used.' },
+    };
   }
   const now = ctx.now().getTime();
   const db = store.db;
-  const out = db.transaction(() => {
-    const r = redeemInvite(db, code, account.id, now);
-    if (!r.ok) return r;
-    markActivated(db, account.id, now);
-    if (r.plan && planOf(r.plan).rank > planOf(account.plan).rank) setPlan(db, account.id, r.plan, now);
-    return r;
-  }).immediate();
+  const out = db
+    .transaction(() => {
+      const r = redeemInvite(db, code, account.id, now);
+      if (!r.ok) return r;
+      markActivated(db, account.id, now);
+      if (r.plan && planOf(r.plan).rank > planOf(account.plan).rank) setPlan(db, account.id, r.plan, now);
+      return r;
+    })
+    .immediate();
   if (!out.ok) {
     if (out.reason === 'unknown') throw new AppError('not-found', 'Invite code not found.');
     throw new AppError('conflict', out.reason === 'used' ? 'This invite code has already been used.' : 'This invite code has expired.');

@@ -15,18 +15,26 @@ export const issueKeyInput = z.object({
   name: z.string().trim().min(1).max(100).default('admin-issued'),
 });
 
-export async function adminIssueKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> {
+export async function adminIssueKey({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> {
   const { email, plan, name } = parseInput(issueKeyInput, input, 'option');
   const db = storeOf(ctx.stores, 'accounts').db;
   const now = ctx.now().getTime();
-  const out = db.transaction(() => {
-    let account = findAccountByEmail(db, email);
-    const created = !account;
-    if (!account) account = createAccount(db, { email, plan, now });
-    else if (account.plan !== plan) setPlan(db, account.id, plan, now);
-    const key = createKey(db, account.id, name, Number.MAX_SAFE_INTEGER, now);
-    return { accountId: account.id, created, ...key };
-  }).immediate();
+  const out = db
+    .transaction(() => {
+      let account = findAccountByEmail(db, email);
+      const created = !account;
+      if (!account) account = createAccount(db, { email, plan, now });
+      else if (account.plan !== plan) setPlan(db, account.id, plan, now);
+      const key = createKey(db, account.id, name, Number.MAX_SAFE_INTEGER, now);
+      return { accountId: account.id, created, ...key };
+    })
+    .immediate();
   ctx.log.info({ accountId: out.accountId, keyId: out.row.id, via: ctx.via }, 'api key issued by admin');
   return { data: { ...keyPayload(out.row), key: out.rawKey, account_id: out.accountId, account_created: out.created } };
 }

@@ -10,7 +10,13 @@ import { storeOf } from '../context/stores.js';
 
 export const setPlanInput = z.object({ account: z.string().min(1), plan: z.enum(PLAN_IDS) });
 
-export async function adminSetPlan({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ account_id: string; plan: string; previous_plan: string }>> {
+export async function adminSetPlan({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ account_id: string; plan: string; previous_plan: string }>> {
   const { account: ref, plan } = parseInput(setPlanInput, input, 'option');
   const db = storeOf(ctx.stores, 'accounts').db;
   const account = ref.includes('@') ? findAccountByEmail(db, ref) : getAccount(db, ref);

@@ -29,7 +29,12 @@ export async function accountCreateKey({ ctx, input }: { ctx: VerbContext; input
     const bigger = PLAN_IDS.map((id) => PLANS[id]).find((p) => p.limits.apiKeys > plan.limits.apiKeys);
     if (!bigger) throw new AppError('conflict', `The ${plan.name} plan allows ${e.limit} active keys; revoke one first.`);
     throw new AppError('feature-requires-upgrade', `The ${plan.name} plan allows ${e.limit} active keys; revoke one or upgrade.`, {
-      extensions: { plan: plan.id, required_plan: bigger.id, upgrade_url: upgradeUrl(ctx.config.DASHBOARD_URL, bigger.id), key_limit: e.limit },
+      extensions: {
+        plan: plan.id,
+        required_plan: bigger.id,
+        upgrade_url: upgradeUrl(ctx.config.DASHBOARD_URL, bigger.id),
+        key_limit: e.limit,
+      },
     });
   }
 }

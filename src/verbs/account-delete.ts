@@ -12,7 +12,13 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 export const deleteAccountInput = z.strictObject({ confirm: z.literal(true) });
 const LIVE = new Set(['active', 'trialing', 'past_due', 'unpaid', 'incomplete']);
 
-export async function accountDelete({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ deleted_at: string; purge_after: string }>> {
+export async function accountDelete({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ deleted_at: string; purge_after: string }>> {
   parseInput(deleteAccountInput, input);
   const { store, account } = signedInAccount(ctx);
   if (subscriptionsOf(store.db, account.id).some((s) => LIVE.has(s.status))) {

@@ -6,9 +6,18 @@ import { parseInput } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
-export const inviteInput = z.object({ plan: z.enum(PLAN_IDS).optional(), expires_days: z.coerce.number().int().min(1).max(365).default(14) });
+export const inviteInput = z.object({
+  plan: z.enum(PLAN_IDS).optional(),
+  expires_days: z.coerce.number().int().min(1).max(365).default(14),
+});
 
-export async function inviteCreate({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ code: string; expires_at: string; plan: string | null }>> {
+export async function inviteCreate({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ code: string; expires_at: string; plan: string | null }>> {
   const body = parseInput(inviteInput, input, 'option');
   const now = ctx.now().getTime();
   const expiresAt = now + body.expires_days * 86_400_000;

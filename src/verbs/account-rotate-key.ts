@@ -9,7 +9,13 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const keyIdInput = z.object({ id: z.string().min(1).max(64) });
 
-export async function accountRotateKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ key: CreatedKey; revoked: KeyPayload }>> {
+export async function accountRotateKey({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ key: CreatedKey; revoked: KeyPayload }>> {
   const { id } = parseInput(keyIdInput, input, 'path');
   const { store, account } = signedInAccount(ctx);
   const out = rotateKey(store.db, account.id, id, ctx.now().getTime());

@@ -10,10 +10,19 @@ export const publishTosInput = z.object({
   version: z.string().trim().min(1).max(64),
   effective_at: z.iso.datetime({ offset: true }).optional(),
   url: z.url().optional(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
-export async function tosPublish({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> {
+export async function tosPublish({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> {
   const body = parseInput(publishTosInput, input, 'option');
   const now = ctx.now().getTime();
   const doc = publishTos(storeOf(ctx.stores, 'accounts').db, {

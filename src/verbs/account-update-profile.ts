@@ -9,9 +9,20 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 const text = z.string().trim().max(200).nullable().optional();
 export const updateProfileInput = z.strictObject({ name: text, organization: text });
 
-export async function accountUpdateProfile({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<Record<string, unknown>>> {
+export async function accountUpdateProfile({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: unknown;
+}): Promise<VerbResult<Record<string, unknown>>> {
   const body = parseInput(updateProfileInput, input);
   const { store, account } = signedInAccount(ctx);
-  updateProfile(store.db, account.id, { name: body.name === '' ? null : body.name, organization: body.organization === '' ? null : body.organization }, ctx.now().getTime());
+  updateProfile(
+    store.db,
+    account.id,
+    { name: body.name === '' ? null : body.name, organization: body.organization === '' ? null : body.organization },
+    ctx.now().getTime(),
+  );
   return accountGetProfile({ ctx });
 }

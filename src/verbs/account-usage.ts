@@ -7,7 +7,12 @@ import { burstRequests, monthlyRequests, monthlyUnits, usageByDay, usageByKey, u
 import { parseInput, signedInAccount } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
-export const usageInput = z.object({ period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'Use YYYY-MM').optional() });
+export const usageInput = z.object({
+  period: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'Use YYYY-MM')
+    .optional(),
+});
 
 export async function accountUsage({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<Record<string, unknown>>> {
   const { period: asked } = parseInput(usageInput, input, 'query');

@@ -44,7 +44,11 @@ function limitState(store: AccountStore, plan: Plan, accountId: string, now: Dat
       windowSeconds: Math.round((end.getTime() - start.getTime()) / 1000),
       resetSeconds: secondsUntil(now, end.getTime()),
     },
-    burst: { quota: plan.limits.burstPerMinute, used: used?.burst ?? burstRequests(store.db, accountId, minute), resetSeconds: secondsUntil(now, minute + MINUTE_MS) },
+    burst: {
+      quota: plan.limits.burstPerMinute,
+      used: used?.burst ?? burstRequests(store.db, accountId, minute),
+      resetSeconds: secondsUntil(now, minute + MINUTE_MS),
+    },
     concurrency: { quota: plan.limits.concurrentConnections, inFlight: store.concurrency.inFlight(accountId) },
   };
 }
@@ -75,7 +79,13 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
   const lease = held ?? store.concurrency.tryAcquire(accountId, plan.limits.concurrentConnections, ctx.requestId);
   if (!lease) {
     const q = plan.limits.concurrentConnections;
-    throw reject('concurrency', q, 1, limitState(store, plan, accountId, now), `The ${plan.name} plan allows ${q} concurrent requests; wait for one to finish.`);
+    throw reject(
+      'concurrency',
+      q,
+      1,
+      limitState(store, plan, accountId, now),
+      `The ${plan.name} plan allows ${q} concurrent requests; wait for one to finish.`,
+    );
   }
   try {
     const { end } = periodBounds(now);
@@ -96,8 +106,13 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
     const state = limitState(store, plan, accountId, now, { monthly: out.monthlyUsed, burst: out.burstUsed });
     if (!out.ok && out.limit === 'monthly') {
       const q = plan.limits.monthlyUnits;
-      throw reject('monthly', q, secondsUntil(now, end.getTime()), state,
-        `This request costs ${cost} units and ${Math.max(0, q - out.monthlyUsed)} of the ${plan.name} plan's ${q} monthly units are left; the quota resets at ${end.toISOString()}.`);
+      throw reject(
+        'monthly',
+        q,
+        secondsUntil(now, end.getTime()),
+        state,
+        `This request costs ${cost} units and ${Math.max(0, q - out.monthlyUsed)} of the ${plan.name} plan's ${q} monthly units are left; the quota resets at ${end.toISOString()}.`,
+      );
     }
     if (!out.ok) {
       const q = plan.limits.burstPerMinute;
@@ -125,7 +140,8 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
 /** End of response: give the concurrency slot back (no-op when the request held none). */
 export function releaseAdmission(ctx: Pick<VerbContext, 'stores' | 'requestId'>): void {
   const s = ctx.stores.accounts;
-  if (s && typeof (s as AccountStore).concurrency?.releaseRequest === 'function') (s as AccountStore).concurrency.releaseRequest(ctx.requestId);
+  if (s && typeof (s as AccountStore).concurrency?.releaseRequest === 'function')
+    (s as AccountStore).concurrency.releaseRequest(ctx.requestId);
 }
 
 /**

@@ -45,7 +45,10 @@ export async function authenticateDashboard({
         return { account: { ...byEmail, oidc_issuer: claims.issuer, oidc_subject: claims.subject }, created: false };
       }
     }
-    return { account: createAccount(db, { email: claims.email, plan: 'free', issuer: claims.issuer, subject: claims.subject, now }), created: true };
+    return {
+      account: createAccount(db, { email: claims.email, plan: 'free', issuer: claims.issuer, subject: claims.subject, now }),
+      created: true,
+    };
   });
   const { account, created } = resolve.immediate();
   if (created) ctx.log.info({ accountId: account.id }, 'account created on first sign-in');

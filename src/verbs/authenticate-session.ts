@@ -43,12 +43,24 @@ export async function authenticateSession({
   if (input.forData) {
     const tos = tosState(store.db, ctx.config, account, now);
     if (tos.status === 'required') {
-      throw new AppError('tos-acceptance-required', `The terms of service changed (version ${tos.document.version}) and the 30-day grace period has ended. Accept them in the dashboard to continue.`, {
-        extensions: { tos_version: tos.document.version, accept_url: `${ctx.config.DASHBOARD_URL.replace(/\/$/, '')}/terms` },
-      });
+      throw new AppError(
+        'tos-acceptance-required',
+        `The terms of service changed (version ${tos.document.version}) and the 30-day grace period has ended. Accept them in the dashboard to continue.`,
+        {
+          extensions: { tos_version: tos.document.version, accept_url: `${ctx.config.DASHBOARD_URL.replace(/\/$/, '')}/terms` },
+        },
+      );
     }
   }
   extendSession(store.db, session, now, ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
   // Data read through the explorer is metered like a key (usage shows it as "explorer").
-  return { data: { accountId: account.id, keyId: input.forData ? EXPLORER_KEY_ID : DASHBOARD_KEY_ID, plan: account.plan, csrfToken: session.csrf_token, email: account.email } };
+  return {
+    data: {
+      accountId: account.id,
+      keyId: input.forData ? EXPLORER_KEY_ID : DASHBOARD_KEY_ID,
+      plan: account.plan,
+      csrfToken: session.csrf_token,
+      email: account.email,
+    },
+  };
 }

@@ -15,7 +15,8 @@ export { extractApiKey };
 export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { apiKey: string } }): Promise<VerbResult<Caller>> {
   const store = storeOf(ctx.stores, 'accounts');
   const raw = input.apiKey.trim();
-  const invalid = () => new AppError('invalid-api-key', 'The API key is not valid or has been revoked. Create or rotate a key in the dashboard.');
+  const invalid = () =>
+    new AppError('invalid-api-key', 'The API key is not valid or has been revoked. Create or rotate a key in the dashboard.');
   if (!isWellFormedKey(raw)) throw invalid();
   const now = ctx.now().getTime();
   // Cached per process, revalidated on every request by a generation counter that every

@@ -5,7 +5,15 @@ import { z } from 'zod';
 import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
-import { accessFor, geojsonMeta, accessSchema, checkAccess, featureCollectionStream, levelSchema, resolutionSchema } from './boundaries-common.js';
+import {
+  accessFor,
+  geojsonMeta,
+  accessSchema,
+  checkAccess,
+  featureCollectionStream,
+  levelSchema,
+  resolutionSchema,
+} from './boundaries-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 import { entryForVintage } from './boundaries-geometries.js';
@@ -22,20 +30,44 @@ const schema = z.object({
   access: accessSchema.optional(),
 });
 
-export async function boundariesCollection({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<Readable>> {
+export async function boundariesCollection({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: z.input<typeof schema>;
+}): Promise<VerbResult<Readable>> {
   const q = parseInput(schema, input);
-  checkAccess(ctx, q.access ?? accessFor(ctx, 'boundaries', { level: q.level, resolution: q.resolution }), q.level, q.resolution, 'Boundaries');
+  checkAccess(
+    ctx,
+    q.access ?? accessFor(ctx, 'boundaries', { level: q.level, resolution: q.resolution }),
+    q.level,
+    q.resolution,
+    'Boundaries',
+  );
   const store = storeOf(ctx.stores, 'boundaries');
-  const entry = q.vintage !== undefined && !q.edition ? entryForVintage(store, q.level, q.resolution, q.vintage) : store.entry(q.level, q.resolution, q.edition);
+  const entry =
+    q.vintage !== undefined && !q.edition
+      ? entryForVintage(store, q.level, q.resolution, q.vintage)
+      : store.entry(q.level, q.resolution, q.edition);
   if (!entry) {
-    const why = q.vintage !== undefined && !q.edition && store.entry(q.level, q.resolution)
-      ? `none has the geography definitions of ACS ${q.vintage} (see docs/geographies.md, "Shapes by vintage")`
-      : store.absentReason(q.level, q.resolution) ?? (q.edition ? `no edition ${q.edition}` : 'not built');
+    const why =
+      q.vintage !== undefined && !q.edition && store.entry(q.level, q.resolution)
+        ? `none has the geography definitions of ACS ${q.vintage} (see docs/geographies.md, "Shapes by vintage")`
+        : (store.absentReason(q.level, q.resolution) ?? (q.edition ? `no edition ${q.edition}` : 'not built'));
     throw new AppError('not-found', `No ${q.level} boundaries at resolution ${q.resolution}: ${why}`);
   }
   const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
   const data = featureCollectionStream(store.features(entry, q.bbox), {
-    boundary: { level: q.level, resolution: q.resolution, true_resolution: entry.true_resolution, derived: entry.derived, boundary_vintage: entry.boundary_vintage, source: entry.source, gaps: entry.gaps },
+    boundary: {
+      level: q.level,
+      resolution: q.resolution,
+      true_resolution: entry.true_resolution,
+      derived: entry.derived,
+      boundary_vintage: entry.boundary_vintage,
+      source: entry.source,
+      gaps: entry.gaps,
+    },
   });
   return {
     data,

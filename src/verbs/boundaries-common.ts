@@ -35,7 +35,8 @@ export function accessFor(
   const plan = callerPlan(ctx);
   const requiredPlan: Record<string, string> = {};
   for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
-  for (const resolution of RESOLUTIONS) requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;
+  for (const resolution of RESOLUTIONS)
+    requiredPlan[`resolution:${resolution}`] = requiredPlanFor({ kind: 'boundaries', level: 'nation', resolution }).id;
   let target: PlanId | undefined;
   const level = (BOUNDARY_LEVELS as readonly string[]).includes(want.level ?? '') ? (want.level as BoundaryLevel) : undefined;
   if (level) {
@@ -53,16 +54,25 @@ export function accessFor(
 export const levelSchema = z.enum(BOUNDARY_LEVELS);
 export const resolutionSchema = z.enum(RESOLUTIONS).default('20m');
 
-export function checkAccess(ctx: VerbContext, access: z.output<typeof accessSchema>, level: BoundaryLevel, resolution: Resolution | null, what: string): void {
+export function checkAccess(
+  ctx: VerbContext,
+  access: z.output<typeof accessSchema>,
+  level: BoundaryLevel,
+  resolution: Resolution | null,
+  what: string,
+): void {
   const deny = (gate: string, detail: string) => {
     throw new AppError('feature-requires-upgrade', detail, {
-      extensions: { upgrade_url: access.upgradeUrl ?? `${ctx.config.DASHBOARD_URL}/billing`, required_plan: access.requiredPlan[gate] ?? null },
+      extensions: {
+        upgrade_url: access.upgradeUrl ?? `${ctx.config.DASHBOARD_URL}/billing`,
+        required_plan: access.requiredPlan[gate] ?? null,
+      },
     });
   };
   if (!access.allowedLevels.includes(level)) deny(`level:${level}`, `${what} for level "${level}" are not included in your plan`);
-  if (resolution && !access.allowedResolutions.includes(resolution)) deny(`resolution:${resolution}`, `resolution ${resolution} is not included in your plan`);
+  if (resolution && !access.allowedResolutions.includes(resolution))
+    deny(`resolution:${resolution}`, `resolution ${resolution} is not included in your plan`);
 }
-
 
 /** A Readable emitting `{"type":"FeatureCollection","features":[…]}` one feature at a time. */
 export function featureCollectionStream(features: AsyncIterable<BoundaryFeature>, extra: Record<string, unknown> = {}): Readable {
@@ -75,7 +85,10 @@ export function featureCollectionStream(features: AsyncIterable<BoundaryFeature>
       batch += (first ? '' : ',') + JSON.stringify(f);
       first = false;
       // Batches of ~64 KB keep syscalls few while the first byte still leaves early.
-      if (batch.length > 65_536) { yield batch; batch = ''; }
+      if (batch.length > 65_536) {
+        yield batch;
+        batch = '';
+      }
     }
     yield `${batch}]}`;
   }

@@ -31,13 +31,23 @@ export async function boundariesFeature({ ctx, input }: { ctx: VerbContext; inpu
   const store = storeOf(ctx.stores, 'boundaries');
   const geos = storeIfOpen(ctx.stores, 'geographies');
   if (q.vintage !== undefined && geos && geos.get(q.geo_key, q.vintage) === null && geos.versions(q.geo_key).length > 0) {
-    throw new AppError('geography-not-found', `${q.geo_key} does not exist in ACS ${q.vintage} (it exists in ${geos.versions(q.geo_key).map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`).join(', ')}); no shape of another vintage is given in its place.`);
+    throw new AppError(
+      'geography-not-found',
+      `${q.geo_key} does not exist in ACS ${q.vintage} (it exists in ${geos
+        .versions(q.geo_key)
+        .map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`)
+        .join(', ')}); no shape of another vintage is given in its place.`,
+    );
   }
-  const entry = q.vintage !== undefined && !q.edition ? entryForVintage(store, level, q.resolution, q.vintage) : store.entry(level, q.resolution, q.edition);
+  const entry =
+    q.vintage !== undefined && !q.edition
+      ? entryForVintage(store, level, q.resolution, q.vintage)
+      : store.entry(level, q.resolution, q.edition);
   if (!entry) {
-    const why = q.vintage !== undefined && !q.edition && store.entry(level, q.resolution)
-      ? `none has the geography definitions of ACS ${q.vintage} (see docs/geographies.md, "Shapes by vintage")`
-      : store.absentReason(level, q.resolution) ?? 'not built';
+    const why =
+      q.vintage !== undefined && !q.edition && store.entry(level, q.resolution)
+        ? `none has the geography definitions of ACS ${q.vintage} (see docs/geographies.md, "Shapes by vintage")`
+        : (store.absentReason(level, q.resolution) ?? 'not built');
     throw new AppError('not-found', `No ${level} boundaries at resolution ${q.resolution}: ${why}`);
   }
   const f = await store.feature(entry, q.geo_key);

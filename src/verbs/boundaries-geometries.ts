@@ -17,7 +17,12 @@ export interface GeometriesResult {
  * districts of the 118th Congress from 2022. A shape of another definition would be another area,
  * so a vintage with no matching file gets no geometry rather than the newest one.
  */
-export function entryForVintage(store: BoundaryStore, level: BoundaryLevel, resolution: Resolution, vintage: number | undefined): BoundaryFileEntry | undefined {
+export function entryForVintage(
+  store: BoundaryStore,
+  level: BoundaryLevel,
+  resolution: Resolution,
+  vintage: number | undefined,
+): BoundaryFileEntry | undefined {
   if (vintage === undefined) return store.entry(level, resolution);
   if (level === 'county' && vintage <= 2021) return store.entry(level, resolution, '2017') ?? store.entry(level, resolution);
   const entry = store.entry(level, resolution);
@@ -28,13 +33,19 @@ export function entryForVintage(store: BoundaryStore, level: BoundaryLevel, reso
   return entry;
 }
 
-export async function geometriesFor(store: BoundaryStore, keys: string[], resolution: Resolution = '20m', vintage?: number): Promise<GeometriesResult> {
+export async function geometriesFor(
+  store: BoundaryStore,
+  keys: string[],
+  resolution: Resolution = '20m',
+  vintage?: number,
+): Promise<GeometriesResult> {
   const byLevel = new Map<BoundaryLevel, string[]>();
   for (const k of keys) {
     const level = k.slice(0, k.indexOf(':')) as BoundaryLevel;
     if (!BOUNDARY_LEVELS.includes(level)) throw new AppError('invalid-geo-format', `unknown geography type in "${k}"`);
     const l = byLevel.get(level);
-    if (l) l.push(k); else byLevel.set(level, [k]);
+    if (l) l.push(k);
+    else byLevel.set(level, [k]);
   }
   const geometries = new Map<string, Geometry | null>(keys.map((k) => [k, null]));
   const vintages: GeometriesResult['vintages'] = {};

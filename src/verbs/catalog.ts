@@ -12,7 +12,6 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf, storeIfOpen } from '../context/stores.js';
 import { callerPlan } from './caller-plan.js';
 
-
 export interface SearchVariablesInput {
   search?: string;
   topic?: string;
@@ -56,7 +55,13 @@ function censusCodeMatches(tables: CensusTableStore, search: string): CensusCode
   });
 }
 
-export async function searchVariables({ ctx, input }: { ctx: VerbContext; input: SearchVariablesInput }): Promise<VerbResult<VariableSearchItem[]>> {
+export async function searchVariables({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: SearchVariablesInput;
+}): Promise<VerbResult<VariableSearchItem[]>> {
   const catalog = storeOf(ctx.stores, 'catalog');
   const topics = catalog.topics().map((t) => t.topic_key);
   if (input.topic !== undefined && !topics.includes(input.topic)) {
@@ -71,12 +76,24 @@ export async function searchVariables({ ctx, input }: { ctx: VerbContext; input:
   const expanded = search ? expandSearch(search) : undefined;
   // Catalog variables first (curated, comparable across vintages), then every published code the
   // search names by code: a census code asked for by code is served as published.
-  const fromCatalog = catalog.list({ search: expanded?.words, best: expanded?.best, topic: input.topic, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  const fromCatalog = catalog.list({
+    search: expanded?.words,
+    best: expanded?.best,
+    topic: input.topic,
+    offset: 0,
+    limit: Number.MAX_SAFE_INTEGER,
+  });
   const codes = search && tables && !input.topic ? censusCodeMatches(tables, search) : [];
   const all: VariableSearchItem[] = [...fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const })), ...codes];
   const total = all.length;
   const items = all.slice(offset, offset + limit);
-  const matchingTables: TableSummary[] = search && tables && !input.topic ? tables.searchTables(search).slice(0, 5).map((id) => tables.summary(id)) : [];
+  const matchingTables: TableSummary[] =
+    search && tables && !input.topic
+      ? tables
+          .searchTables(search)
+          .slice(0, 5)
+          .map((id) => tables.summary(id))
+      : [];
   let hint: string | null = null;
   if (total === 0) {
     hint = search
@@ -100,12 +117,17 @@ export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { n
   const catalog = storeOf(ctx.stores, 'catalog');
   const v = catalog.getVariable(input.name.trim());
   if (!v) {
-    const withYear = /_(19|20)\d{2}$/.test(input.name) ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.' : '';
+    const withYear = /_(19|20)\d{2}$/.test(input.name)
+      ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.'
+      : '';
     const tables = storeIfOpen(ctx.stores, 'censusTables');
     const code = CensusTableStore.normalizeCode(input.name);
     if (code && tables?.known(code)) {
       const table = code.slice(0, code.indexOf('_'));
-      throw new AppError('variable-not-found', `${code} is a census code the Bureau published, but not a curated catalog variable: ask for it by code in /v1/data (variables=${code}), and see its table at /v1/tables/${table}.`);
+      throw new AppError(
+        'variable-not-found',
+        `${code} is a census code the Bureau published, but not a curated catalog variable: ask for it by code in /v1/data (variables=${code}), and see its table at /v1/tables/${table}.`,
+      );
     }
     throw new AppError('variable-not-found', `No variable "${input.name}" in the catalog.${withYear} Search with /v1/variables?search=…`);
   }
@@ -122,7 +144,12 @@ export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { n
   };
 }
 
-export async function listTopics({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<(Topic & { variable_count: number })[]>> {
+export async function listTopics({
+  ctx,
+}: {
+  ctx: VerbContext;
+  input?: unknown;
+}): Promise<VerbResult<(Topic & { variable_count: number })[]>> {
   const topics = storeOf(ctx.stores, 'catalog').topics();
   return { data: topics, meta: { source: null, total_count: topics.length } };
 }

@@ -25,7 +25,16 @@ export async function centroids({ ctx, input }: { ctx: VerbContext; input: z.inp
   if (!entry) throw new AppError('not-found', `No centroids for level ${q.level}`);
   const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
   return {
-    data: featureCollectionStream(store.features(entry, q.bbox), { centroids: { level: q.level, kind: entry.kind, source: entry.source, vintage: entry.vintage, derived: entry.derived, derivation: entry.derivation } }),
+    data: featureCollectionStream(store.features(entry, q.bbox), {
+      centroids: {
+        level: q.level,
+        kind: entry.kind,
+        source: entry.source,
+        vintage: entry.vintage,
+        derived: entry.derived,
+        derivation: entry.derivation,
+      },
+    }),
     meta: geojsonMeta(etag, entry.vintage, q.bbox ? null : entry.feature_count),
   };
 }

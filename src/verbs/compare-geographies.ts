@@ -11,7 +11,13 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const compareInput = z.object({
   ...observationInputShape,
-  vintage: z.number().int().optional().describe('Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset\'s latest (2024).'),
+  vintage: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset's latest (2024).",
+    ),
 });
 /** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
 export type CompareInput = z.infer<typeof compareInput> & { max_rows?: number };
@@ -46,7 +52,8 @@ function untestable(c: ObservationCell): string | null {
 
 export function compareWith(reference: ObservationCell, c: ObservationCell): Comparison {
   const base = { reference_geo_key: reference.geo_key };
-  const estimateUsable = (x: ObservationCell) => x.estimate !== null && !(x.estimate_annotation && UNTESTABLE_ESTIMATE.has(x.estimate_annotation.code));
+  const estimateUsable = (x: ObservationCell) =>
+    x.estimate !== null && !(x.estimate_annotation && UNTESTABLE_ESTIMATE.has(x.estimate_annotation.code));
   const difference = estimateUsable(reference) && estimateUsable(c) ? c.estimate! - reference.estimate! : null;
   const reason = untestable(reference) ?? untestable(c);
   if (reason !== null) return { ...base, difference, difference_moe: null, significant: null, not_tested_reason: reason };
@@ -60,14 +67,23 @@ export async function compareGeographies({ ctx, input }: { ctx: VerbContext; inp
   const p = await prepare(ctx, input, { requested: input.vintage, defaultToLoaded: true });
   const vintage = p.vintage;
   if (p.geo.geographies.length < 2) {
-    throw new AppError('validation-error', `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`, {
-      errors: [{ field: 'geo', message: 'at least two geographies', type: 'too_short' }],
-    });
+    throw new AppError(
+      'validation-error',
+      `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`,
+      {
+        errors: [{ field: 'geo', message: 'at least two geographies', type: 'too_short' }],
+      },
+    );
   }
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
   checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
   await charge(ctx, p.plan, { kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
-  const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies });
+  const result = await computeCells(p.stores, p.stores.catalog, {
+    dataset: p.dataset,
+    vintages: [vintage],
+    variables: p.variables,
+    geographies: p.geo.geographies,
+  });
   const first = p.geo.geographies[0]!.key;
   const reference = new Map(result.cells.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
   // Ordered by variable, then geography in request order: one block per variable, side by side.

@@ -20,5 +20,13 @@ export async function dashboardSignIn({ ctx, input }: { ctx: VerbContext; input:
   const store = storeOf(ctx.stores, 'accounts');
   const { id, row } = createSession(store.db, who.accountId, ctx.now().getTime(), ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
   ctx.log.info({ accountId: who.accountId }, 'dashboard sign-in');
-  return { data: { sessionId: id, csrfToken: row.csrf_token, expiresAt: new Date(row.expires_at).toISOString(), accountId: who.accountId, created: who.created } };
+  return {
+    data: {
+      sessionId: id,
+      csrfToken: row.csrf_token,
+      expiresAt: new Date(row.expires_at).toISOString(),
+      accountId: who.accountId,
+      created: who.created,
+    },
+  };
 }

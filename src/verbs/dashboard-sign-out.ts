@@ -4,7 +4,13 @@ import { deleteSession } from '../store/accounts/sessions-repo.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
-export async function dashboardSignOut({ ctx, input }: { ctx: VerbContext; input: { sessionId: string } }): Promise<VerbResult<{ signed_out: true }>> {
+export async function dashboardSignOut({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: { sessionId: string };
+}): Promise<VerbResult<{ signed_out: true }>> {
   deleteSession(storeOf(ctx.stores, 'accounts').db, input.sessionId);
   return { data: { signed_out: true } };
 }

@@ -6,7 +6,6 @@ import type { GeographyRecord } from '../store/geographies.js';
 /** Latest ACS vintage the service publishes; the default when a request names none. */
 export const LATEST_VINTAGE = latestVintage('acs5');
 
-
 /** A geography as operations return it (the record plus a compact hierarchy when asked for). */
 export interface GeographyView {
   geo_key: string;

@@ -10,7 +10,8 @@ import { parseInput } from '../domain/validation.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
-const coord = (min: number, max: number) => z.coerce.number().refine(Number.isFinite, 'must be a number').pipe(z.number().min(min).max(max));
+const coord = (min: number, max: number) =>
+  z.coerce.number().refine(Number.isFinite, 'must be a number').pipe(z.number().min(min).max(max));
 const schema = z.object({
   lat: coord(-90, 90).optional(),
   lng: coord(-180, 180).optional(),
@@ -41,10 +42,14 @@ export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input
   const q = parseInput(schema, input);
   const hasCoords = q.lat !== undefined || q.lng !== undefined;
   if (hasCoords && (q.lat === undefined || q.lng === undefined)) {
-    throw new AppError('validation-error', 'lat and lng must be given together', { errors: [{ field: q.lat === undefined ? 'lat' : 'lng', message: 'required with the other coordinate', type: 'missing' }] });
+    throw new AppError('validation-error', 'lat and lng must be given together', {
+      errors: [{ field: q.lat === undefined ? 'lat' : 'lng', message: 'required with the other coordinate', type: 'missing' }],
+    });
   }
   if (hasCoords === (q.address !== undefined)) {
-    throw new AppError('validation-error', 'give either address or lat and lng', { errors: [{ field: 'address', message: 'exactly one of address or lat/lng is required', type: 'missing' }] });
+    throw new AppError('validation-error', 'give either address or lat and lng', {
+      errors: [{ field: 'address', message: 'exactly one of address or lat/lng is required', type: 'missing' }],
+    });
   }
   const { point, address } = await storeOf(ctx.stores, 'boundaries').geocoders();
   if (q.address !== undefined) {
@@ -54,7 +59,12 @@ export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input
   const geographies = officialNames(ctx, point.locate(q.lat!, q.lng!));
   const found = geographies.nation.key !== null || geographies.county.key !== null;
   return {
-    data: { input: { lat: q.lat!, lng: q.lng! }, status: found ? 'matched' : 'no_match', reason: found ? null : (geographies.nation as { reason: string }).reason, geographies },
+    data: {
+      input: { lat: q.lat!, lng: q.lng! },
+      status: found ? 'matched' : 'no_match',
+      reason: found ? null : (geographies.nation as { reason: string }).reason,
+      geographies,
+    },
     meta: {},
   };
 }

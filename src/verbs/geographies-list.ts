@@ -24,7 +24,13 @@ export const geographiesListInput = z.object({
 });
 export type GeographiesListInput = z.input<typeof geographiesListInput>;
 
-export async function geographiesList({ ctx, input }: { ctx: VerbContext; input: GeographiesListInput }): Promise<VerbResult<GeographyView[]>> {
+export async function geographiesList({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: GeographiesListInput;
+}): Promise<VerbResult<GeographyView[]>> {
   const q = parseInput(geographiesListInput, input);
   const store = storeOf(ctx.stores, 'geographies');
   const vintage = q.vintage ?? LATEST_VINTAGE;
@@ -34,7 +40,10 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
   let hint: string | null = null;
   if (q.search) {
     if (q.type === 'tract' || q.type === 'block_group') {
-      throw new AppError('validation-error', `Name search covers states, counties, metros and districts; tract and block group names are generated. List them by parent instead (parent=county:48453 or parent="Travis County, TX").`);
+      throw new AppError(
+        'validation-error',
+        `Name search covers states, counties, metros and districts; tract and block group names are generated. List them by parent instead (parent=county:48453 or parent="Travis County, TX").`,
+      );
     }
     const found = store.search(q.search, { type: q.type, limit: 1000, vintage });
     rows = found.matches;
@@ -54,11 +63,24 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
     }
     const parent = resolveParent(store, q.parent, vintage);
     if (!CHILD_TYPES[parent.type].includes(q.type)) {
-      throw new AppError('unsupported-child-type', `${parent.type} geographies have no ${q.type} children; allowed child types: ${CHILD_TYPES[parent.type].join(', ') || 'none'}.`);
+      throw new AppError(
+        'unsupported-child-type',
+        `${parent.type} geographies have no ${q.type} children; allowed child types: ${CHILD_TYPES[parent.type].join(', ') || 'none'}.`,
+      );
     }
     const m = store.members(parent.key, q.type, vintage);
     if (m.unsupported) throw new AppError('validation-error', m.unsupported);
-    return paged(m.keys.length, q.offset, limit, () => m.keys.slice(q.offset, q.offset + limit).map((k) => store.get(k, vintage)).filter((r): r is GeographyRecord => r !== null), vintage);
+    return paged(
+      m.keys.length,
+      q.offset,
+      limit,
+      () =>
+        m.keys
+          .slice(q.offset, q.offset + limit)
+          .map((k) => store.get(k, vintage))
+          .filter((r): r is GeographyRecord => r !== null),
+      vintage,
+    );
   } else {
     if (!q.type) {
       throw new AppError('unprocessable-request', 'Give a type, a parent or a search term.', {
@@ -68,19 +90,29 @@ export async function geographiesList({ ctx, input }: { ctx: VerbContext; input:
     const table = store.tables[q.type];
     const total = store.countByPrefix(q.type, '', vintage);
     // Rows valid in the vintage are a filtered view of the table: walk it once to the page.
-    return paged(total, q.offset, limit, () => {
-      const out: GeographyRecord[] = [];
-      let seen = 0;
-      for (let i = 0; i < table.size && out.length < limit; i++) {
-        if (!table.validAt(i, vintage)) continue;
-        if (seen++ >= q.offset) out.push(store.record(q.type!, i));
-      }
-      return out;
-    }, vintage);
+    return paged(
+      total,
+      q.offset,
+      limit,
+      () => {
+        const out: GeographyRecord[] = [];
+        let seen = 0;
+        for (let i = 0; i < table.size && out.length < limit; i++) {
+          if (!table.validAt(i, vintage)) continue;
+          if (seen++ >= q.offset) out.push(store.record(q.type!, i));
+        }
+        return out;
+      },
+      vintage,
+    );
   }
   const page = rows.slice(q.offset, q.offset + limit);
   if (page.length === 0 && rows.length > 0) hint = pastEnd(q.offset, rows.length);
-  return { data: page.map(viewOf), meta: { total_count: rows.length, vintage, hint }, page: { offset: q.offset, limit, total: rows.length } };
+  return {
+    data: page.map(viewOf),
+    meta: { total_count: rows.length, vintage, hint },
+    page: { offset: q.offset, limit, total: rows.length },
+  };
 }
 
 function paged(total: number, offset: number, limit: number, fetch: () => GeographyRecord[], vintage: number): VerbResult<GeographyView[]> {

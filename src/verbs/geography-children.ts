@@ -31,9 +31,12 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
     const r = store.get(parent.trim(), vintage);
     if (!r) {
       const other = store.versions(parent.trim());
-      throw new AppError('geography-not-found', other.length
-        ? `${parent} (${other[0]!.name}) exists in ACS ${other.map((o) => `${o.valid_from}–${o.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
-        : `${parent} matches no geography. FIPS codes keep their leading zeros (state:06, not state:6).`);
+      throw new AppError(
+        'geography-not-found',
+        other.length
+          ? `${parent} (${other[0]!.name}) exists in ACS ${other.map((o) => `${o.valid_from}–${o.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
+          : `${parent} matches no geography. FIPS codes keep their leading zeros (state:06, not state:6).`,
+      );
     }
     return r;
   }
@@ -46,7 +49,13 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
   return r;
 }
 
-export async function geographyChildren({ ctx, input }: { ctx: VerbContext; input: GeographyChildrenInput }): Promise<VerbResult<GeographyView[]>> {
+export async function geographyChildren({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: GeographyChildrenInput;
+}): Promise<VerbResult<GeographyView[]>> {
   const q = parseInput(geographyChildrenInput, input);
   const store = storeOf(ctx.stores, 'geographies');
   const vintage = q.vintage ?? LATEST_VINTAGE;
@@ -55,13 +64,20 @@ export async function geographyChildren({ ctx, input }: { ctx: VerbContext; inpu
   const parent = resolveParent(store, q.geo_key, vintage);
   const allowed = CHILD_TYPES[parent.type];
   if (!allowed.includes(q.type)) {
-    throw new AppError('unsupported-child-type', `${parent.type} geographies have no ${q.type} children; allowed child types for ${parent.type}: ${allowed.join(', ') || 'none'}.`, {
-      extensions: { parent_type: parent.type, allowed_child_types: allowed },
-    });
+    throw new AppError(
+      'unsupported-child-type',
+      `${parent.type} geographies have no ${q.type} children; allowed child types for ${parent.type}: ${allowed.join(', ') || 'none'}.`,
+      {
+        extensions: { parent_type: parent.type, allowed_child_types: allowed },
+      },
+    );
   }
   const m = store.members(parent.key, q.type, vintage);
   if (m.unsupported) throw new AppError('validation-error', m.unsupported);
-  const page = m.keys.slice(q.offset, q.offset + limit).map((k) => store.get(k, vintage)).filter((r): r is GeographyRecord => r !== null);
+  const page = m.keys
+    .slice(q.offset, q.offset + limit)
+    .map((k) => store.get(k, vintage))
+    .filter((r): r is GeographyRecord => r !== null);
   const data = page.map((r) => {
     const v = viewOf(r);
     const share = m.afact?.get(r.key);
@@ -69,7 +85,18 @@ export async function geographyChildren({ ctx, input }: { ctx: VerbContext; inpu
   });
   return {
     data,
-    meta: { total_count: m.keys.length, vintage, parent: viewOf(parent), notes: m.notes, hint: m.keys.length === 0 ? `${parent.name} has no ${q.type} in ACS ${vintage}.` : q.offset >= m.keys.length ? pastEnd(q.offset, m.keys.length) : null },
+    meta: {
+      total_count: m.keys.length,
+      vintage,
+      parent: viewOf(parent),
+      notes: m.notes,
+      hint:
+        m.keys.length === 0
+          ? `${parent.name} has no ${q.type} in ACS ${vintage}.`
+          : q.offset >= m.keys.length
+            ? pastEnd(q.offset, m.keys.length)
+            : null,
+    },
     page: { offset: q.offset, limit, total: m.keys.length },
   };
 }

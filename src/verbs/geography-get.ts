@@ -30,22 +30,33 @@ export async function geographyGet({ ctx, input }: { ctx: VerbContext; input: Ge
   const store = storeOf(ctx.stores, 'geographies');
   const spec = parseSpecifier(q.geo_key);
   if (spec.kind !== 'key') {
-    throw new AppError('invalid-geo-format', `${q.geo_key} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`);
+    throw new AppError(
+      'invalid-geo-format',
+      `${q.geo_key} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`,
+    );
   }
   const key = `${spec.type}:${spec.fips}`;
   const vintage = q.vintage ?? LATEST_VINTAGE;
   const rec = store.get(key, vintage) ?? (q.vintage === undefined ? store.get(key) : null);
   const versions = store.versions(key);
   if (!rec) {
-    throw new AppError('geography-not-found', versions.length
-      ? `${key} (${versions[0]!.name}) exists in ACS ${versions.map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
-      : `${key} matches no geography: a ${spec.type} FIPS code is ${FIPS_SHAPE[spec.type]}.`);
+    throw new AppError(
+      'geography-not-found',
+      versions.length
+        ? `${key} (${versions[0]!.name}) exists in ACS ${versions.map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
+        : `${key} matches no geography: a ${spec.type} FIPS code is ${FIPS_SHAPE[spec.type]}.`,
+    );
   }
   const detail: GeographyDetail = {
     ...viewOf(rec),
     hierarchy: store.hierarchy(key, rec.valid_to ?? vintage).map((p) => ({ geo_key: p.key, type: p.type, name: p.name })),
     child_types: CHILD_TYPES[rec.type],
-    definitions: versions.map((v) => ({ definition: v.definition, valid_from: v.valid_from, valid_to: v.valid_to, population: v.population })),
+    definitions: versions.map((v) => ({
+      definition: v.definition,
+      valid_from: v.valid_from,
+      valid_to: v.valid_to,
+      population: v.population,
+    })),
   };
   if (rec.type === 'county') {
     // July 2023 membership: named only when that metro exists in the vintage asked about.

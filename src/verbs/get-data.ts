@@ -11,8 +11,17 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export const getDataInput = z.object({
   ...observationInputShape,
-  vintage: z.number().int().optional().describe('Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset\'s latest (2024); meta.hint says when the default was used.'),
-  include_geometry: z.boolean().optional().describe('Add each geography\'s boundary (GeoJSON geometry, 20m) to its cells; Pro plan and above.'),
+  vintage: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset's latest (2024); meta.hint says when the default was used.",
+    ),
+  include_geometry: z
+    .boolean()
+    .optional()
+    .describe("Add each geography's boundary (GeoJSON geometry, 20m) to its cells; Pro plan and above."),
 });
 /** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
 export type GetDataInput = z.infer<typeof getDataInput> & { max_rows?: number };
@@ -22,7 +31,12 @@ export type DataCell = ObservationCell & { geometry?: Geometry | null };
 export async function getData({ ctx, input }: { ctx: VerbContext; input: GetDataInput }): Promise<VerbResult<DataCell[]>> {
   const p = await prepare(ctx, input, { requested: input.vintage, defaultToLoaded: true });
   const vintage = p.vintage;
-  if (input.include_geometry) requireGeometryFeature(ctx, p.plan, p.geo.geographies.map((g) => g.type));
+  if (input.include_geometry)
+    requireGeometryFeature(
+      ctx,
+      p.plan,
+      p.geo.geographies.map((g) => g.type),
+    );
   checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
   checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, geometry: input.include_geometry === true });
   await charge(ctx, p.plan, { kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
@@ -39,7 +53,14 @@ export async function getData({ ctx, input }: { ctx: VerbContext; input: GetData
     const boundaries = ctx.stores.boundaries;
     // Shapes of the vintage's definitions only; a geography not defined in the vintage has none.
     const defined = p.geo.geographies.filter((g) => p.stores.geographies.get(g.key, vintage) !== null);
-    const shapes = boundaries ? await geometriesFor(boundaries, defined.map((g) => g.key), '20m', vintage) : undefined;
+    const shapes = boundaries
+      ? await geometriesFor(
+          boundaries,
+          defined.map((g) => g.key),
+          '20m',
+          vintage,
+        )
+      : undefined;
     cells = cells.map((c) => ({ ...c, geometry: shapes?.geometries.get(c.geo_key) ?? null }));
     meta.boundary_vintages = shapes?.vintages ?? {};
   }

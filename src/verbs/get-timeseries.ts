@@ -13,7 +13,11 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 export const timeseriesInput = z.object({
   ...observationInputShape,
   from: z.number().int().optional().describe('First vintage (default: the first of the dataset: acs5 2009, acs1 2005).'),
-  to: z.number().int().optional().describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
+  to: z
+    .number()
+    .int()
+    .optional()
+    .describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
 });
 /** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
 export type TimeseriesInput = z.infer<typeof timeseriesInput> & { max_rows?: number };
@@ -29,31 +33,49 @@ function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | und
   // dataset's years it is an invalid vintage.
   if (from < all[0]! || from > all.at(-1)!) checkVintage(dataset, from);
   if (from > to) {
-    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, { errors: [{ field: 'from', message: 'must not be after to', type: 'value_error' }] });
+    throw new AppError('validation-error', `from (${from}) is after to (${to}).`, {
+      errors: [{ field: 'from', message: 'must not be after to', type: 'value_error' }],
+    });
   }
   const vintages = all.filter((y) => y >= from && y <= to);
   if (vintages.length > MAX_POINTS) {
-    throw new AppError('validation-error', `A series has at most ${MAX_POINTS} points per variable and geography; ${from}–${to} has ${vintages.length}. Narrow from/to.`, {
-      errors: [{ field: 'from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
-    });
+    throw new AppError(
+      'validation-error',
+      `A series has at most ${MAX_POINTS} points per variable and geography; ${from}–${to} has ${vintages.length}. Narrow from/to.`,
+      {
+        errors: [{ field: 'from', message: `at most ${MAX_POINTS} vintages`, type: 'too_long' }],
+      },
+    );
   }
   return vintages;
 }
 
 export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: TimeseriesInput }): Promise<VerbResult<ObservationCell[]>> {
   // A series ends at the dataset's latest vintage by default: missing years show as nulls.
-  const p = await prepare(ctx, input, { requested: input.to, defaultToLoaded: false, range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from) });
+  const p = await prepare(ctx, input, {
+    requested: input.to,
+    defaultToLoaded: false,
+    range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
+  });
   const vintages = p.vintages;
   const to = vintages.at(-1)!;
   checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, input.max_rows);
   checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
   await charge(ctx, p.plan, { kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
-  const result = await computeCells(p.stores, p.stores.catalog, { dataset: p.dataset, vintages, variables: p.variables, geographies: p.geo.geographies });
+  const result = await computeCells(p.stores, p.stores.catalog, {
+    dataset: p.dataset,
+    vintages,
+    variables: p.variables,
+    geographies: p.geo.geographies,
+  });
   // One series per variable and geography, in vintage order.
-  const cells = [...result.cells].sort((a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage);
-  const overlap = p.dataset === 'acs5' && vintages.length > 1
-    ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
-    : undefined;
+  const cells = [...result.cells].sort(
+    (a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage,
+  );
+  const overlap =
+    p.dataset === 'acs5' && vintages.length > 1
+      ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
+      : undefined;
   const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
   return { data: cells, meta: { ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }), vintages } };
 }

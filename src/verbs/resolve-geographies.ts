@@ -93,9 +93,13 @@ function gate(type: GeoType, spec: string, what: string, opts: ResolveOptions): 
   const bg = type === 'block_group';
   if (opts.allowWildcard && (!bg || opts.allowBlockGroupWildcard)) return;
   const required = bg && opts.allowWildcard ? REQUIRED_PLAN.block_group : bg ? REQUIRED_PLAN.block_group : REQUIRED_PLAN.wildcard;
-  throw new AppError('feature-requires-upgrade', `"${spec}" is a ${what}, which expands to many geographies: ${bg ? 'block group expansions need the Business plan or above' : 'wildcard and name expansions need the Pro plan or above'}; your plan is ${opts.plan}. Request individual geography keys instead, or upgrade.`, {
-    extensions: { upgrade_url: upgradeUrl(opts.dashboardUrl ?? '', required), required_plan: required, plan: opts.plan },
-  });
+  throw new AppError(
+    'feature-requires-upgrade',
+    `"${spec}" is a ${what}, which expands to many geographies: ${bg ? 'block group expansions need the Business plan or above' : 'wildcard and name expansions need the Pro plan or above'}; your plan is ${opts.plan}. Request individual geography keys instead, or upgrade.`,
+    {
+      extensions: { upgrade_url: upgradeUrl(opts.dashboardUrl ?? '', required), required_plan: required, plan: opts.plan },
+    },
+  );
 }
 
 function notFoundKey(store: GeographyStore, s: Extract<GeoSpecifier, { kind: 'key' }>, vintage: number): AppError {
@@ -106,12 +110,16 @@ function notFoundKey(store: GeographyStore, s: Extract<GeoSpecifier, { kind: 'ke
   if (other.length) {
     const ranges = other.map((r) => `${r.valid_from}–${r.valid_to ?? 'present'}`).join(', ');
     why = `${key} (${other[other.length - 1]!.name}) exists in ACS vintages ${ranges}, not in ${vintage}.`;
-    if (s.type !== 'cd' && s.fips.startsWith('09') && vintage >= 2022) why += ' From 2022 Connecticut uses 9 planning regions (county:09110…county:09190) as counties, and tract keys changed with them.';
-    if (s.type !== 'cd' && s.fips.startsWith('09') && vintage < 2022 && /^09(1[1-9]0)/.test(s.fips)) why += ' Before 2022 Connecticut used its 8 legacy counties (county:09001…county:09015).';
-    if ((s.type === 'tract' || s.type === 'block_group') && vintage < 2020) why += ' Vintages up to 2019 use 2010 tract definitions; 2020 and later use 2020 definitions.';
+    if (s.type !== 'cd' && s.fips.startsWith('09') && vintage >= 2022)
+      why += ' From 2022 Connecticut uses 9 planning regions (county:09110…county:09190) as counties, and tract keys changed with them.';
+    if (s.type !== 'cd' && s.fips.startsWith('09') && vintage < 2022 && /^09(1[1-9]0)/.test(s.fips))
+      why += ' Before 2022 Connecticut used its 8 legacy counties (county:09001…county:09015).';
+    if ((s.type === 'tract' || s.type === 'block_group') && vintage < 2020)
+      why += ' Vintages up to 2019 use 2010 tract definitions; 2020 and later use 2020 definitions.';
   } else if (s.fips.length !== want) {
     const padded = s.fips.length < want ? s.fips.padStart(want, '0') : null;
-    const hint = padded && store.get(`${s.type}:${padded}`, vintage) ? ` Did you mean ${s.type}:${padded}? FIPS codes keep their leading zeros.` : '';
+    const hint =
+      padded && store.get(`${s.type}:${padded}`, vintage) ? ` Did you mean ${s.type}:${padded}? FIPS codes keep their leading zeros.` : '';
     why = `${key} matches nothing: a ${s.type} FIPS code is ${FIPS_SHAPE[s.type]}.${hint}`;
   } else {
     why = `${key} matches no ${s.type} in ACS ${vintage}.`;
@@ -164,7 +172,11 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
       const keys = L.keysOf(rows);
       if (keys.length === 0) {
         const needed = FIPS_LENGTH[s.type];
-        throw new AppError('geography-not-found', `${s.raw} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`, { extensions: { geo: s.raw } });
+        throw new AppError(
+          'geography-not-found',
+          `${s.raw} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`,
+          { extensions: { geo: s.raw } },
+        );
       }
       rowsOf[expansions.length] = { type: s.type, rows };
       expansions.push({ spec: s.raw, count: keys.length, via: 'wildcard', keys });
@@ -174,19 +186,36 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
       const targetKey = `${target.type}:${target.fips}`;
       const targetName = store.get(targetKey, opts.vintage)?.name ?? store.get(targetKey)?.name ?? target.label;
       if (alternatives.length) {
-        notes.push(`"${s.name}" was read as ${targetName} (${targetKey}); it could also mean ${alternatives.map((a) => `${a.label} (${a.type}:${a.fips})`).join(', ')}.`);
+        notes.push(
+          `"${s.name}" was read as ${targetName} (${targetKey}); it could also mean ${alternatives.map((a) => `${a.label} (${a.type}:${a.fips})`).join(', ')}.`,
+        );
       }
       if (target.type === s.type) {
         // The name designates the geography itself (county:Travis County, TX): a direct lookup.
-        expansions.push({ spec: s.raw, count: 1, via: viaOf(target), resolved_to: { key: targetKey, name: targetName }, keys: [targetKey] });
+        expansions.push({
+          spec: s.raw,
+          count: 1,
+          via: viaOf(target),
+          resolved_to: { key: targetKey, name: targetName },
+          keys: [targetKey],
+        });
         continue;
       }
       gate(s.type, s.raw, `place name expanded to every ${s.type} of ${targetName}`, opts);
       const m = store.members(targetKey, s.type, opts.vintage);
       if (m.unsupported) throw new AppError('validation-error', `${s.raw}: ${m.unsupported}`, { extensions: { geo: s.raw } });
       for (const n of m.notes) if (!notes.includes(n)) notes.push(n);
-      if (m.keys.length === 0) throw new AppError('geography-not-found', `${s.raw}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`, { extensions: { geo: s.raw } });
-      const e: Expansion = { spec: s.raw, count: m.keys.length, via: viaOf(target), resolved_to: { key: targetKey, name: targetName }, keys: m.keys };
+      if (m.keys.length === 0)
+        throw new AppError('geography-not-found', `${s.raw}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`, {
+          extensions: { geo: s.raw },
+        });
+      const e: Expansion = {
+        spec: s.raw,
+        count: m.keys.length,
+        via: viaOf(target),
+        resolved_to: { key: targetKey, name: targetName },
+        keys: m.keys,
+      };
       if (m.afact?.size) e.afact = Object.fromEntries(m.afact);
       if (m.rows) rowsOf[expansions.length] = { type: s.type, rows: m.rows };
       expansions.push(e);
@@ -196,8 +225,16 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
   const expanded = new Set<string>();
   for (const e of expansions) if (e.via !== 'key' && e.keys.length > 1) for (const k of e.keys) expanded.add(k);
   if (expanded.size > opts.maxExpansion) {
-    const parts = expansions.filter((e) => e.via !== 'key' && e.keys.length > 1).map((e) => `${e.spec} → ${e.count}`).join(', ');
-    throw expansionLimitError(opts.plan, expanded.size, opts.dashboardUrl ?? '', `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan} plan allows ${opts.maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`);
+    const parts = expansions
+      .filter((e) => e.via !== 'key' && e.keys.length > 1)
+      .map((e) => `${e.spec} → ${e.count}`)
+      .join(', ');
+    throw expansionLimitError(
+      opts.plan,
+      expanded.size,
+      opts.dashboardUrl ?? '',
+      `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan} plan allows ${opts.maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`,
+    );
   }
 
   const seen = new Set<string>();

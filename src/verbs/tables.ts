@@ -10,7 +10,6 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 import { callerPlan } from './caller-plan.js';
 
-
 export interface SearchTablesInput {
   search?: string;
   limit?: number;
@@ -53,11 +52,20 @@ function loadedFor(obs: ObservationStore | undefined, tableId: string): Record<D
   return out;
 }
 
-export async function getTable({ ctx, input }: { ctx: VerbContext; input: { table_id: string; dataset?: string; vintage?: number } }): Promise<VerbResult<TableDetail>> {
+export async function getTable({
+  ctx,
+  input,
+}: {
+  ctx: VerbContext;
+  input: { table_id: string; dataset?: string; vintage?: number };
+}): Promise<VerbResult<TableDetail>> {
   const tables = storeOf(ctx.stores, 'censusTables');
   const id = input.table_id.trim().toUpperCase().replace(/\*$/, '');
   if (!tables.hasTable(id)) {
-    throw new AppError('not-found', `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`);
+    throw new AppError(
+      'not-found',
+      `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`,
+    );
   }
   const published = tables.tableVintages(id);
   // Default: the 5-year product when it has the table (every geography), else the 1-year one.
@@ -66,10 +74,20 @@ export async function getTable({ ctx, input }: { ctx: VerbContext; input: { tabl
   const table = vintage === undefined ? null : tables.table(dataset, id, vintage);
   if (!table || vintage === undefined) {
     const ys = published[dataset];
-    throw new AppError('not-found', `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other dataset: ${dataset === 'acs1' ? 'acs5' : 'acs1'} ${published[dataset === 'acs1' ? 'acs5' : 'acs1'].join(', ') || 'none'}.`);
+    throw new AppError(
+      'not-found',
+      `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other dataset: ${dataset === 'acs1' ? 'acs5' : 'acs1'} ${published[dataset === 'acs1' ? 'acs5' : 'acs1'].join(', ') || 'none'}.`,
+    );
   }
   return {
-    data: { ...table, dataset, vintage, published, loaded: loadedFor(ctx.stores.observations as ObservationStore | undefined, id), request: `/v1/data?variables=${id}*&dataset=${dataset}&vintage=${vintage}&geo=…` },
+    data: {
+      ...table,
+      dataset,
+      vintage,
+      published,
+      loaded: loadedFor(ctx.stores.observations as ObservationStore | undefined, id),
+      request: `/v1/data?variables=${id}*&dataset=${dataset}&vintage=${vintage}&geo=…`,
+    },
     meta: { source: null },
   };
 }

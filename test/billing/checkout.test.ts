@@ -39,7 +39,11 @@ describe('checkout', () => {
     expect(r.data).toMatchObject({ plan: 'pro', interval: 'monthly', amount: 4900, currency: 'usd' });
     expect(r.data.url).toMatch(/^https:\/\/checkout\.stripe\.com\//);
     const [cust, sess] = stub.requests;
-    expect(cust).toMatchObject({ method: 'POST', path: '/v1/customers', form: { email: 'buyer@example.com', 'metadata[account_id]': a.id } });
+    expect(cust).toMatchObject({
+      method: 'POST',
+      path: '/v1/customers',
+      form: { email: 'buyer@example.com', 'metadata[account_id]': a.id },
+    });
     expect(cust!.headers['idempotency-key']).toBe(`customer-${a.id}`);
     expect(sess!.path).toBe('/v1/checkout/sessions');
     expect(sess!.form).toMatchObject({
@@ -63,7 +67,17 @@ describe('checkout', () => {
     const { h, a, ctx } = setup();
     expect((await failure(accountCheckout({ ctx: ctx(), input: { plan: 'enterprise' } }))).status).toBe(422);
     expect((await failure(accountCheckout({ ctx: ctx(), input: { plan: 'pro', interval: 'weekly' } }))).status).toBe(422);
-    upsertSubscription(h.store.db, { id: 'sub_1', account_id: a.id, customer_id: 'cus_1', plan: 'pro', interval: 'monthly', status: 'active', current_period_end: null, last_event_created: 1, updated_at: 1 });
+    upsertSubscription(h.store.db, {
+      id: 'sub_1',
+      account_id: a.id,
+      customer_id: 'cus_1',
+      plan: 'pro',
+      interval: 'monthly',
+      status: 'active',
+      current_period_end: null,
+      last_event_created: 1,
+      updated_at: 1,
+    });
     expect((await failure(accountCheckout({ ctx: ctx(), input: { plan: 'business' } }))).status).toBe(409);
   });
 
@@ -78,7 +92,10 @@ describe('checkout', () => {
   it('no Stripe configured → 503', async () => {
     const h = harness();
     const a = createAccount(h.store.db, { email: 'x@example.com', plan: 'free', now: h.clock.t });
-    expect((await failure(accountCheckout({ ctx: h.ctx({ accountId: a.id, keyId: 'dashboard', plan: 'free' }), input: { plan: 'pro' } }))).status).toBe(503);
+    expect(
+      (await failure(accountCheckout({ ctx: h.ctx({ accountId: a.id, keyId: 'dashboard', plan: 'free' }), input: { plan: 'pro' } })))
+        .status,
+    ).toBe(503);
   });
 });
 
@@ -90,6 +107,9 @@ describe('portal', () => {
     stub.requests.length = 0;
     const p = await accountPortal({ ctx: ctx() });
     expect(p.data.url).toMatch(/^https:\/\/billing\.stripe\.com\//);
-    expect(stub.requests[0]).toMatchObject({ path: '/v1/billing_portal/sessions', form: { return_url: 'http://localhost:8080/dashboard/billing' } });
+    expect(stub.requests[0]).toMatchObject({
+      path: '/v1/billing_portal/sessions',
+      form: { return_url: 'http://localhost:8080/dashboard/billing' },
+    });
   });
 });

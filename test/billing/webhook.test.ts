@@ -17,7 +17,11 @@ function setup() {
   return { h, a };
 }
 
-function subEvent(type: string, createdSec: number, sub: { status: string; plan?: string; accountId?: string; interval?: 'month' | 'year' }) {
+function subEvent(
+  type: string,
+  createdSec: number,
+  sub: { status: string; plan?: string; accountId?: string; interval?: 'month' | 'year' },
+) {
   return {
     id: `evt_${++seq}`,
     object: 'event',
@@ -30,13 +34,19 @@ function subEvent(type: string, createdSec: number, sub: { status: string; plan?
         customer: 'cus_A',
         status: sub.status,
         metadata: { ...(sub.accountId ? { account_id: sub.accountId } : {}), ...(sub.plan ? { plan: sub.plan } : {}) },
-        items: { data: [{ id: 'si_1', current_period_end: createdSec + 30 * 86400, price: { recurring: { interval: sub.interval ?? 'month' } } }] },
+        items: {
+          data: [{ id: 'si_1', current_period_end: createdSec + 30 * 86400, price: { recurring: { interval: sub.interval ?? 'month' } } }],
+        },
       },
     },
   };
 }
 
-function deliver(h: ReturnType<typeof harness>, event: object, opts: { timestampSec?: number; secret?: string; tamper?: (s: string) => string } = {}) {
+function deliver(
+  h: ReturnType<typeof harness>,
+  event: object,
+  opts: { timestampSec?: number; secret?: string; tamper?: (s: string) => string } = {},
+) {
   const payload = JSON.stringify(event);
   const signature = sdk.webhooks.generateTestHeaderString({
     payload,
@@ -70,7 +80,9 @@ describe('signature', () => {
     const tampered = await failure(deliver(h, ev, { tamper: (s) => s.replace('"pro"', '"business"') }));
     expect(tampered.status).toBe(400);
     expect((await failure(deliver(h, ev, { secret: 'whsec_someone_else' }))).status).toBe(400);
-    expect((await failure(billingWebhook({ ctx: h.ctx(), input: { rawBody: JSON.stringify(ev), signature: undefined } }))).status).toBe(400);
+    expect((await failure(billingWebhook({ ctx: h.ctx(), input: { rawBody: JSON.stringify(ev), signature: undefined } }))).status).toBe(
+      400,
+    );
     expect(getAccount(h.store.db, a.id)?.plan).toBe('free');
     expect(h.store.db.prepare('SELECT count(*) AS n FROM stripe_events').get()).toEqual({ n: 0 });
   });
@@ -182,7 +194,13 @@ describe('idempotency and ordering', () => {
 
   it('unrelated event types are recorded as ignored', async () => {
     const { h } = setup();
-    const r = await deliver(h, { id: `evt_${++seq}`, object: 'event', type: 'invoice.paid', created: Math.floor(h.clock.t / 1000), data: { object: { id: 'in_1', object: 'invoice' } } });
+    const r = await deliver(h, {
+      id: `evt_${++seq}`,
+      object: 'event',
+      type: 'invoice.paid',
+      created: Math.floor(h.clock.t / 1000),
+      data: { object: { id: 'in_1', object: 'invoice' } },
+    });
     expect(r.data.status).toBe('ignored');
   });
 });

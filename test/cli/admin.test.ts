@@ -26,7 +26,9 @@ describe('admin CLI', () => {
     expect(stdout).toMatch(/^svc_live_[0-9A-Za-z]{32}\n$/);
     const key = stdout.trim();
     const conn = openAccountsDb(db);
-    const row = conn.prepare('SELECT a.plan, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?').get(hashApiKey(key));
+    const row = conn
+      .prepare('SELECT a.plan, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?')
+      .get(hashApiKey(key));
     expect(row).toEqual({ plan: 'pro', email: 'cli@example.com' });
     conn.close();
     // Same e-mail again: same account, plan updated, a second key.
@@ -43,7 +45,11 @@ describe('admin CLI', () => {
 
   it('a bad plan exits non-zero with the reason on stderr and nothing on stdout', async () => {
     const db = tempDbPath();
-    const e = (await admin(db, 'keys', 'create', '--email', 'x@example.com', '--plan', 'gold').catch((x: unknown) => x)) as { code: number; stdout: string; stderr: string };
+    const e = (await admin(db, 'keys', 'create', '--email', 'x@example.com', '--plan', 'gold').catch((x: unknown) => x)) as {
+      code: number;
+      stdout: string;
+      stderr: string;
+    };
     expect(e.code).not.toBe(0);
     expect(e.stdout).toBe('');
     expect(e.stderr).toMatch(/plan/);

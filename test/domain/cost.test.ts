@@ -37,7 +37,10 @@ describe('costOf', () => {
   it('is monotone: more variables or geographies never cost less', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 60000 }), (v, g, x) => {
-        const geos = [...Array.from({ length: g }, () => ({ kind: 'single' as const })), ...(x > 0 ? [{ kind: 'expansion' as const, count: x }] : [])];
+        const geos = [
+          ...Array.from({ length: g }, () => ({ kind: 'single' as const })),
+          ...(x > 0 ? [{ kind: 'expansion' as const, count: x }] : []),
+        ];
         const c = costOf('enterprise', { kind: 'data', variables: v, geos });
         expect(c).toBeGreaterThanOrEqual(1);
         expect(costOf('enterprise', { kind: 'data', variables: v + 1, geos })).toBeGreaterThan(c);

@@ -60,7 +60,10 @@ describe('evaluateFormula', () => {
     const cells = { A_: cell(100, 30), B_: cell(50, 40), C_: cell(1000, 20) };
     const g = getter({ B01001_003E: cells.A_, B01001_027E: cells.B_, B01001_001E: cells.C_ });
     const r = evaluateFormula(parseFormula('pct(sum(B01001_003E, B01001_027E), B01001_001E)'), g);
-    const sumMoe = moeSum([{ estimate: 100, moe: 30 }, { estimate: 50, moe: 40 }]);
+    const sumMoe = moeSum([
+      { estimate: 100, moe: 30 },
+      { estimate: 50, moe: 40 },
+    ]);
     expect(sumMoe).toBe(50);
     expect(r.estimate).toBeCloseTo(15, 12);
     expect(r.moe).toBeCloseTo(moeProportion({ estimate: 150, moe: 50 }, { estimate: 1000, moe: 20 }).moe * 100, 12);

@@ -16,7 +16,12 @@ describe('handbook worked examples', () => {
   });
 
   it('sum of MOEs is the root of the squares (handbook step list: square, sum, root)', () => {
-    expect(moeSum([{ estimate: 10, moe: 3 }, { estimate: 20, moe: 4 }])).toBe(5);
+    expect(
+      moeSum([
+        { estimate: 10, moe: 3 },
+        { estimate: 20, moe: 4 },
+      ]),
+    ).toBe(5);
   });
 
   it('uses only the largest MOE among zero estimates in a sum', () => {
@@ -26,7 +31,12 @@ describe('handbook worked examples', () => {
       { estimate: 36, moe: 56 },
     ];
     expect(moeSum(parts)).toBeCloseTo(Math.sqrt(56 ** 2 + 31 ** 2), 10);
-    expect(moeSum([{ estimate: 0, moe: 27 }, { estimate: 0, moe: 19 }])).toBe(27);
+    expect(
+      moeSum([
+        { estimate: 0, moe: 27 },
+        { estimate: 0, moe: 19 },
+      ]),
+    ).toBe(27);
   });
 });
 
@@ -59,8 +69,14 @@ describe('formulas', () => {
 
 // ACS counts and their MOEs are published as whole numbers; medians/ratios with one decimal.
 const est = fc.record({
-  estimate: fc.oneof(fc.integer({ min: 0, max: 40_000_000 }), fc.integer({ min: 0, max: 10_000 }).map((n) => n / 10)),
-  moe: fc.oneof(fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 10_000 }).map((n) => n / 10)),
+  estimate: fc.oneof(
+    fc.integer({ min: 0, max: 40_000_000 }),
+    fc.integer({ min: 0, max: 10_000 }).map((n) => n / 10),
+  ),
+  moe: fc.oneof(
+    fc.integer({ min: 0, max: 2_000_000 }),
+    fc.integer({ min: 0, max: 10_000 }).map((n) => n / 10),
+  ),
 });
 
 describe('properties', () => {
@@ -77,24 +93,33 @@ describe('properties', () => {
 
   it('proportion falls back to the ratio formula exactly when the radicand is negative', () => {
     fc.assert(
-      fc.property(est, est.filter((y) => y.estimate > 0), (x, y) => {
-        const p = x.estimate / y.estimate;
-        const negative = x.moe ** 2 - p * p * y.moe ** 2 < 0;
-        const r = moeProportion(x, y);
-        if (r.usedRatioFallback !== negative) return false;
-        return negative ? r.moe === moeRatio(x, y) : r.moe <= moeRatio(x, y) * (1 + 1e-12);
-      }),
+      fc.property(
+        est,
+        est.filter((y) => y.estimate > 0),
+        (x, y) => {
+          const p = x.estimate / y.estimate;
+          const negative = x.moe ** 2 - p * p * y.moe ** 2 < 0;
+          const r = moeProportion(x, y);
+          if (r.usedRatioFallback !== negative) return false;
+          return negative ? r.moe === moeRatio(x, y) : r.moe <= moeRatio(x, y) * (1 + 1e-12);
+        },
+      ),
     );
   });
 
   it('ratio MOE is symmetric in the sign convention and scales with 1/Y', () => {
     fc.assert(
-      fc.property(est, est.filter((y) => y.estimate > 1), fc.double({ min: 1, max: 1000, noNaN: true }), (x, y, k) => {
-        // Scaling both X and Y (and their MOEs) by k leaves the ratio and its MOE unchanged.
-        const a = moeRatio(x, y);
-        const b = moeRatio({ estimate: x.estimate * k, moe: x.moe * k }, { estimate: y.estimate * k, moe: y.moe * k });
-        return Math.abs(a - b) <= 1e-9 * Math.max(1, a);
-      }),
+      fc.property(
+        est,
+        est.filter((y) => y.estimate > 1),
+        fc.double({ min: 1, max: 1000, noNaN: true }),
+        (x, y, k) => {
+          // Scaling both X and Y (and their MOEs) by k leaves the ratio and its MOE unchanged.
+          const a = moeRatio(x, y);
+          const b = moeRatio({ estimate: x.estimate * k, moe: x.moe * k }, { estimate: y.estimate * k, moe: y.moe * k });
+          return Math.abs(a - b) <= 1e-9 * Math.max(1, a);
+        },
+      ),
     );
   });
 });

@@ -29,7 +29,13 @@ describe('plans table matches the spec', () => {
 
   it('limits table: monthly, burst, concurrency, keys', () => {
     expect(PLANS.free.limits.monthlyUnits).toBe(1_000);
-    expect([PLANS.pioneer, PLANS.pro, PLANS.business].map((p) => [p.limits.monthlyUnits, p.limits.burstPerMinute, p.limits.concurrentConnections])).toEqual([
+    expect(
+      [PLANS.pioneer, PLANS.pro, PLANS.business].map((p) => [
+        p.limits.monthlyUnits,
+        p.limits.burstPerMinute,
+        p.limits.concurrentConnections,
+      ]),
+    ).toEqual([
       [50_000, 300, 10],
       [500_000, 1_500, 25],
       [2_000_000, 3_000, 50],

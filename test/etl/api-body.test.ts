@@ -11,7 +11,15 @@ describe('parseApiBody', () => {
     const parsed = parseApiBody(body(['0400000US06', '75277', '317', 'California', null, null, '06']), 'x.json');
     expect(parsed.level).toBe('state');
     expect(parsed.rows).toEqual([
-      { geo_key: 'state:06', table_id: 'B19013', variable: 'B19013_001E', estimate: 75277, moe: 317, estimate_annotation: null, moe_annotation: null },
+      {
+        geo_key: 'state:06',
+        table_id: 'B19013',
+        variable: 'B19013_001E',
+        estimate: 75277,
+        moe: 317,
+        estimate_annotation: null,
+        moe_annotation: null,
+      },
     ]);
   });
 
@@ -57,7 +65,10 @@ describe('parseApiBody', () => {
       [['state', 'county', 'tract', 'block group'], ['48', '453', '001100', '1'], 'block_group:484530011001'],
     ];
     for (const [cols, vals, key] of cases) {
-      const text = JSON.stringify([['B01003_001E', ...cols], ['5', ...vals]]);
+      const text = JSON.stringify([
+        ['B01003_001E', ...cols],
+        ['5', ...vals],
+      ]);
       expect(parseApiBody(text, 'x').rows[0]!.geo_key).toBe(key);
     }
   });
@@ -104,20 +115,48 @@ describe('parseApiBody', () => {
   });
 
   it('lists every geography with its NAME as published, or null without a NAME column', () => {
-    expect(parseApiBody(body(['0400000US06', '75277', '317', 'California', null, null, '06']), 'x').places).toEqual([['state:06', 'California']]);
-    expect(parseApiBody(JSON.stringify([['B01003_001E', 'state', 'county'], ['5', '46', '102']]), 'x').places).toEqual([['county:46102', null]]);
+    expect(parseApiBody(body(['0400000US06', '75277', '317', 'California', null, null, '06']), 'x').places).toEqual([
+      ['state:06', 'California'],
+    ]);
+    expect(
+      parseApiBody(
+        JSON.stringify([
+          ['B01003_001E', 'state', 'county'],
+          ['5', '46', '102'],
+        ]),
+        'x',
+      ).places,
+    ).toEqual([['county:46102', null]]);
   });
 
   it('reads a repeated column once when its copies agree', () => {
-    const text = JSON.stringify([['NAME', 'B01003_001E', 'B01003_001E', 'NAME', 'state'], ['Alabama', '5', '5', 'Alabama', '01']]);
+    const text = JSON.stringify([
+      ['NAME', 'B01003_001E', 'B01003_001E', 'NAME', 'state'],
+      ['Alabama', '5', '5', 'Alabama', '01'],
+    ]);
     const parsed = parseApiBody(text, 'x');
     expect(parsed.rows).toHaveLength(1);
     expect(parsed.rows[0]!.estimate).toBe(5);
-    expect(() => parseApiBody(JSON.stringify([['B01003_001E', 'B01003_001E', 'state'], ['5', '6', '01']]), 'f.json')).toThrow('f.json, row 1: column "B01003_001E" is repeated with different values ("5" and "6")');
+    expect(() =>
+      parseApiBody(
+        JSON.stringify([
+          ['B01003_001E', 'B01003_001E', 'state'],
+          ['5', '6', '01'],
+        ]),
+        'f.json',
+      ),
+    ).toThrow('f.json, row 1: column "B01003_001E" is repeated with different values ("5" and "6")');
   });
 
   it('keeps published decimals and integers as written, and refuses what a double would round', () => {
-    const one = (v: string) => parseApiBody(JSON.stringify([['B01003_001E', 'state'], [v, '01']]), 'x').rows[0]!.estimate;
+    const one = (v: string) =>
+      parseApiBody(
+        JSON.stringify([
+          ['B01003_001E', 'state'],
+          [v, '01'],
+        ]),
+        'x',
+      ).rows[0]!.estimate;
     expect(one('2.70')).toBe(2.7);
     expect(one('2147483648')).toBe(2147483648);
     expect(one('9007199254740992')).toBe(2 ** 53);
@@ -127,12 +166,25 @@ describe('parseApiBody', () => {
   });
 
   it('reads the symbols data.census.gov exports write instead of a number as the jam values they stand for', () => {
-    const text = JSON.stringify([['B01003_001E', 'B01003_001M', 'state'], ['-', '**', '01'], ['12', '*****', '02'], ['(X)', 'N', '04']]);
+    const text = JSON.stringify([
+      ['B01003_001E', 'B01003_001M', 'state'],
+      ['-', '**', '01'],
+      ['12', '*****', '02'],
+      ['(X)', 'N', '04'],
+    ]);
     expect(parseApiBody(text, 'x').rows.map((r) => [r.estimate, r.estimate_annotation, r.moe, r.moe_annotation])).toEqual([
       [null, 'not_computable', null, 'moe_not_computable'],
       [12, null, null, 'controlled'],
       [null, 'not_applicable', null, 'insufficient_sample'],
     ]);
-    expect(() => parseApiBody(JSON.stringify([['B19013_001E', 'state'], ['250,000+', '01']]), 'x')).toThrow(/not a number/);
+    expect(() =>
+      parseApiBody(
+        JSON.stringify([
+          ['B19013_001E', 'state'],
+          ['250,000+', '01'],
+        ]),
+        'x',
+      ),
+    ).toThrow(/not a number/);
   });
 });

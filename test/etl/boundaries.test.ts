@@ -20,7 +20,18 @@ beforeAll(async () => {
 const square = (x: number, y: number, s: number, key: string): FgbFeature => ({
   type: 'Feature',
   properties: { geo_key: key, geoid: key, name: key, source: 't' },
-  geometry: { type: 'Polygon', coordinates: [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]] },
+  geometry: {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [x, y],
+        [x + s, y],
+        [x + s, y + s],
+        [x, y + s],
+        [x, y],
+      ],
+    ],
+  },
 });
 
 describe('FlatGeobuf writer with spatial index', () => {
@@ -28,13 +39,25 @@ describe('FlatGeobuf writer with spatial index', () => {
     vi.spyOn(console, 'debug').mockImplementation(() => {});
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.double({ min: -170, max: 170, noNaN: true }), fc.double({ min: -80, max: 80, noNaN: true }), fc.double({ min: 0.01, max: 5, noNaN: true })), { minLength: 1, maxLength: 300 }),
-        fc.tuple(fc.double({ min: -170, max: 170, noNaN: true }), fc.double({ min: -80, max: 80, noNaN: true }), fc.double({ min: 0, max: 60, noNaN: true })),
+        fc.array(
+          fc.tuple(
+            fc.double({ min: -170, max: 170, noNaN: true }),
+            fc.double({ min: -80, max: 80, noNaN: true }),
+            fc.double({ min: 0.01, max: 5, noNaN: true }),
+          ),
+          { minLength: 1, maxLength: 300 },
+        ),
+        fc.tuple(
+          fc.double({ min: -170, max: 170, noNaN: true }),
+          fc.double({ min: -80, max: 80, noNaN: true }),
+          fc.double({ min: 0, max: 60, noNaN: true }),
+        ),
         async (boxes, [qx, qy, qs]) => {
           const feats = boxes.map(([x, y, s], i) => square(x, y, s, `k${i}`));
           const { data } = encodeFgb(feats);
           const got: string[] = [];
-          for await (const f of deserialize(data, { rect: { minX: qx, minY: qy, maxX: qx + qs, maxY: qy + qs } })) got.push(String(f.properties!.geo_key));
+          for await (const f of deserialize(data, { rect: { minX: qx, minY: qy, maxX: qx + qs, maxY: qy + qs } }))
+            got.push(String(f.properties!.geo_key));
           const want = boxes.flatMap(([x, y, s], i) => (x <= qx + qs && x + s >= qx && y <= qy + qs && y + s >= qy ? [`k${i}`] : []));
           expect(got.sort()).toEqual(want.sort());
         },
@@ -80,7 +103,8 @@ describe('boundaries build output', () => {
     const tractDir = path.join(SHARED_CENSUS, 'boundaries/tract_cb2018_500k');
     let tracts = 0;
     for (const n of fs.readdirSync(tractDir)) tracts += (await readGeoJsonGz(path.join(tractDir, n))).length;
-    for (const res of ['500k', '5m', '20m']) expect(index.files.find((f) => f.level === 'tract' && f.resolution === res)!.feature_count).toBe(tracts);
+    for (const res of ['500k', '5m', '20m'])
+      expect(index.files.find((f) => f.level === 'tract' && f.resolution === res)!.feature_count).toBe(tracts);
     const t500 = index.files.find((f) => f.level === 'tract' && f.resolution === '500k')!;
     expect(t500).toMatchObject({ derived: false, true_resolution: '500k', definition_vintage: '2010' });
     expect(index.files.find((f) => f.level === 'tract' && f.resolution === '20m')!.bytes).toBeLessThan(t500.bytes);
@@ -88,6 +112,14 @@ describe('boundaries build output', () => {
 
   it('labels each centroid level with one kind of point', () => {
     const kinds = Object.fromEntries(index.centroids.map((c) => [c.level, c.kind]));
-    expect(kinds).toEqual({ state: 'population_center', nation: 'population_center', county: 'internal_point', metro: 'internal_point', cd: 'internal_point', tract: 'population_center', block_group: 'population_center' });
+    expect(kinds).toEqual({
+      state: 'population_center',
+      nation: 'population_center',
+      county: 'internal_point',
+      metro: 'internal_point',
+      cd: 'internal_point',
+      tract: 'population_center',
+      block_group: 'population_center',
+    });
   });
 });

@@ -86,7 +86,9 @@ describe('etl build', () => {
     const bad = 'api/2018/acs/acs1/state/B01002.json.gz';
     await fs.writeFile(
       path.join(src, bad),
-      gzipSync('[["GEO_ID","B01002_001E","NAME","state"],\n["0400000US06","36.3","California","06"],\n["0400000US01","abc","Alabama","01"]]'),
+      gzipSync(
+        '[["GEO_ID","B01002_001E","NAME","state"],\n["0400000US06","36.3","California","06"],\n["0400000US01","abc","Alabama","01"]]',
+      ),
     );
     const err = await build({ sourceDir: src, dataDir, steps: [observationsStep], ...quiet }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
@@ -117,10 +119,14 @@ describe('etl build', () => {
   it('survives being killed mid-build: the old build stays live and the next run clears the debris', async () => {
     const first = await build({ sourceDir: src, dataDir, steps: [observationsStep], ...quiet });
     // A build of the whole shared tree takes tens of seconds: kill it while it is writing.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'etl/cli.ts'), 'build', '--quiet', '--source', SHARED_CENSUS, '--data-dir', dataDir], {
-      cwd: REPO_ROOT,
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'etl/cli.ts'), 'build', '--quiet', '--source', SHARED_CENSUS, '--data-dir', dataDir],
+      {
+        cwd: REPO_ROOT,
+        stdio: 'ignore',
+      },
+    );
     const deadline = Date.now() + 60_000;
     while ((await leftovers()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, 1500));

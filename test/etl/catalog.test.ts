@@ -46,7 +46,9 @@ function loadApiLabels(): void {
 
 /** One published cell of a raw API file (README §1), as the string the Bureau published. */
 function rawCell(vintage: number, level: 'nation' | 'state', group: string, column: string, geo = '1'): string | null {
-  const rows = JSON.parse(gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, `api/${vintage}/acs/acs1/${level}/${group}.json.gz`))).toString()) as (string | null)[][];
+  const rows = JSON.parse(
+    gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, `api/${vintage}/acs/acs1/${level}/${group}.json.gz`))).toString(),
+  ) as (string | null)[][];
   const head = rows[0]!;
   const geoCol = level === 'nation' ? head.indexOf('us') : head.indexOf('state');
   const row = rows.slice(1).find((r) => r[geoCol] === geo)!;
@@ -63,9 +65,17 @@ beforeAll(async () => {
 describe('catalog step on the real metadata', () => {
   it('has exactly 392 variables in 9 topics with unique api_names', () => {
     expect(compiled.variables).toHaveLength(392);
-    expect(compiled.topics.map((t) => t.topic_key).sort()).toEqual(
-      ['core', 'demographics', 'economics', 'environment', 'equity', 'health', 'housing', 'social', 'transport'],
-    );
+    expect(compiled.topics.map((t) => t.topic_key).sort()).toEqual([
+      'core',
+      'demographics',
+      'economics',
+      'environment',
+      'equity',
+      'health',
+      'housing',
+      'social',
+      'transport',
+    ]);
     expect(new Set(compiled.variables.map((v) => v.api_name)).size).toBe(392);
     for (const t of compiled.topics) expect(compiled.variables.some((v) => v.topic.topic_key === t.topic_key)).toBe(true);
   });
@@ -97,7 +107,9 @@ describe('catalog step on the real metadata', () => {
 
   it('B19013_001E: acs1 2005–2019 and 2021–2024, acs5 2009–2024 (inflation-year wording is not a change)', () => {
     const v = byName('core_median_household_income');
-    expect(v.availability.acs1).toEqual([2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2021, 2022, 2023, 2024]);
+    expect(v.availability.acs1).toEqual([
+      2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2021, 2022, 2023, 2024,
+    ]);
     expect(v.availability.acs5).toEqual([2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024]);
     expect(v.not_comparable.acs1).toEqual([]);
     // acs5 2009 has presence only in the metadata: available, flagged as unverified.
@@ -118,7 +130,10 @@ describe('catalog step on the real metadata', () => {
     expect(v.not_comparable.acs1.map((n) => n.vintage)).toEqual([2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016]);
     expect(v.not_comparable.acs1[0]!.reason).toMatch(/Under 18 years/);
     // a ratio over the under-19 group inherits the break through its components
-    expect(byName('health_insured_children_under_19_share').resolution.acs5['2016']).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
+    expect(byName('health_insured_children_under_19_share').resolution.acs5['2016']).toEqual({
+      kind: 'unavailable',
+      reason: 'not_comparable',
+    });
   });
 
   it('B21001_002E meant "Male" before 2010: veterans are withheld there', () => {
@@ -134,13 +149,22 @@ describe('catalog step on the real metadata', () => {
     expect(v.resolution.acs5['2012']).toEqual({ kind: 'direct', code: 'B25034_010E' });
     expect(v.not_comparable.acs5).toEqual([]);
     const share = byName('environment_units_built_1939_or_earlier_share');
-    expect(share.resolution.acs5['2013']).toEqual({ kind: 'derived', formula: 'pct(B25034_010E, B25034_001E)', codes: ['B25034_010E', 'B25034_001E'] });
+    expect(share.resolution.acs5['2013']).toEqual({
+      kind: 'derived',
+      formula: 'pct(B25034_010E, B25034_001E)',
+      codes: ['B25034_010E', 'B25034_001E'],
+    });
   });
 
   it('label normalisation ignores wording noise but not meaning', () => {
     expect(sameLabel('Median age --!!Male', 'Male')).toBe(true);
     expect(sameLabel('Total:!!Foreign born:', 'Total:!!Foreign-born:')).toBe(true);
-    expect(sameLabel('Estimate!!Median household income in the past 12 months (in 2005 inflation-adjusted dollars)', 'Median household income in the past 12 months (in 2024 inflation-adjusted dollars)')).toBe(true);
+    expect(
+      sameLabel(
+        'Estimate!!Median household income in the past 12 months (in 2005 inflation-adjusted dollars)',
+        'Median household income in the past 12 months (in 2024 inflation-adjusted dollars)',
+      ),
+    ).toBe(true);
     expect(sameLabel('Total:!!Built 2005 or later', 'Total:!!Built 2020 or later')).toBe(false);
     expect(sameLabel('Total:!!Male:', 'Total:!!Veteran')).toBe(false);
   });
@@ -166,7 +190,9 @@ function sourceAndMeta(): Promise<{ source: CatalogSource; meta: CatalogMetadata
   return sourceAndMetaP;
 }
 const latestLabel = (meta: CatalogMetadata, d: 'acs1' | 'acs5', code: string): string | undefined =>
-  [...(meta.codes.get(d)!.get(code) ?? new Map<number, VintageInfo>()).entries()].filter(([, i]) => i.label !== null).sort((a, b) => b[0] - a[0])[0]?.[1].label ?? undefined;
+  [...(meta.codes.get(d)!.get(code) ?? new Map<number, VintageInfo>()).entries()]
+    .filter(([, i]) => i.label !== null)
+    .sort((a, b) => b[0] - a[0])[0]?.[1].label ?? undefined;
 
 describe('comparability judgements (issue 10 regressions)', () => {
   const YEARS_2009_2016 = [2009, 2010, 2011, 2012, 2013, 2014, 2015, 2016];
@@ -201,8 +227,16 @@ describe('comparability judgements (issue 10 regressions)', () => {
       codes: ['B27010_017E', 'B27010_033E', 'B27010_050E', 'B27010_066E', 'B27010_001E'],
     });
     // The split itself still changed: the age-group figures stay withheld.
-    for (const n of ['health_uninsured_under_19', 'health_uninsured_19_to_34', 'health_uninsured_rate_under_19', 'health_insured_children_under_19_share']) {
-      expect(byName(n).not_comparable.acs1.map((x) => x.vintage), n).toEqual(YEARS_2009_2016);
+    for (const n of [
+      'health_uninsured_under_19',
+      'health_uninsured_19_to_34',
+      'health_uninsured_rate_under_19',
+      'health_insured_children_under_19_share',
+    ]) {
+      expect(
+        byName(n).not_comparable.acs1.map((x) => x.vintage),
+        n,
+      ).toEqual(YEARS_2009_2016);
     }
     // 35–64 and 65+ did not move, so they were never withheld.
     expect(byName('health_uninsured_65_and_over').not_comparable.acs1).toEqual([]);
@@ -210,14 +244,25 @@ describe('comparability judgements (issue 10 regressions)', () => {
 
   it('Food Stamps/SNAP consistency: one wording rule for every code of every variable', () => {
     // The rename reached the labels in 2009; 2008 says "Food Stamps" in B22003 and B22010 alike.
-    expect(apiLabels.get(2008)!.get('B22010')!.get('B22010_002E')).toBe('Estimate!!Total!!Household received Food Stamps in the past 12 months');
-    expect(apiLabels.get(2009)!.get('B22010')!.get('B22010_002E')).toBe('Estimate!!Total!!Household received Food Stamps/SNAP in the past 12 months');
-    for (const n of ['health_households_snap_with_disability', 'health_households_snap_with_disability_count', 'economics_households_with_snap', 'economics_households_with_snap_share']) {
+    expect(apiLabels.get(2008)!.get('B22010')!.get('B22010_002E')).toBe(
+      'Estimate!!Total!!Household received Food Stamps in the past 12 months',
+    );
+    expect(apiLabels.get(2009)!.get('B22010')!.get('B22010_002E')).toBe(
+      'Estimate!!Total!!Household received Food Stamps/SNAP in the past 12 months',
+    );
+    for (const n of [
+      'health_households_snap_with_disability',
+      'health_households_snap_with_disability_count',
+      'economics_households_with_snap',
+      'economics_households_with_snap_share',
+    ]) {
       expect(byName(n).not_comparable.acs1, n).toEqual([]);
       expect(byName(n).availability.acs1, n).toContain(2008);
     }
     expect(byName('health_households_snap_with_disability').resolution.acs1['2008']).toEqual({
-      kind: 'derived', formula: 'pct(B22010_003E, B22010_002E)', codes: ['B22010_003E', 'B22010_002E'],
+      kind: 'derived',
+      formula: 'pct(B22010_003E, B22010_002E)',
+      codes: ['B22010_003E', 'B22010_002E'],
     });
     // The mechanism, not the instance: a code withheld in a vintage for one variable is withheld
     // for every variable that uses it on its own (only inside a comparable sum may it differ).
@@ -254,16 +299,25 @@ describe('comparability judgements (issue 10 regressions)', () => {
     expect(checked).toBeGreaterThan(5000);
     // Per-entry acceptances (the cause: one entry listed the 2008 label of B22010_003E, none that of
     // B22010_002E) are retired; the wordings file is the one place.
-    expect(new Comparator([{ phrases: ['Food Stamps/SNAP', 'Food Stamps'], reason: 'renamed in 2008' }]).sameLabel(
-      'Estimate!!Total!!Household received Food Stamps in the past 12 months',
-      'Total:!!Household received Food Stamps/SNAP in the past 12 months:',
-    )).toBe(true);
-    expect(sameLabel('Estimate!!Total!!Household received Food Stamps in the past 12 months', 'Total:!!Household received Food Stamps/SNAP in the past 12 months:')).toBe(false);
+    expect(
+      new Comparator([{ phrases: ['Food Stamps/SNAP', 'Food Stamps'], reason: 'renamed in 2008' }]).sameLabel(
+        'Estimate!!Total!!Household received Food Stamps in the past 12 months',
+        'Total:!!Household received Food Stamps/SNAP in the past 12 months:',
+      ),
+    ).toBe(true);
+    expect(
+      sameLabel(
+        'Estimate!!Total!!Household received Food Stamps in the past 12 months',
+        'Total:!!Household received Food Stamps/SNAP in the past 12 months:',
+      ),
+    ).toBe(false);
   });
 
   it('the commute note dates the "(excluding taxicab)" label change to 2024, as the shells do', () => {
     const title = (d: string, y: number) =>
-      /^B08301,[^,]*,B08301010,([^\n]*?),\d/m.exec(gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, `metadata/${d}/${y}/census_column_metadata.csv.gz`))).toString())![1];
+      /^B08301,[^,]*,B08301010,([^\n]*?),\d/m.exec(
+        gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, `metadata/${d}/${y}/census_column_metadata.csv.gz`))).toString(),
+      )![1];
     for (const d of ['acs1', 'acs5']) {
       expect(title(d, 2019), `${d} 2019`).toBe('Public transportation (excluding taxicab):');
       expect(title(d, 2023), `${d} 2023`).toBe('Public transportation (excluding taxicab):');
@@ -288,11 +342,16 @@ describe('comparability judgements (issue 10 regressions)', () => {
     for (const v of compiled.variables) {
       for (const d of ['acs1', 'acs5'] as const) {
         const listed = v.not_comparable[d].map((x) => x.vintage);
-        const resolved = Object.entries(v.resolution[d]).filter(([, r]) => r.kind === 'unavailable' && r.reason === 'not_comparable').map(([y]) => Number(y));
+        const resolved = Object.entries(v.resolution[d])
+          .filter(([, r]) => r.kind === 'unavailable' && r.reason === 'not_comparable')
+          .map(([y]) => Number(y));
         expect(listed, `${v.api_name} ${d}`).toEqual(resolved);
         for (const x of v.not_comparable[d]) {
           n++;
-          const m = /^([BC]\d{5}[A-Z]*_\d{3}E)(?: \(for [BC]\d{5}[A-Z]*_\d{3}E\))?: (label|universe) "(.+)" differs from "(.+)" \((.+?)(?:, borrowed from \d{4})? vs (.+)\)$/.exec(x.reason);
+          const m =
+            /^([BC]\d{5}[A-Z]*_\d{3}E)(?: \(for [BC]\d{5}[A-Z]*_\d{3}E\))?: (label|universe) "(.+)" differs from "(.+)" \((.+?)(?:, borrowed from \d{4})? vs (.+)\)$/.exec(
+              x.reason,
+            );
           expect(m, `${v.api_name} ${d} ${x.vintage}: ${x.reason}`).not.toBeNull();
           expect(m![3]).not.toBe(m![4]);
           for (const file of [m![5]!, m![6]!]) expect(fs.existsSync(path.join(SHARED_CENSUS, file)), file).toBe(true);
@@ -338,7 +397,8 @@ describe('comparability judgements (issue 10 regressions)', () => {
       const x = c.segments(a);
       const y = c.segments(b);
       const out: string[] = [];
-      for (let i = 1; i <= Math.min(x.length, y.length); i++) if (x[x.length - i] !== y[y.length - i]) out.push(`${x[x.length - i]} → ${y[y.length - i]}`);
+      for (let i = 1; i <= Math.min(x.length, y.length); i++)
+        if (x[x.length - i] !== y[y.length - i]) out.push(`${x[x.length - i]} → ${y[y.length - i]}`);
       return out;
     };
     const withholding = new Map<string, string>();
@@ -378,14 +438,19 @@ describe('comparability judgements (issue 10 regressions)', () => {
       }
     }
     // Both sides see the changes in question: the SNAP rename is served, the age cut withheld.
-    expect(served).toContain('household received food stamps in the past 12 months → household received food stamps/snap in the past 12 months');
+    expect(served).toContain(
+      'household received food stamps in the past 12 months → household received food stamps/snap in the past 12 months',
+    );
     expect(withholding.has('under 18 years → under 19 years')).toBe(true);
   }, 60_000);
 });
 
 describe('the sum rule on a fixture: a sum over a dimension compares by what it leaves out', () => {
   // B99999 by age: 2010 cuts "Under 18 / 18 to 64 / 65 and over", 2024 "Under 19 / 19 to 64 / 65 and over".
-  const ages: Record<number, string[]> = { 2010: ['Under 18 years', '18 to 64 years', '65 years and over'], 2024: ['Under 19 years', '19 to 64 years', '65 years and over'] };
+  const ages: Record<number, string[]> = {
+    2010: ['Under 18 years', '18 to 64 years', '65 years and over'],
+    2024: ['Under 19 years', '19 to 64 years', '65 years and over'],
+  };
   function fixture(extra2010: string[] = []): CatalogMetadata {
     const codes = new Map<string, Map<number, VintageInfo>>();
     const tables: CatalogMetadata['tables'] = new Map();
@@ -400,12 +465,29 @@ describe('the sum rule on a fixture: a sum over a dimension compares by what it 
       });
       tables.set(tableKey('acs1', Number(y), 'B99999'), table);
     }
-    return { codes: new Map([['acs1', codes], ['acs5', new Map()]]), tables };
+    return {
+      codes: new Map([
+        ['acs1', codes],
+        ['acs5', new Map()],
+      ]),
+      tables,
+    };
   }
   const judge = (formula: string, meta: CatalogMetadata) => {
     const source: CatalogSource = {
       topics: [{ topic_key: 'health', label: 'Health', depth: 0 }],
-      variables: [{ api_name: 'health_fixture', census_code: null, formula, label: 'fixture', unit: 'count', display_format: 'integer', topic: 'health', file: 'catalog/health.json' }],
+      variables: [
+        {
+          api_name: 'health_fixture',
+          census_code: null,
+          formula,
+          label: 'fixture',
+          unit: 'count',
+          display_format: 'integer',
+          topic: 'health',
+          file: 'catalog/health.json',
+        },
+      ],
       wordings: [],
       files: [],
     };
@@ -422,10 +504,15 @@ describe('the sum rule on a fixture: a sum over a dimension compares by what it 
   it('a differently cut category left out (18 to 64 vs 19 to 64): not comparable, with the per-code reason', () => {
     const j = judge('sum(B99999_002E, B99999_004E)', fixture());
     expect(j.r2010).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
-    expect(j.reasons[0]).toMatch(/^B99999_002E: label "Estimate!!Total!!Under 18 years!!No coverage" differs from "Estimate!!Total!!Under 19 years!!No coverage"/);
+    expect(j.reasons[0]).toMatch(
+      /^B99999_002E: label "Estimate!!Total!!Under 18 years!!No coverage" differs from "Estimate!!Total!!Under 19 years!!No coverage"/,
+    );
   });
   it('a category the other vintage lacks (2010 "Age not reported"): not comparable', () => {
-    expect(judge('sum(B99999_002E, B99999_003E, B99999_004E)', fixture(['Age not reported'])).r2010).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
+    expect(judge('sum(B99999_002E, B99999_003E, B99999_004E)', fixture(['Age not reported'])).r2010).toEqual({
+      kind: 'unavailable',
+      reason: 'not_comparable',
+    });
   });
   it('the rule is for sums only: a ratio of the same lines is compared code by code', () => {
     expect(judge('ratio(B99999_002E, B99999_003E)', fixture()).r2010).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
@@ -447,39 +534,71 @@ describe('catalog validation errors name the file and entry', () => {
   };
 
   it('unknown census code', async () => {
-    const dir = brokenCopy((d) => edit(d, 'housing.json', (doc) => { doc.variables[0]!.census_code = 'B25002_099E'; }));
-    await expect(runStepIsolated(createCatalogStep(dir))).rejects.toThrow(/catalog\/housing\.json: housing_occupied_units: census code B25002_099E does not exist/);
+    const dir = brokenCopy((d) =>
+      edit(d, 'housing.json', (doc) => {
+        doc.variables[0]!.census_code = 'B25002_099E';
+      }),
+    );
+    await expect(runStepIsolated(createCatalogStep(dir))).rejects.toThrow(
+      /catalog\/housing\.json: housing_occupied_units: census code B25002_099E does not exist/,
+    );
   });
 
   it('bad formula', async () => {
-    const dir = brokenCopy((d) => edit(d, 'core.json', (doc) => { doc.variables.find((v) => v.api_name === 'core_poverty_rate')!.formula = 'pct(B17001_002E)'; }));
+    const dir = brokenCopy((d) =>
+      edit(d, 'core.json', (doc) => {
+        doc.variables.find((v) => v.api_name === 'core_poverty_rate')!.formula = 'pct(B17001_002E)';
+      }),
+    );
     const err = await runStepIsolated(createCatalogStep(dir)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect(String((err as Error).message)).toMatch(/catalog\/core\.json: entry #9 \(core_poverty_rate\): bad formula/);
   });
 
   it('wrong count and duplicate api_name', async () => {
-    const dropped = brokenCopy((d) => edit(d, 'social.json', (doc) => { doc.variables.pop(); }));
+    const dropped = brokenCopy((d) =>
+      edit(d, 'social.json', (doc) => {
+        doc.variables.pop();
+      }),
+    );
     await expect(runStepIsolated(createCatalogStep(dropped))).rejects.toThrow(/expected exactly 392 variables, found 391/);
-    const dup = brokenCopy((d) => edit(d, 'social.json', (doc) => { doc.variables[1]!.api_name = doc.variables[0]!.api_name; }));
-    await expect(runStepIsolated(createCatalogStep(dup))).rejects.toThrow(/social\.json: entry #2 \(social_less_than_high_school\): api_name also used/);
+    const dup = brokenCopy((d) =>
+      edit(d, 'social.json', (doc) => {
+        doc.variables[1]!.api_name = doc.variables[0]!.api_name;
+      }),
+    );
+    await expect(runStepIsolated(createCatalogStep(dup))).rejects.toThrow(
+      /social\.json: entry #2 \(social_less_than_high_school\): api_name also used/,
+    );
   });
 
   it('per-entry acceptances are retired in favour of the one wordings file; a wording needs a reason', async () => {
-    const retired = brokenCopy((d) => edit(d, 'economics.json', (doc) => { doc.variables[0]!.accept_label_variants = ['Total:!!Something']; }));
-    await expect(runStepIsolated(createCatalogStep(retired))).rejects.toThrow(/economics\.json: entry #1 \(.+\): "accept_label_variants" is retired: a wording judged equivalent goes in catalog\/equivalent_wordings\.json/);
+    const retired = brokenCopy((d) =>
+      edit(d, 'economics.json', (doc) => {
+        doc.variables[0]!.accept_label_variants = ['Total:!!Something'];
+      }),
+    );
+    await expect(runStepIsolated(createCatalogStep(retired))).rejects.toThrow(
+      /economics\.json: entry #1 \(.+\): "accept_label_variants" is retired: a wording judged equivalent goes in catalog\/equivalent_wordings\.json/,
+    );
     const noReason = brokenCopy((d) => {
       const p = path.join(d, 'equivalent_wordings.json');
       const doc = JSON.parse(fs.readFileSync(p, 'utf8'));
       doc.equivalent_wordings.push({ phrases: ['Foo', 'Bar'], reason: '' });
       fs.writeFileSync(p, JSON.stringify(doc));
     });
-    await expect(runStepIsolated(createCatalogStep(noReason))).rejects.toThrow(/catalog\/equivalent_wordings\.json: entry #\d+: "reason" must say why/);
+    await expect(runStepIsolated(createCatalogStep(noReason))).rejects.toThrow(
+      /catalog\/equivalent_wordings\.json: entry #\d+: "reason" must say why/,
+    );
   });
 
   it('catalog content changes the step version', () => {
     const a = createCatalogStep(REPO_CATALOG_DIR).version;
-    const dir = brokenCopy((d) => edit(d, 'core.json', (doc) => { doc.variables[0]!.label = 'Total population (edited)'; }));
+    const dir = brokenCopy((d) =>
+      edit(d, 'core.json', (doc) => {
+        doc.variables[0]!.label = 'Total population (edited)';
+      }),
+    );
     expect(createCatalogStep(dir).version).not.toBe(a);
     expect(createCatalogStep(REPO_CATALOG_DIR).version).toBe(a);
   });

@@ -8,26 +8,56 @@ import type { GeoProvenance } from '../../src/store/geographies/format.js';
 import { overlayPublished, publishedByLevel, type Row } from '../../etl/steps/geographies/published.js';
 
 function context(type: Parameters<typeof overlayPublished>[2]['type']) {
-  const prov: GeoProvenance[] = [{ population_source: 'ref', point_kind: 'internal_point', point_source: 'ref', definition: 'cbsa-2023-07' }];
+  const prov: GeoProvenance[] = [
+    { population_source: 'ref', point_kind: 'internal_point', point_source: 'ref', definition: 'cbsa-2023-07' },
+  ];
   return {
     prov,
     ctx: {
       type,
-      provId: (p: GeoProvenance) => { const i = prov.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)); return i >= 0 ? i : prov.push(p) - 1; },
+      provId: (p: GeoProvenance) => {
+        const i = prov.findIndex((q) => JSON.stringify(q) === JSON.stringify(p));
+        return i >= 0 ? i : prov.push(p) - 1;
+      },
       provOf: (i: number) => prov[i]!,
-      abbrToFips: new Map([['TX', '48'], ['IA', '19']]),
+      abbrToFips: new Map([
+        ['TX', '48'],
+        ['IA', '19'],
+      ]),
       fallbackName: (f: string) => `CBSA ${f}`,
     },
   };
 }
-const ref = (fips: string, name: string, extra: Partial<Row> = {}): Row => ({ fips, name, from: 2005, to: OPEN_VINTAGE, population: 1000, lat: 30, lon: -97, prov: 0, states: '48', kind: 'metro', short_name: 'x', ...extra });
+const ref = (fips: string, name: string, extra: Partial<Row> = {}): Row => ({
+  fips,
+  name,
+  from: 2005,
+  to: OPEN_VINTAGE,
+  population: 1000,
+  lat: 30,
+  lon: -97,
+  prov: 0,
+  states: '48',
+  kind: 'metro',
+  short_name: 'x',
+  ...extra,
+});
 const span = (rows: Row[]) => rows.map((r) => `${r.fips} ${r.from}-${r.to === OPEN_VINTAGE ? '' : r.to} ${r.name}`);
 
 describe('overlayPublished', () => {
   it('metros: renames for the published vintage only, removes unpublished ones there, adds data-only codes', () => {
     const { ctx, prov } = context('metro');
-    const published = publishedByLevel({ 'acs5/2017/metro': [['metro:12420', 'Austin-Round Rock, TX Metro Area'], ['metro:32220', 'Marshall, TX Micro Area']] });
-    const r = overlayPublished([ref('12420', 'Austin-Round Rock-San Marcos, TX Metro Area'), ref('10480', 'Alamosa, CO Micro Area')], published.metro, ctx);
+    const published = publishedByLevel({
+      'acs5/2017/metro': [
+        ['metro:12420', 'Austin-Round Rock, TX Metro Area'],
+        ['metro:32220', 'Marshall, TX Micro Area'],
+      ],
+    });
+    const r = overlayPublished(
+      [ref('12420', 'Austin-Round Rock-San Marcos, TX Metro Area'), ref('10480', 'Alamosa, CO Micro Area')],
+      published.metro,
+      ctx,
+    );
     expect(span(r.rows)).toEqual([
       '10480 2005-2016 Alamosa, CO Micro Area',
       '10480 2018- Alamosa, CO Micro Area',
@@ -45,7 +75,11 @@ describe('overlayPublished', () => {
   it('acs1 files rename and add but never remove (they publish areas of 65,000+ only)', () => {
     const { ctx } = context('metro');
     const published = publishedByLevel({ 'acs1/2019/metro': [['metro:12420', 'Austin-Round Rock-Georgetown, TX Metro Area']] });
-    const r = overlayPublished([ref('12420', 'Austin-Round Rock-San Marcos, TX Metro Area'), ref('10480', 'Alamosa, CO Micro Area')], published.metro, ctx);
+    const r = overlayPublished(
+      [ref('12420', 'Austin-Round Rock-San Marcos, TX Metro Area'), ref('10480', 'Alamosa, CO Micro Area')],
+      published.metro,
+      ctx,
+    );
     expect(span(r.rows)).toContain('10480 2005- Alamosa, CO Micro Area');
     expect(span(r.rows)).toContain('12420 2019-2019 Austin-Round Rock-Georgetown, TX Metro Area');
     expect(r.publishedVintages).toEqual([]);
@@ -53,7 +87,11 @@ describe('overlayPublished', () => {
 
   it('counties: an acs5 file removes only within the states it covers, and same names merge back', () => {
     const { ctx } = context('county');
-    const rows = [ref('09001', 'Fairfield County, Connecticut', { to: 2021 }), ref('09003', 'Hartford County, Connecticut', { to: 2021 }), ref('46113', 'Shannon County, South Dakota', { to: 2014 })];
+    const rows = [
+      ref('09001', 'Fairfield County, Connecticut', { to: 2021 }),
+      ref('09003', 'Hartford County, Connecticut', { to: 2021 }),
+      ref('46113', 'Shannon County, South Dakota', { to: 2014 }),
+    ];
     const published = publishedByLevel({ 'acs5/2019/county': [['county:09001', 'Fairfield County, Connecticut']] });
     const r = overlayPublished(rows, published.county, ctx);
     expect(span(r.rows)).toEqual([

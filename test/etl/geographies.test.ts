@@ -14,7 +14,9 @@ let file: GeoFile;
 function validKeys(level: keyof GeoFile['levels'], vintage: number): Set<string> {
   const L = file.levels[level];
   const out = new Set<string>();
-  L.fips.forEach((f, i) => { if (L.valid_from[i]! <= vintage && vintage <= L.valid_to[i]!) out.add(f); });
+  L.fips.forEach((f, i) => {
+    if (L.valid_from[i]! <= vintage && vintage <= L.valid_to[i]!) out.add(f);
+  });
   return out;
 }
 
@@ -92,7 +94,9 @@ describe('geographies step', () => {
   });
 
   it('districts are the 118th Congress list without water-only parts, valid from 2022', () => {
-    const cds = sourceTable('geo/cd118/cd118_list.csv').map((r) => r.cd_geoid!).filter((c) => !c.endsWith('ZZ'));
+    const cds = sourceTable('geo/cd118/cd118_list.csv')
+      .map((r) => r.cd_geoid!)
+      .filter((c) => !c.endsWith('ZZ'));
     expect(validKeys('cd', 2023)).toEqual(new Set(cds));
     expect(validKeys('cd', 2021).size).toBe(0);
   });
@@ -101,7 +105,9 @@ describe('geographies step', () => {
     const rows = sourceTable('geo/cd118/tract2020_to_cd118.csv.gz');
     expect(file.crosswalks.cd_tract.tract.length).toBe(rows.length);
     const afact = new Map(rows.map((r) => [`${r.tract_geoid}:${r.cd_geoid}`, Number(r.afact)]));
-    file.crosswalks.cd_tract.tract.forEach((t, i) => expect(file.crosswalks.cd_tract.afact[i]).toBe(afact.get(`${t}:${file.crosswalks.cd_tract.cd[i]}`)));
+    file.crosswalks.cd_tract.tract.forEach((t, i) =>
+      expect(file.crosswalks.cd_tract.afact[i]).toBe(afact.get(`${t}:${file.crosswalks.cd_tract.cd[i]}`)),
+    );
   });
 
   it('populations and points come from the centers-of-population files', () => {
@@ -113,7 +119,9 @@ describe('geographies step', () => {
     expect(file.provenance[C.prov[i]!]!.point_kind).toBe('population_center');
     // CT planning regions: population is the sum of their 2020 tracts.
     const ct = sourceTable('geo/ct_tract2020_to_planning_region.csv');
-    const tractPop = new Map(sourceTable('geo/cenpop/2020/tract.csv.gz').map((r) => [r.STATEFP! + r.COUNTYFP! + r.TRACTCE!, Number(r.POPULATION)]));
+    const tractPop = new Map(
+      sourceTable('geo/cenpop/2020/tract.csv.gz').map((r) => [r.STATEFP! + r.COUNTYFP! + r.TRACTCE!, Number(r.POPULATION)]),
+    );
     const capitol = ct.filter((r) => r.planning_region_fips === '09110').reduce((a, r) => a + tractPop.get(r.tract2020_geoid!)!, 0);
     expect(C.population[C.fips.indexOf('09110')]).toBe(capitol);
     const M = file.levels.metro;
@@ -136,7 +144,9 @@ describe('geographies step', () => {
     const total = Object.values(file.levels).reduce((a, L) => a + L.fips.length, 0);
     const count = await conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM '${p}'`);
     expect(count.getRowObjects()[0]!.n).toBe(total);
-    const names = await conn.runAndReadAll(`SELECT geo_key, name, parent_key FROM '${p}' WHERE geo_key IN ('tract:48453000101', 'tract:01001020100', 'block_group:010010201001') AND (valid_to IS NULL)`);
+    const names = await conn.runAndReadAll(
+      `SELECT geo_key, name, parent_key FROM '${p}' WHERE geo_key IN ('tract:48453000101', 'tract:01001020100', 'block_group:010010201001') AND (valid_to IS NULL)`,
+    );
     const got = Object.fromEntries(names.getRowObjects().map((r) => [r.geo_key, [r.name, r.parent_key]]));
     expect(got).toEqual({
       'tract:48453000101': ['Census Tract 1.01, Travis County, Texas', 'county:48453'],

@@ -13,7 +13,7 @@ import { SHARED_CENSUS } from '../support/paths.js';
 let buildDir: string;
 let pool: DuckPool;
 let store: ObservationStore;
-const one = async <T,>(sql: string): Promise<T> => (await pool.rows<T>(sql))[0]!;
+const one = async <T>(sql: string): Promise<T> => (await pool.rows<T>(sql))[0]!;
 const all = () => sqlString(path.join(buildDir, 'observations/**/*.parquet'));
 
 beforeAll(async () => {
@@ -99,7 +99,7 @@ describe('observations build', () => {
     expect(codes.map((r) => r.v)).toEqual([100001, 200001, 250001]);
   });
 
-  it('sorts each partition table-major (table, geography, variable) so a scan reads only its tables\' row groups', async () => {
+  it("sorts each partition table-major (table, geography, variable) so a scan reads only its tables' row groups", async () => {
     const file = sqlString(path.join(buildDir, 'observations/dataset=acs1/vintage=2018/level=state/data_0.parquet'));
     const { sorted } = await one<{ sorted: boolean }>(
       `SELECT bool_and((table_id, geo_key, variable) >= prev) AS sorted FROM (SELECT table_id, geo_key, variable,

@@ -8,7 +8,10 @@ import { captureLog, startCensusEmulator, type CensusEmulator, type EmulatorOpti
 import { SHARED_CENSUS } from '../support/paths.js';
 
 let emu: CensusEmulator | undefined;
-afterEach(async () => { await emu?.close(); emu = undefined; });
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
 
 const start = async (o?: EmulatorOptions) => (emu = await startCensusEmulator(o));
 const tmp = () => fs.mkdtemp(path.join(os.tmpdir(), 'online-faults-'));
@@ -22,8 +25,16 @@ async function run(e: CensusEmulator, p: FetchPlan, extra: { cacheDir?: string; 
   const cacheDir = extra.cacheDir ?? (await tmp());
   const { log, lines } = captureLog();
   const result = await fetchSourceTree({
-    cacheDir, plan: p, apiBase: e.apiBase, filesBase: e.filesBase, log, retries: extra.retries ?? 3,
-    retryBaseMs: 5, maxRetryDelayMs: 3000, apiKey: extra.apiKey, concurrency: 2,
+    cacheDir,
+    plan: p,
+    apiBase: e.apiBase,
+    filesBase: e.filesBase,
+    log,
+    retries: extra.retries ?? 3,
+    retryBaseMs: 5,
+    maxRetryDelayMs: 3000,
+    apiKey: extra.apiKey,
+    concurrency: 2,
   });
   return { cacheDir, result, lines };
 }
@@ -65,7 +76,11 @@ describe('online mode faults', () => {
 
   const malformed: Array<[string, string, RegExp]> = [
     ['not JSON', '[["GEO_ID","state"],["0400000US01"', /not valid JSON/],
-    ['a row of the wrong width', '[["GEO_ID","B19013_001E","state"],\n["0400000US01","1","01"],\n["0400000US02","01"]]', /row 2 has 2 cells, the header 3/],
+    [
+      'a row of the wrong width',
+      '[["GEO_ID","B19013_001E","state"],\n["0400000US01","1","01"],\n["0400000US02","01"]]',
+      /row 2 has 2 cells, the header 3/,
+    ],
     ['a number cell', '[["GEO_ID","B19013_001E","state"],\n["0400000US01",49861,"01"]]', /B19013_001E: 49861 is not a string or null/],
     ['no header row', '[[1,2],["a","b"]]', /not a header/],
     ['an object', '{"error":"x"}', /not a non-empty JSON array/],
@@ -100,7 +115,9 @@ describe('online mode faults', () => {
     expect(result).toMatchObject({ downloaded: 2, failed: [] });
     expect(e.requests.filter((r) => r.fault === 'truncate')).toHaveLength(2);
     expect(await same(cacheDir, 'api/2018/acs/acs1/state/B01001.json.gz')).toBe(true);
-    expect((await fs.readFile(path.join(cacheDir, 'geo/state.txt'))).equals(await fs.readFile(path.join(SHARED_CENSUS, 'geo/state.txt')))).toBe(true);
+    expect(
+      (await fs.readFile(path.join(cacheDir, 'geo/state.txt'))).equals(await fs.readFile(path.join(SHARED_CENSUS, 'geo/state.txt'))),
+    ).toBe(true);
   });
 
   it('resumes an interrupted run: only missing or damaged files are fetched again', async () => {
@@ -112,7 +129,8 @@ describe('online mode faults', () => {
     const first = await run(e, p, { retries: 0 });
     expect(first.result.downloaded).toBe(6);
     expect(first.result.failed.map((f) => f.path).sort()).toEqual([
-      'api/2018/acs/acs1/nation/B17001.json.gz', 'api/2018/acs/acs1/state/B01001.json.gz',
+      'api/2018/acs/acs1/nation/B17001.json.gz',
+      'api/2018/acs/acs1/state/B01001.json.gz',
     ]);
     const { cacheDir } = first;
     const stateDir = path.join(cacheDir, 'api/2018/acs/acs1/state');
@@ -127,7 +145,12 @@ describe('online mode faults', () => {
     const second = await run(e, p, { cacheDir });
     expect(second.result).toEqual({ downloaded: 3, reused: 5, noData: [], failed: [] });
     expect(second.lines.some((l) => l.includes('removed 1 partial files'))).toBe(true);
-    expect(e.requests.slice(before).map((r) => r.url).sort()).toEqual([
+    expect(
+      e.requests
+        .slice(before)
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual([
       '/data/2018/acs/acs1?get=group(B01001)&for=state:*',
       '/data/2018/acs/acs1?get=group(B17001)&for=us:*',
       '/data/2018/acs/acs1?get=group(B25070)&for=state:*',
@@ -163,7 +186,9 @@ describe('online mode faults', () => {
 
   it('stops the run when the API rejects the key', async () => {
     const e = await start({ requireKey: 'right' });
-    const err = await run(e, plan(['B19013', 'B01001', 'B17001', 'B25070', 'B02001']), { apiKey: 'wrong-key-value' }).catch((x: unknown) => x);
+    const err = await run(e, plan(['B19013', 'B01001', 'B17001', 'B25070', 'B02001']), { apiKey: 'wrong-key-value' }).catch(
+      (x: unknown) => x,
+    );
     expect(err).toBeInstanceOf(FatalFetchError);
     expect(String(err)).toMatch(/rejected the API key/);
     expect(String(err)).not.toContain('wrong-key-value');

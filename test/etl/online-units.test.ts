@@ -14,7 +14,8 @@ const cell = fc.option(fc.string({ maxLength: 6 }), { nil: null });
 /** A table with unique state codes and `width` value columns. */
 const tableArb = fc.integer({ min: 1, max: 120 }).chain((width) =>
   fc.uniqueArray(fc.integer({ min: 1, max: 99 }), { minLength: 1, maxLength: 30 }).chain((states) =>
-    fc.array(fc.array(cell, { minLength: width, maxLength: width }), { minLength: states.length, maxLength: states.length })
+    fc
+      .array(fc.array(cell, { minLength: width, maxLength: width }), { minLength: states.length, maxLength: states.length })
       .map((cells): ApiTable => ({
         header: [...Array.from({ length: width }, (_, i) => `V${i}`), 'state'],
         rows: cells.map((r, i) => [...r, String(states[i]).padStart(2, '0')]),
@@ -41,8 +42,20 @@ describe('mergeByGeography', () => {
   });
 
   it('refuses chunks that disagree on the geographies', () => {
-    const a: ApiTable = { header: ['A', 'state'], rows: [['1', '01'], ['2', '02']] };
-    const b: ApiTable = { header: ['B', 'state'], rows: [['1', '01'], ['2', '03']] };
+    const a: ApiTable = {
+      header: ['A', 'state'],
+      rows: [
+        ['1', '01'],
+        ['2', '02'],
+      ],
+    };
+    const b: ApiTable = {
+      header: ['B', 'state'],
+      rows: [
+        ['1', '01'],
+        ['2', '03'],
+      ],
+    };
     expect(() => mergeByGeography([a, b], ['state'])).toThrow(/chunk 2 lacks geography 01|chunk 2 lacks geography 02/);
     const short: ApiTable = { header: ['B', 'state'], rows: [['1', '01']] };
     expect(() => mergeByGeography([a, short], ['state'])).toThrow(/1 geographies, chunk 1 2/);
@@ -85,7 +98,12 @@ describe('retry helpers', () => {
 describe('reference conversion', () => {
   const ref = (p: string) => REFERENCE_FILES.find((r) => r.path === p)!;
   it('drops the BOM, reads Latin-1 when not UTF-8, ends lines in \\n and gzips .gz targets', () => {
-    const census = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('STATEFP,COUNAME\r\n35,Do'), Buffer.from([0xf1]), Buffer.from('a Ana\r\n')]);
+    const census = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('STATEFP,COUNAME\r\n35,Do'),
+      Buffer.from([0xf1]),
+      Buffer.from('a Ana\r\n'),
+    ]);
     const out = gunzipSync(convertReference(ref('geo/cenpop/2010/county.csv.gz'), census)).toString('utf8');
     expect(out).toBe('STATEFP,COUNAME\n35,Doña Ana\n');
   });
@@ -101,8 +119,9 @@ describe('plans', () => {
   });
   it('refuses a plan that lists a file twice', async () => {
     const p = planFromGroups({ vintages: [2018, 2018], datasets: ['acs1'], levels: ['state'], groups: ['B19013'] });
-    await expect(fetchSourceTree({ cacheDir: '/nonexistent', plan: p, log: createStepLogger({ quiet: true }) }))
-      .rejects.toThrow(/lists api\/2018\/acs\/acs1\/state\/B19013\.json\.gz twice/);
+    await expect(fetchSourceTree({ cacheDir: '/nonexistent', plan: p, log: createStepLogger({ quiet: true }) })).rejects.toThrow(
+      /lists api\/2018\/acs\/acs1\/state\/B19013\.json\.gz twice/,
+    );
   });
   it('refuses reference files that cannot be downloaded', () => {
     expect(() => planFromGroups({ vintages: [], datasets: [], levels: [], groups: [], reference: ['geo/cd118/'] })).toThrow(/fallback/);
@@ -113,9 +132,9 @@ describe('plans', () => {
     const metro = plan.api.filter((i) => i.level === 'metro');
     expect(metro).toHaveLength(15);
     expect(metro.find((i) => i.group === 'B07009')!.variables).toHaveLength(73);
-    expect(plan.api.filter((i) => i.level === 'county').map((i) => `${i.vintage}/${i.group}/${i.variables?.join(',') ?? 'group'}`)).toEqual([
-      '2022/B01003/group', '2023/B01003/NAME,B01003_001E', '2022/B25001/group', '2023/B25001/NAME,B25001_001E',
-    ]);
+    expect(plan.api.filter((i) => i.level === 'county').map((i) => `${i.vintage}/${i.group}/${i.variables?.join(',') ?? 'group'}`)).toEqual(
+      ['2022/B01003/group', '2023/B01003/NAME,B01003_001E', '2022/B25001/group', '2023/B25001/NAME,B25001_001E'],
+    );
     expect(plan.reference).toContain('geo/state.txt');
     expect(plan.reference).not.toContain('geo/cbsa/list1_2023.csv.gz');
   });

@@ -4,15 +4,28 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  apiCachePath, buildMirrorPlan, fetchGroupList, IncompleteDownloadError, prepareOnlineSource, fetchSourceTree, fillFromFallback, METRO_2017_VARIABLES, planFromGroups,
-  planFromGroupsJson, type FetchPlan,
+  apiCachePath,
+  buildMirrorPlan,
+  fetchGroupList,
+  IncompleteDownloadError,
+  prepareOnlineSource,
+  fetchSourceTree,
+  fillFromFallback,
+  METRO_2017_VARIABLES,
+  planFromGroups,
+  planFromGroupsJson,
+  type FetchPlan,
 } from '../../etl/online/index.js';
 import { captureLog, startCensusEmulator, type CensusEmulator } from '../support/census-emulator.js';
 import { SHARED_CENSUS } from '../support/paths.js';
 
 let emu: CensusEmulator;
-beforeAll(async () => { emu = await startCensusEmulator(); });
-afterAll(async () => { await emu.close(); });
+beforeAll(async () => {
+  emu = await startCensusEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
 
 const tmp = () => fs.mkdtemp(path.join(os.tmpdir(), 'online-'));
 const unzipped = async (root: string, rel: string) => gunzipSync(await fs.readFile(path.join(root, rel)));
@@ -23,7 +36,10 @@ describe('fetchSourceTree against the emulator', () => {
   it('mirrors a small plan byte for byte and reuses everything on the second run', async () => {
     const cacheDir = await tmp();
     const plan = planFromGroups({
-      vintages: [2018], datasets: ['acs1'], levels: ['state', 'nation'], groups: GROUPS,
+      vintages: [2018],
+      datasets: ['acs1'],
+      levels: ['state', 'nation'],
+      groups: GROUPS,
       reference: ['geo/state.txt', 'geo/national_county_2010.txt', 'boundaries/cb_2020_us_state_20m.zip'],
     });
     const { log } = captureLog();
@@ -50,7 +66,11 @@ describe('fetchSourceTree against the emulator', () => {
     const cacheDir = await tmp();
     const plan: FetchPlan = {
       api: ['B07009', 'B03002', 'B19013A'].map((group) => ({
-        vintage: 2017, dataset: 'acs5' as const, level: 'metro' as const, group, variables: METRO_2017_VARIABLES[group],
+        vintage: 2017,
+        dataset: 'acs5' as const,
+        level: 'metro' as const,
+        group,
+        variables: METRO_2017_VARIABLES[group],
       })),
       reference: [],
     };
@@ -69,7 +89,9 @@ describe('fetchSourceTree against the emulator', () => {
 
   it('the emulator enforces the 50-variable limit as the API does', async () => {
     const vars = METRO_2017_VARIABLES.B07009!.join(',');
-    const res = await fetch(`${emu.apiBase}/data/2017/acs/acs5?get=${vars}&for=metropolitan%20statistical%20area/micropolitan%20statistical%20area:*`);
+    const res = await fetch(
+      `${emu.apiBase}/data/2017/acs/acs5?get=${vars}&for=metropolitan%20statistical%20area/micropolitan%20statistical%20area:*`,
+    );
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/limited to 50 variables/);
   });
@@ -105,7 +127,11 @@ describe('fetchSourceTree against the emulator', () => {
     expect(groups.length).toBe(916);
     expect(groups).toContain('B19013');
     const plan = await planFromGroupsJson({
-      apiBase: emu.apiBase, vintages: [2017, 2018], datasets: ['acs1'], levels: ['state'], log: captureLog().log,
+      apiBase: emu.apiBase,
+      vintages: [2017, 2018],
+      datasets: ['acs1'],
+      levels: ['state'],
+      log: captureLog().log,
       filter: (g) => g.startsWith('B190'),
     });
     expect(plan.api.length).toBeGreaterThan(10);
@@ -114,7 +140,10 @@ describe('fetchSourceTree against the emulator', () => {
 
   it('converts reference text files: the BOM of the 2020 census.gov files is dropped, .gz gzipped', async () => {
     const cacheDir = await tmp();
-    const plan: FetchPlan = { api: [], reference: ['geo/cenpop/2020/state.csv', 'geo/cenpop/2020/county.csv.gz', 'geo/cenpop/2010/state.csv'] };
+    const plan: FetchPlan = {
+      api: [],
+      reference: ['geo/cenpop/2020/state.csv', 'geo/cenpop/2020/county.csv.gz', 'geo/cenpop/2010/state.csv'],
+    };
     const res = await fetchSourceTree({ cacheDir, plan, filesBase: emu.filesBase, log: captureLog().log });
     expect(res).toMatchObject({ downloaded: 3, failed: [] });
     for (const rel of plan.reference) {
@@ -148,7 +177,10 @@ describe('fetchSourceTree against the emulator', () => {
     expect(mirror.api.filter((i) => i.dataset === 'acs1' && i.vintage === 2018)).toHaveLength(2 * 916);
     // The acs1 part is the same code path as the tests above; the large files are left out to save CPU.
     const heavy = /cenpop\/\d+\/(tract|block_group)|tl_2022_(?!0[1-6])\d\d_cd118/;
-    const plan: FetchPlan = { api: mirror.api.filter((i) => i.dataset === 'acs5'), reference: mirror.reference.filter((r) => !heavy.test(r)) };
+    const plan: FetchPlan = {
+      api: mirror.api.filter((i) => i.dataset === 'acs5'),
+      reference: mirror.reference.filter((r) => !heavy.test(r)),
+    };
     const res = await fetchSourceTree({ cacheDir, plan, apiBase: emu.apiBase, filesBase: emu.filesBase, log, retryBaseMs: 5 });
     // California's TIGER district file is on census.gov but not in the shared tree: a 404, not retried.
     expect(res.failed.map((f) => f.path)).toEqual(['boundaries/cd118/tl_2022_06_cd118.zip']);

@@ -8,9 +8,11 @@ describe('provenanceOf', () => {
     );
   });
 
-  it('takes reference files from the online mode\'s list, downloadable or not', () => {
+  it("takes reference files from the online mode's list, downloadable or not", () => {
     expect(provenanceOf('geo/state.txt')).toBe('https://www2.census.gov/geo/docs/reference/state.txt');
-    expect(provenanceOf('geo/cenpop/2020/tract.csv.gz')).toBe('https://www2.census.gov/geo/docs/reference/cenpop2020/tract/CenPop2020_Mean_TR.txt');
+    expect(provenanceOf('geo/cenpop/2020/tract.csv.gz')).toBe(
+      'https://www2.census.gov/geo/docs/reference/cenpop2020/tract/CenPop2020_Mean_TR.txt',
+    );
     expect(provenanceOf('geo/cd118/tract2020_to_cd118.csv.gz')).toMatch(/^not published on census\.gov: /);
   });
 });

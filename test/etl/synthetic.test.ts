@@ -36,15 +36,23 @@ const base = (dataDir: string, seed: number): SynthOptions => ({
 let realBuild: string;
 let synth: SynthSummary;
 let pool: DuckPool;
-const rows = <T,>(sql: string) => pool.rows<T>(sql);
+const rows = <T>(sql: string) => pool.rows<T>(sql);
 const part = (buildDir: string, dataset: string, vintage: number, level: string) =>
   path.join(buildDir, 'observations', `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
 /** Digest of every row in file order (so equal digests mean equal content and equal order). */
 const digest = async (file: string) =>
-  (await rows<{ d: string }>(`SELECT md5(string_agg(concat_ws('|', geo_key, table_id, variable, estimate, moe, estimate_annotation, moe_annotation), '\n' ORDER BY file_row_number)) AS d
-     FROM read_parquet(${sqlString(file)}, file_row_number = true)`))[0]!.d;
+  (
+    await rows<{
+      d: string;
+    }>(`SELECT md5(string_agg(concat_ws('|', geo_key, table_id, variable, estimate, moe, estimate_annotation, moe_annotation), '\n' ORDER BY file_row_number)) AS d
+     FROM read_parquet(${sqlString(file)}, file_row_number = true)`)
+  )[0]!.d;
 const countKeys = async (rel: string, where: string) =>
-  (await rows<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_csv(${sqlString(path.join(SHARED_CENSUS, rel))}, all_varchar = true) WHERE ${where}`))[0]!.n;
+  (
+    await rows<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM read_csv(${sqlString(path.join(SHARED_CENSUS, rel))}, all_varchar = true) WHERE ${where}`,
+    )
+  )[0]!.n;
 
 beforeAll(async () => {
   realBuild = await testBuildDir();
@@ -72,7 +80,10 @@ describe('synthetic build generator', () => {
     expect(m.steps.observations!.notes.join(' ')).toMatch(/SYNTHETIC/);
     expect(isSyntheticBuild(synth.buildDir)).toBe(true);
     expect(isSyntheticBuild(realBuild)).toBe(false);
-    const index = JSON.parse(fs.readFileSync(path.join(synth.buildDir, 'observations', 'index.json'), 'utf8')) as Record<string, { synthetic: boolean; tables: string[] }>;
+    const index = JSON.parse(fs.readFileSync(path.join(synth.buildDir, 'observations', 'index.json'), 'utf8')) as Record<
+      string,
+      { synthetic: boolean; tables: string[] }
+    >;
     expect(Object.keys(index).sort()).toEqual(['acs5/2019/state', 'acs5/2019/tract', 'acs5/2023/state', 'acs5/2023/tract']);
     for (const e of Object.values(index)) expect(e.synthetic).toBe(true);
   });
@@ -121,7 +132,11 @@ describe('synthetic build generator', () => {
     expect(synth.rows['acs5/2023/tract']).toBe((await countKeys('geo/cenpop/2020/tract.csv.gz', inStates)) * 5);
     expect(synth.rows['acs5/2023/state']).toBe(2 * 5);
     const ct = async (v: number) =>
-      (await rows<{ c: string }>(`SELECT DISTINCT substr(geo_key, 7, 5) AS c FROM read_parquet(${sqlString(part(synth.buildDir, 'acs5', v, 'tract'))}) WHERE geo_key LIKE 'tract:09%' ORDER BY c`)).map((r) => r.c);
+      (
+        await rows<{ c: string }>(
+          `SELECT DISTINCT substr(geo_key, 7, 5) AS c FROM read_parquet(${sqlString(part(synth.buildDir, 'acs5', v, 'tract'))}) WHERE geo_key LIKE 'tract:09%' ORDER BY c`,
+        )
+      ).map((r) => r.c);
     expect(await ct(2019)).toEqual(['09001', '09003', '09005', '09007', '09009', '09011', '09013', '09015']);
     expect(await ct(2023)).toEqual(['09110', '09120', '09130', '09140', '09150', '09160', '09170', '09180', '09190']);
   });

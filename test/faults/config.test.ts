@@ -50,12 +50,16 @@ describe('config that fails fast (issue 12)', () => {
 
   it('admin CLI with DATABASE_PATH under /proc: exit 2 naming it within seconds (was: hung)', () => {
     const started = Date.now();
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', 'x@example.org', '--plan', 'free'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_PATH: '/proc/cds-nope/accounts.sqlite' },
-      encoding: 'utf8',
-      timeout: 15_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', 'x@example.org', '--plan', 'free'],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_PATH: '/proc/cds-nope/accounts.sqlite' },
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    );
     expect(r.signal).toBeNull();
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('DATABASE_PATH');

@@ -46,8 +46,11 @@ describe('kill -9 under load', () => {
     expect(answered).toBeGreaterThan(20);
 
     const conn = new Database(db, { readonly: true });
-    const units = (conn.prepare('SELECT coalesce(sum(units), 0) AS u, coalesce(sum(requests), 0) AS r FROM usage_periods').get() as { u: number; r: number });
-    const logged = (conn.prepare('SELECT count(*) AS n, coalesce(sum(units), 0) AS u FROM request_log').get() as { n: number; u: number });
+    const units = conn.prepare('SELECT coalesce(sum(units), 0) AS u, coalesce(sum(requests), 0) AS r FROM usage_periods').get() as {
+      u: number;
+      r: number;
+    };
+    const logged = conn.prepare('SELECT count(*) AS n, coalesce(sum(units), 0) AS u FROM request_log').get() as { n: number; u: number };
     conn.close();
     // /v1/topics costs 1 unit: every 200 the clients saw is in the counters and the log.
     expect(units.u).toBeGreaterThanOrEqual(answered);

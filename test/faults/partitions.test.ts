@@ -15,7 +15,8 @@ let dbPath: string;
 // Answers are cached (builds are immutable), so each test asks for a variable no other test asked
 // for: a cached answer needs no file and is rightly served even while the file is damaged.
 let variable = 'B19013_001E';
-const q = (geo: string, vintage = 2012, dataset = 'acs1') => `/v1/data?variables=${variable}&geo=${geo}&dataset=${dataset}&vintage=${vintage}`;
+const q = (geo: string, vintage = 2012, dataset = 'acs1') =>
+  `/v1/data?variables=${variable}&geo=${geo}&dataset=${dataset}&vintage=${vintage}`;
 
 beforeAll(async () => {
   data = await copyTestData();
@@ -60,22 +61,35 @@ describe('damaged or missing partitions', () => {
   it('truncated acs1 2012 nation file: 503 naming the partition, state 2012 unaffected, health degraded, not charged (was: 500 "No magic bytes", charged)', async () => {
     variable = 'B01003_001E';
     const file = data.partition('acs1', 2012, 'nation');
-    await withDamagedFile(file, () => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2)), async () => {
-      const before = await usedUnits();
-      const r = await call(q('nation:1'));
-      expect(r.status).toBe(503);
-      expect(r.json()).toMatchObject({ type: expect.stringMatching(/dependency-unavailable$/), dataset: 'acs1', vintage: 2012, level: 'nation' });
-      expect(r.json<{ detail: string }>().detail).toContain('acs1 2012 nation');
-      expect(r.body).not.toMatch(/magic|parquet|\/tmp/i);
-      // The refund is committed when the response closes; /v1/topics itself costs 1 unit.
-      await new Promise((res) => setTimeout(res, 100));
-      expect(await usedUnits()).toBe(before - 1);
-      expect((await call(q('state:06'))).status).toBe(200);
-      expect((await call(q('nation:1', 2013))).status).toBe(200);
-      const h = await get(`${server.url}/health`);
-      expect(h.status).toBe(503);
-      expect(h.json()).toMatchObject({ status: 'degraded', database: 'ok', unavailable_partitions: [{ dataset: 'acs1', vintage: 2012, level: 'nation' }] });
-    });
+    await withDamagedFile(
+      file,
+      () => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2)),
+      async () => {
+        const before = await usedUnits();
+        const r = await call(q('nation:1'));
+        expect(r.status).toBe(503);
+        expect(r.json()).toMatchObject({
+          type: expect.stringMatching(/dependency-unavailable$/),
+          dataset: 'acs1',
+          vintage: 2012,
+          level: 'nation',
+        });
+        expect(r.json<{ detail: string }>().detail).toContain('acs1 2012 nation');
+        expect(r.body).not.toMatch(/magic|parquet|\/tmp/i);
+        // The refund is committed when the response closes; /v1/topics itself costs 1 unit.
+        await new Promise((res) => setTimeout(res, 100));
+        expect(await usedUnits()).toBe(before - 1);
+        expect((await call(q('state:06'))).status).toBe(200);
+        expect((await call(q('nation:1', 2013))).status).toBe(200);
+        const h = await get(`${server.url}/health`);
+        expect(h.status).toBe(503);
+        expect(h.json()).toMatchObject({
+          status: 'degraded',
+          database: 'ok',
+          unavailable_partitions: [{ dataset: 'acs1', vintage: 2012, level: 'nation' }],
+        });
+      },
+    );
     // Restored: served again and health recovers by itself.
     expect((await call(q('nation:1'))).status).toBe(200);
     const h = await get(`${server.url}/health`);
@@ -85,19 +99,25 @@ describe('damaged or missing partitions', () => {
   it('deleted acs1 2012 nation file: 503 for nation only, acs1 2012 state still served (was: both 500 "No files found")', async () => {
     variable = 'B25077_001E';
     const file = data.partition('acs1', 2012, 'nation');
-    await withDamagedFile(file, () => fs.rmSync(file), async () => {
-      const r = await call(q('nation:1'));
-      expect(r.status).toBe(503);
-      expect(r.json()).toMatchObject({ level: 'nation', vintage: 2012 });
-      const s = await call('/v1/data?variables=B19013_001E&geo=state:48&dataset=acs1&vintage=2012');
-      expect(s.status).toBe(200);
-      expect(s.json<{ data: Array<{ estimate: number }> }>().data[0]!.estimate).toEqual(expect.any(Number));
-      // A query with no stored row at all (this table is not in the 2012 state file): nulls, not a 500.
-      expect((await call(q('state:06'))).status).toBe(200);
-      const st = await call(q('state:*'));
-      expect(st.status).toBe(200);
-      expect((await get(`${server.url}/health`)).json()).toMatchObject({ unavailable_partitions: [{ level: 'nation', reason: 'file missing' }] });
-    });
+    await withDamagedFile(
+      file,
+      () => fs.rmSync(file),
+      async () => {
+        const r = await call(q('nation:1'));
+        expect(r.status).toBe(503);
+        expect(r.json()).toMatchObject({ level: 'nation', vintage: 2012 });
+        const s = await call('/v1/data?variables=B19013_001E&geo=state:48&dataset=acs1&vintage=2012');
+        expect(s.status).toBe(200);
+        expect(s.json<{ data: Array<{ estimate: number }> }>().data[0]!.estimate).toEqual(expect.any(Number));
+        // A query with no stored row at all (this table is not in the 2012 state file): nulls, not a 500.
+        expect((await call(q('state:06'))).status).toBe(200);
+        const st = await call(q('state:*'));
+        expect(st.status).toBe(200);
+        expect((await get(`${server.url}/health`)).json()).toMatchObject({
+          unavailable_partitions: [{ level: 'nation', reason: 'file missing' }],
+        });
+      },
+    );
     expect((await call(q('nation:1'))).status).toBe(200);
   });
 
@@ -105,22 +125,33 @@ describe('damaged or missing partitions', () => {
     variable = 'B19301_001E';
     const file = data.partition('acs1', 2012, 'nation');
     const other = data.partition('acs1', 2011, 'nation');
-    await withDamagedFile(file, () => fs.copyFileSync(other, file), async () => {
-      const r = await call(q('nation:1'));
-      expect(r.status).toBe(503);
-      expect((await get(`${server.url}/health`)).json<{ unavailable_partitions: Array<{ reason: string }> }>().unavailable_partitions[0]!.reason).toMatch(/manifest/);
-      expect((await call(q('nation:1', 2011))).status).toBe(200);
-    });
+    await withDamagedFile(
+      file,
+      () => fs.copyFileSync(other, file),
+      async () => {
+        const r = await call(q('nation:1'));
+        expect(r.status).toBe(503);
+        expect(
+          (await get(`${server.url}/health`)).json<{ unavailable_partitions: Array<{ reason: string }> }>().unavailable_partitions[0]!
+            .reason,
+        ).toMatch(/manifest/);
+        expect((await call(q('nation:1', 2011))).status).toBe(200);
+      },
+    );
   });
 
   it('a timeseries across a damaged vintage: 503 naming it, not a 500', async () => {
     const file = data.partition('acs1', 2012, 'state');
-    await withDamagedFile(file, () => fs.writeFileSync(file, 'not parquet at all'), async () => {
-      variable = 'B25001_001E';
-      const r = await call('/v1/timeseries?variables=B25001_001E&geo=state:06&dataset=acs1&from=2010&to=2014');
-      expect(r.status).toBe(503);
-      expect(r.json()).toMatchObject({ vintage: 2012, level: 'state' });
-      expect((await call(q('state:06', 2013))).status).toBe(200);
-    });
+    await withDamagedFile(
+      file,
+      () => fs.writeFileSync(file, 'not parquet at all'),
+      async () => {
+        variable = 'B25001_001E';
+        const r = await call('/v1/timeseries?variables=B25001_001E&geo=state:06&dataset=acs1&from=2010&to=2014');
+        expect(r.status).toBe(503);
+        expect(r.json()).toMatchObject({ vintage: 2012, level: 'state' });
+        expect((await call(q('state:06', 2013))).status).toBe(200);
+      },
+    );
   });
 });

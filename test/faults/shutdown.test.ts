@@ -8,7 +8,48 @@ import { adminKey, copyTestData, FULL, get, startServer, tempDir, type DataCopy,
 
 // 40 variables × 52 states, each cell with its state's geometry: ~16 MB per answer, more than
 // the loopback socket buffers hold, so a client that stops reading keeps the response in flight.
-const VARS = ['B01002_001E', 'B19013_001E', 'B19301_001E', 'B19113_001E', 'B17001_002E', 'B25010_001E', 'B01001_002E', 'B01001_026E', 'B01002_002E', 'B01002_003E', 'B02001_002E', 'B02001_003E', 'B02001_004E', 'B02001_005E', 'B02001_006E', 'B02001_007E', 'B02001_008E', 'B03002_012E', 'B03002_003E', 'B03002_004E', 'B03002_005E', 'B03002_006E', 'B03002_007E', 'B03002_008E', 'B03002_009E', 'B19001_002E', 'B19001_003E', 'B19001_004E', 'B19001_005E', 'B19001_006E', 'B19001_007E', 'B19001_008E', 'B19001_009E', 'B19001_010E', 'B19001_011E', 'B19001_012E', 'B19001_013E', 'B19001_014E', 'B19001_015E', 'B19001_016E'];
+const VARS = [
+  'B01002_001E',
+  'B19013_001E',
+  'B19301_001E',
+  'B19113_001E',
+  'B17001_002E',
+  'B25010_001E',
+  'B01001_002E',
+  'B01001_026E',
+  'B01002_002E',
+  'B01002_003E',
+  'B02001_002E',
+  'B02001_003E',
+  'B02001_004E',
+  'B02001_005E',
+  'B02001_006E',
+  'B02001_007E',
+  'B02001_008E',
+  'B03002_012E',
+  'B03002_003E',
+  'B03002_004E',
+  'B03002_005E',
+  'B03002_006E',
+  'B03002_007E',
+  'B03002_008E',
+  'B03002_009E',
+  'B19001_002E',
+  'B19001_003E',
+  'B19001_004E',
+  'B19001_005E',
+  'B19001_006E',
+  'B19001_007E',
+  'B19001_008E',
+  'B19001_009E',
+  'B19001_010E',
+  'B19001_011E',
+  'B19001_012E',
+  'B19001_013E',
+  'B19001_014E',
+  'B19001_015E',
+  'B19001_016E',
+];
 const BIG = `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=2018&include_geometry=true`;
 
 let server: ServerProcess | undefined;
@@ -51,39 +92,47 @@ function pausedRequest(url: string, headers: Record<string, string>) {
 }
 
 describe('SIGTERM', () => {
-  it.runIf(FULL)('large responses in flight finish whole before exit (was: ECONNRESET after 4–9 MB, "shutdown complete" after 42 ms)', async () => {
-    // Three heavy slots so all three answers are in flight (the default 2 would queue the third).
-    const { key } = await boot({ SHUTDOWN_GRACE_MS: '20000', HEAVY_CONCURRENCY: '3' });
-    const whole = await get(server!.url + BIG, { 'X-API-Key': key });
-    expect(whole.status).toBe(200);
-    const size = Buffer.byteLength(whole.body);
-    expect(size).toBeGreaterThan(10_000_000);
-    const inflight = await Promise.all([1, 2, 3].map(() => pausedRequest(server!.url + BIG, { 'X-API-Key': key })));
-    expect(inflight.map((r) => r.status)).toEqual([200, 200, 200]);
-    server!.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    // New connections are refused while draining.
-    await expect(get(`${server!.url}/health`)).rejects.toThrow();
-    const bodies = await Promise.all(inflight.map((r) => r.resume()));
-    for (const b of bodies) {
-      expect(b.error).toBeUndefined();
-      expect(Math.abs(b.bytes - size)).toBeLessThan(10); // meta (request_id, elapsed_ms) differs
-      expect(JSON.parse(b.body).data).toHaveLength(VARS.length * 52);
-    }
-    const exit = await server!.exited;
-    expect(exit.code).toBe(0);
-    expect(server!.output()).toContain('shutdown complete');
-  }, 120_000);
+  it.runIf(FULL)(
+    'large responses in flight finish whole before exit (was: ECONNRESET after 4–9 MB, "shutdown complete" after 42 ms)',
+    async () => {
+      // Three heavy slots so all three answers are in flight (the default 2 would queue the third).
+      const { key } = await boot({ SHUTDOWN_GRACE_MS: '20000', HEAVY_CONCURRENCY: '3' });
+      const whole = await get(server!.url + BIG, { 'X-API-Key': key });
+      expect(whole.status).toBe(200);
+      const size = Buffer.byteLength(whole.body);
+      expect(size).toBeGreaterThan(10_000_000);
+      const inflight = await Promise.all([1, 2, 3].map(() => pausedRequest(server!.url + BIG, { 'X-API-Key': key })));
+      expect(inflight.map((r) => r.status)).toEqual([200, 200, 200]);
+      server!.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      // New connections are refused while draining.
+      await expect(get(`${server!.url}/health`)).rejects.toThrow();
+      const bodies = await Promise.all(inflight.map((r) => r.resume()));
+      for (const b of bodies) {
+        expect(b.error).toBeUndefined();
+        expect(Math.abs(b.bytes - size)).toBeLessThan(10); // meta (request_id, elapsed_ms) differs
+        expect(JSON.parse(b.body).data).toHaveLength(VARS.length * 52);
+      }
+      const exit = await server!.exited;
+      expect(exit.code).toBe(0);
+      expect(server!.output()).toContain('shutdown complete');
+    },
+    120_000,
+  );
 
-  it.runIf(FULL)('a streamed answer read more slowly than REQUEST_TIMEOUT_MS is delivered whole, not cut at the deadline', async () => {
-    const { key } = await boot({ REQUEST_TIMEOUT_MS: '1500' });
-    const slow = await pausedRequest(server!.url + BIG, { 'X-API-Key': key });
-    expect(slow.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 3_000));
-    const b = await slow.resume();
-    expect(b.error).toBeUndefined();
-    expect(JSON.parse(b.body).data).toHaveLength(VARS.length * 52);
-  }, 60_000);
+  it.runIf(FULL)(
+    'a streamed answer read more slowly than REQUEST_TIMEOUT_MS is delivered whole, not cut at the deadline',
+    async () => {
+      const { key } = await boot({ REQUEST_TIMEOUT_MS: '1500' });
+      const slow = await pausedRequest(server!.url + BIG, { 'X-API-Key': key });
+      expect(slow.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 3_000));
+      const b = await slow.resume();
+      expect(b.error).toBeUndefined();
+      expect(JSON.parse(b.body).data).toHaveLength(VARS.length * 52);
+    },
+    60_000,
+  );
 
   it('idle keep-alive connections do not hold the process: exits at once, not at the grace (was: held for the whole grace)', async () => {
     const { key } = await boot({ SHUTDOWN_GRACE_MS: '30000' });
@@ -97,25 +146,29 @@ describe('SIGTERM', () => {
     agent.destroy();
   }, 60_000);
 
-  it.runIf(FULL)('at the grace limit, responses still in progress are aborted, listed in the log and not charged', async () => {
-    const { key, db } = await boot({ SHUTDOWN_GRACE_MS: '1500' });
-    const probe = async () => Number(/"monthly";r=(\d+)/.exec(String((await get(`${server!.url}/v1/topics`, { 'X-API-Key': key })).headers['ratelimit']))![1]);
-    const before = await probe();
-    const stuck = await pausedRequest(server!.url + BIG, { 'X-API-Key': key });
-    expect(stuck.status).toBe(200);
-    server!.child.kill('SIGTERM');
-    const exit = await server!.exited;
-    const out = server!.output();
-    expect(exit.code).toBe(1);
-    expect(out).toContain('grace period elapsed');
-    const line = out.split('\n').find((l) => l.includes('grace period elapsed'))!;
-    const aborted = JSON.parse(line).aborted as Array<{ url: string; method: string; bytes_sent: number }>;
-    expect(aborted).toHaveLength(1);
-    expect(aborted[0]!.url).toContain('/v1/data');
-    // Restart on the same database: the aborted request's units were given back, so the only
-    // charge since `before` is the new probe's own unit.
-    server = await startServer({ DATA_DIR: data!.dataDir, DATABASE_PATH: db });
-    expect(await probe()).toBe(before - 1);
-  }, 60_000);
+  it.runIf(FULL)(
+    'at the grace limit, responses still in progress are aborted, listed in the log and not charged',
+    async () => {
+      const { key, db } = await boot({ SHUTDOWN_GRACE_MS: '1500' });
+      const probe = async () =>
+        Number(/"monthly";r=(\d+)/.exec(String((await get(`${server!.url}/v1/topics`, { 'X-API-Key': key })).headers['ratelimit']))![1]);
+      const before = await probe();
+      const stuck = await pausedRequest(server!.url + BIG, { 'X-API-Key': key });
+      expect(stuck.status).toBe(200);
+      server!.child.kill('SIGTERM');
+      const exit = await server!.exited;
+      const out = server!.output();
+      expect(exit.code).toBe(1);
+      expect(out).toContain('grace period elapsed');
+      const line = out.split('\n').find((l) => l.includes('grace period elapsed'))!;
+      const aborted = JSON.parse(line).aborted as Array<{ url: string; method: string; bytes_sent: number }>;
+      expect(aborted).toHaveLength(1);
+      expect(aborted[0]!.url).toContain('/v1/data');
+      // Restart on the same database: the aborted request's units were given back, so the only
+      // charge since `before` is the new probe's own unit.
+      server = await startServer({ DATA_DIR: data!.dataDir, DATABASE_PATH: db });
+      expect(await probe()).toBe(before - 1);
+    },
+    60_000,
+  );
 });
-

@@ -48,7 +48,15 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-const BASE_ENV = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', AUTO_BUILD_DATA: 'false', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' });
+const BASE_ENV = () => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  NODE_ENV: 'test',
+  AUTO_BUILD_DATA: 'false',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'info',
+});
 
 export function spawnServer(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/server.ts')], {
@@ -59,7 +67,9 @@ export function spawnServer(env: Record<string, string>) {
   let out = '';
   child.stdout!.on('data', (d) => (out += String(d)));
   child.stderr!.on('data', (d) => (out += String(d)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => out, exited };
 }
 
@@ -90,12 +100,16 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
 
 /** Create an account and key with the admin CLI (another process, as an operator would). */
 export function adminKey(databasePath: string, plan: string, email = `${plan}-${Math.random().toString(36).slice(2)}@example.org`): string {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', email, '--plan', plan], {
-    cwd: REPO_ROOT,
-    env: { ...BASE_ENV(), DATABASE_PATH: databasePath, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/admin.ts'), 'keys', 'create', '--email', email, '--plan', plan],
+    {
+      cwd: REPO_ROOT,
+      env: { ...BASE_ENV(), DATABASE_PATH: databasePath, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (r.status !== 0) throw new Error(`admin keys create failed: ${r.stderr}`);
   return r.stdout.trim();
 }

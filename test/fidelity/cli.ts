@@ -58,7 +58,9 @@ console.log(
       http_statuses: report.statuses,
       requests: report.requests,
       seconds: (Date.now() - t0) / 1000,
-      first_mismatches: report.mismatches.slice(0, 20).map((m) => ({ file: m.cell.file, geo: m.cell.geo, code: m.cell.code, problems: m.problems })),
+      first_mismatches: report.mismatches
+        .slice(0, 20)
+        .map((m) => ({ file: m.cell.file, geo: m.cell.geo, code: m.cell.code, problems: m.problems })),
     },
     null,
     1,

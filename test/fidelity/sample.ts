@@ -20,10 +20,31 @@ export interface SampledCell {
 }
 
 const FILE = /^(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro)\/([A-Z0-9]+)\.json\.gz$/;
-const JAM_E: Record<string, string> = { '-666666666': 'not_computable', '-999999999': 'insufficient_sample', '-888888888': 'not_applicable', '-222222222': 'moe_not_computable', '-333333333': 'moe_open_ended', '-555555555': 'controlled' };
-const JAM_M: Record<string, string> = { '-555555555': 'controlled', '-222222222': 'moe_not_computable', '-333333333': 'moe_open_ended', '-999999999': 'insufficient_sample', '-888888888': 'not_applicable', '-666666666': 'not_computable' };
+const JAM_E: Record<string, string> = {
+  '-666666666': 'not_computable',
+  '-999999999': 'insufficient_sample',
+  '-888888888': 'not_applicable',
+  '-222222222': 'moe_not_computable',
+  '-333333333': 'moe_open_ended',
+  '-555555555': 'controlled',
+};
+const JAM_M: Record<string, string> = {
+  '-555555555': 'controlled',
+  '-222222222': 'moe_not_computable',
+  '-333333333': 'moe_open_ended',
+  '-999999999': 'insufficient_sample',
+  '-888888888': 'not_applicable',
+  '-666666666': 'not_computable',
+};
 /** Symbols that say "no number here" (docs/annotations.md): the number beside them is not served. */
-const NO_VALUE_SYMBOL: Record<string, string> = { '*****': 'controlled', '***': 'moe_open_ended', '**': 'moe_not_computable', '-': 'not_computable', N: 'insufficient_sample', '(X)': 'not_applicable' };
+const NO_VALUE_SYMBOL: Record<string, string> = {
+  '*****': 'controlled',
+  '***': 'moe_open_ended',
+  '**': 'moe_not_computable',
+  '-': 'not_computable',
+  N: 'insufficient_sample',
+  '(X)': 'not_applicable',
+};
 
 export function listSourceFiles(apiDir: string): string[] {
   const out: string[] = [];
@@ -71,8 +92,18 @@ export function sampleFile(apiDir: string, rel: string, perFile: number, random:
   for (let k = 0; k < perFile && rows.length > 1 && estimates.length > 0; k++) {
     const row = rows[1 + Math.floor(random() * (rows.length - 1))]!;
     const [code, i] = estimates[Math.floor(random() * estimates.length)]!;
-    const at = (name: string) => (header.includes(name) ? row[header.indexOf(name)] ?? null : undefined);
-    out.push({ file: rel, dataset: dataset!, vintage: Number(vintage), geo: geoKeyOf(header, row), code, e: row[i] ?? null, m: at(code.replace(/E$/, 'M')), ea: at(`${code}A`), ma: at(code.replace(/E$/, 'MA')) });
+    const at = (name: string) => (header.includes(name) ? (row[header.indexOf(name)] ?? null) : undefined);
+    out.push({
+      file: rel,
+      dataset: dataset!,
+      vintage: Number(vintage),
+      geo: geoKeyOf(header, row),
+      code,
+      e: row[i] ?? null,
+      m: at(code.replace(/E$/, 'M')),
+      ea: at(`${code}A`),
+      ma: at(code.replace(/E$/, 'MA')),
+    });
   }
   return out;
 }
@@ -84,7 +115,12 @@ export interface Expected {
   moe_code: string | null;
 }
 
-function expectOne(raw: string | null | undefined, symbol: string | null | undefined, jams: Record<string, string>, hasAnnotations: boolean): { value: number | null; code: string | null } {
+function expectOne(
+  raw: string | null | undefined,
+  symbol: string | null | undefined,
+  jams: Record<string, string>,
+  hasAnnotations: boolean,
+): { value: number | null; code: string | null } {
   if (raw === undefined) return { value: null, code: 'missing_in_source' }; // the file has no such column
   if (raw === null) return { value: null, code: hasAnnotations ? null : 'missing_in_source' };
   const n = Number(raw);
@@ -148,7 +184,11 @@ export interface FidelityReport {
  * Ask every sampled cell through `get` (an HTTP GET returning status and JSON), grouping the
  * cells of one file and geography into one request of at most 50 codes.
  */
-export async function checkCells(cells: SampledCell[], get: (url: string) => Promise<{ status: number; body: unknown }>, files: number): Promise<FidelityReport> {
+export async function checkCells(
+  cells: SampledCell[],
+  get: (url: string) => Promise<{ status: number; body: unknown }>,
+  files: number,
+): Promise<FidelityReport> {
   const groups = new Map<string, SampledCell[]>();
   for (const c of cells) {
     const k = `${c.dataset}|${c.vintage}|${c.geo}`;
@@ -168,7 +208,8 @@ export async function checkCells(cells: SampledCell[], get: (url: string) => Pro
       const served = new Map<string, ServedCell>();
       if (res.status === 200) for (const c of (res.body as { data: (ServedCell & { variable: string })[] }).data) served.set(c.variable, c);
       for (const c of group.filter((x) => batch.includes(x.code))) {
-        const problems = res.status === 200 ? compareCell(c, served.get(c.code)) : [`HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`];
+        const problems =
+          res.status === 200 ? compareCell(c, served.get(c.code)) : [`HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`];
         if (problems.length === 0) report.exact++;
         else report.mismatches.push({ cell: c, problems });
         if (problems.some((p) => p.includes('leaked'))) report.jamLeaks++;

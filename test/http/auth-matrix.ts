@@ -56,7 +56,11 @@ export async function assertAuthMatrix(app: FastifyInstance, routes: ProtectedRo
     expect401(await app.inject({ ...base, url: r.url, headers: { 'x-api-key': '' } }), 'missing-api-key', `${where} empty key`);
 
     for (const [label, key] of bad) {
-      expect401(await app.inject({ ...base, url: r.url, headers: { 'X-API-Key': key } }), 'invalid-api-key', `${where} ${label} key (header)`);
+      expect401(
+        await app.inject({ ...base, url: r.url, headers: { 'X-API-Key': key } }),
+        'invalid-api-key',
+        `${where} ${label} key (header)`,
+      );
       expect401(await app.inject({ ...base, url: withQueryKey(r.url, key) }), 'invalid-api-key', `${where} ${label} key (query)`);
     }
 

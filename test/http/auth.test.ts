@@ -116,7 +116,12 @@ describe('API-key authentication (accounts verbs)', () => {
     const fx2 = accountsFixture();
     const k = fx2.key('pro');
     publishTos(fx2.store.db, { version: '2026-01', effectiveAt: NOW - 40 * 86_400_000, now: NOW - 40 * 86_400_000 });
-    const late = await makeApp({ extraRoutes: fixtureRoutes, stores: { accounts: fx2.store }, seams: undefined, now: () => new Date(NOW + 31 * 86_400_000) });
+    const late = await makeApp({
+      extraRoutes: fixtureRoutes,
+      stores: { accounts: fx2.store },
+      seams: undefined,
+      now: () => new Date(NOW + 31 * 86_400_000),
+    });
     const res = await late.inject({ url: '/t/items?geo=state:06', headers: { 'x-api-key': k.rawKey } });
     expect(res.statusCode).toBe(403);
     expect(problemOf(res).type).toMatch(/tos-acceptance-required$/);

@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.close());
 
-const get = (url: string, headers: Record<string, string> = {}) => svc.app.inject({ method: 'GET', url, headers: { 'x-api-key': key, ...headers } });
+const get = (url: string, headers: Record<string, string> = {}) =>
+  svc.app.inject({ method: 'GET', url, headers: { 'x-api-key': key, ...headers } });
 
 function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, slug: string) {
   expect(res.statusCode).toBe(status);
@@ -41,7 +42,9 @@ describe('empty means absent', () => {
   });
 
   it('a required parameter sent empty is missing (422)', async () => {
-    const body = expectProblem(await get('/v1/data?variables=B19013_001E&geo='), 422, 'validation-error') as unknown as { errors: Array<{ field: string; type: string }> };
+    const body = expectProblem(await get('/v1/data?variables=B19013_001E&geo='), 422, 'validation-error') as unknown as {
+      errors: Array<{ field: string; type: string }>;
+    };
     expect(body.errors).toEqual([expect.objectContaining({ field: 'query → geo', type: 'missing' })]);
   });
 });
@@ -125,7 +128,11 @@ describe('framework errors are problems that do not echo the request', () => {
       const serverSocket = new Promise<net.Socket>((resolve) => svc.app.server.once('connection', resolve));
       const text = raw('', (socket) => socket.write('GET /v1/topics HTTP/1.1\r\nHost: x\r\n'));
       // What Node's HTTP server raises when the headers do not arrive within headersTimeout.
-      svc.app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), await serverSocket);
+      svc.app.server.emit(
+        'clientError',
+        Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+        await serverSocket,
+      );
       const { head, body } = problemOfRaw(await text);
       expect(head).toMatch(/^HTTP\/1.1 408/);
       expect(body.type).toMatch(/\/request-timeout$/);
@@ -133,21 +140,24 @@ describe('framework errors are problems that do not echo the request', () => {
   });
 });
 
-describe('validation in the spec\'s vocabulary, placed where the client wrote it', () => {
+describe("validation in the spec's vocabulary, placed where the client wrote it", () => {
   it('lat=abc → 422 float_parsing on query → lat', async () => {
     const body = expectProblem(await get('/v1/geocode?lat=abc&lng=1'), 422, 'validation-error') as unknown as { errors: unknown[] };
     expect(body.errors).toEqual([{ field: 'query → lat', message: 'Input should be a valid number', type: 'float_parsing' }]);
   });
 
   it('a bad path segment is reported as path → <name>', async () => {
-    const body = expectProblem(await get('/v1/centroids/xyz'), 422, 'validation-error') as unknown as { errors: Array<{ field: string; type: string }> };
+    const body = expectProblem(await get('/v1/centroids/xyz'), 422, 'validation-error') as unknown as {
+      errors: Array<{ field: string; type: string }>;
+    };
     expect(body.errors[0]).toMatchObject({ field: 'path → geo_type', type: 'enum' });
   });
 
   it('no raw zod issue codes reach a client', async () => {
     for (const url of ['/v1/geocode?lat=abc&lng=1', '/v1/geocode?lat=95&lng=1', '/v1/centroids/xyz', '/v1/boundaries/state?bbox=a,b']) {
       const res = await get(url);
-      for (const e of (res.json() as { errors: Array<{ type: string }> | null }).errors ?? []) expect(e.type).not.toMatch(/^(invalid_type|invalid_value|too_small|too_big|custom)$/);
+      for (const e of (res.json() as { errors: Array<{ type: string }> | null }).errors ?? [])
+        expect(e.type).not.toMatch(/^(invalid_type|invalid_value|too_small|too_big|custom)$/);
     }
   });
 });
@@ -157,7 +167,9 @@ describe('geographies separated by commas', () => {
     const two = await get('/v1/data?variables=B19013_001E&geo=state:06,state:48&dataset=acs1&vintage=2018');
     expect(two.statusCode).toBe(200);
     expect((two.json() as { data: Array<{ geo_key: string }> }).data.map((c) => c.geo_key)).toEqual(['state:06', 'state:48']);
-    const named = await get(`/v1/data?variables=B01003_001E&geo=${encodeURIComponent('county:Travis County, TX,county:06037')}&dataset=acs5&vintage=2022`);
+    const named = await get(
+      `/v1/data?variables=B01003_001E&geo=${encodeURIComponent('county:Travis County, TX,county:06037')}&dataset=acs5&vintage=2022`,
+    );
     expect((named.json() as { data: Array<{ geo_key: string }> }).data.map((c) => c.geo_key)).toEqual(['county:48453', 'county:06037']);
   });
 });
@@ -175,7 +187,10 @@ describe('answers', () => {
   });
 
   it('prev past the end points at the last page', async () => {
-    const body = (await get('/v1/variables?offset=1000&limit=50')).json() as { meta: { total_count: number }; links: { prev: string; next: null } };
+    const body = (await get('/v1/variables?offset=1000&limit=50')).json() as {
+      meta: { total_count: number };
+      links: { prev: string; next: null };
+    };
     expect(body.meta.total_count).toBe(392);
     expect(new URL(body.links.prev).searchParams.get('offset')).toBe('350');
     expect(body.links.next).toBeNull();

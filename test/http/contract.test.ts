@@ -58,7 +58,9 @@ afterAll(async () => svc?.close());
 describe('the route table', () => {
   it('holds every documented operation', async () => {
     const doc = (await svc.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`));
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`),
+    );
     const table = new Set(routes.map((r) => `${r.method} ${r.url}`));
     for (const op of documented) expect(table.has(op), op).toBe(true);
     expect(routes.length).toBeGreaterThanOrEqual(25);

@@ -21,7 +21,11 @@ describe('CORS allow-list', () => {
     const res = await app.inject({
       method: 'OPTIONS',
       url: '/t/items',
-      headers: { origin: 'https://dashboard.example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+      headers: {
+        origin: 'https://dashboard.example.org',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-api-key',
+      },
     });
     expect(res.statusCode).toBeLessThan(300);
     expect(res.headers['access-control-allow-origin']).toBe('https://dashboard.example.org');

@@ -27,7 +27,14 @@ describe('escapeCell', () => {
 
 describe('renderCsv', () => {
   it('writes typed numbers unquoted and refuses past the cap', () => {
-    const text = renderCsv({ filename: 'x', columns: ['a', 'b'], rows: [['-3', -3], [null, 1.5]] });
+    const text = renderCsv({
+      filename: 'x',
+      columns: ['a', 'b'],
+      rows: [
+        ['-3', -3],
+        [null, 1.5],
+      ],
+    });
     expect(text).toBe("a,b\n'-3,-3\n,1.5\n");
     const rows = Array.from({ length: 11 }, (_, i) => [i]);
     expect(() => renderCsv({ filename: 'x', columns: ['n'], rows }, 10)).toThrowError(/limit is 10/);

@@ -16,7 +16,11 @@ class Client {
     const res = await fetch(url, {
       ...init,
       redirect: 'manual',
-      headers: { ...this.headers, ...(init.headers as Record<string, string>), cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: {
+        ...this.headers,
+        ...(init.headers as Record<string, string>),
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
     });
     for (const c of res.headers.getSetCookie()) {
       this.setCookies.push(c);
@@ -44,7 +48,11 @@ class Client {
 async function signIn(email: string, c = new Client()): Promise<Client> {
   const { url: form } = await c.follow(`${svc.base}/dashboard/auth/login?next=/dashboard/keys`);
   expect(form).toMatch(/\/dev-idp\/interaction\//);
-  const posted = await c.go(form, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email }).toString() });
+  const posted = await c.go(form, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email }).toString(),
+  });
   expect(posted.status).toBe(303);
   const { url } = await c.follow(new URL(posted.headers.get('location')!, form).href, /\/dashboard\/keys$/);
   expect(url).toBe(`${svc.base}/dashboard/keys`);
@@ -95,7 +103,11 @@ describe('sign-in', () => {
   it('a callback whose state does not match the browser’s login cookie opens no session', async () => {
     const victim = new Client();
     const { url: form } = await victim.follow(`${svc.base}/dashboard/auth/login`);
-    const posted = await victim.go(form, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=victim%40example.org' });
+    const posted = await victim.go(form, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=victim%40example.org',
+    });
     const { url: callback } = await victim.follow(new URL(posted.headers.get('location')!, form).href, /\/dashboard\/auth\/callback/);
     // Another browser (no login cookie, or a different one) replays the callback URL.
     const attacker = new Client();
@@ -120,7 +132,11 @@ describe('session and CSRF', () => {
     const c = await signIn('csrf@example.org');
     const token = await csrfOf(c);
     const post = (headers: Record<string, string>) =>
-      c.go(`${svc.base}/v1/account/keys`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'k' }) });
+      c.go(`${svc.base}/v1/account/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ name: 'k' }),
+      });
     const none = await post({});
     expect(none.status).toBe(403);
     expect(((await none.json()) as { detail: string }).detail).toMatch(/CSRF/);
@@ -160,7 +176,9 @@ describe('session and CSRF', () => {
     const ok = await c.go(url, { headers: { 'x-csrf-token': await csrfOf(c) } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('ratelimit')).toMatch(/"monthly";r=999/);
-    const usage = (await (await c.go(`${svc.base}/v1/account/usage`)).json()) as { data: { by_key: { key_id: string; requests: number }[] } };
+    const usage = (await (await c.go(`${svc.base}/v1/account/usage`)).json()) as {
+      data: { by_key: { key_id: string; requests: number }[] };
+    };
     expect(usage.data.by_key).toEqual([{ key_id: 'explorer', units: 1, requests: 1 }]);
   });
 
@@ -177,7 +195,14 @@ describe('development identity provider switch', () => {
     expect(signInOf(loadConfig({ NODE_ENV: 'production' })).mode).toBe('none');
     expect(signInOf(loadConfig({ NODE_ENV: 'test' })).mode).toBe('none');
     expect(signInOf(loadConfig({ NODE_ENV: 'production', DEV_IDP: 'true' })).mode).toBe('dev');
-    const real = signInOf(loadConfig({ NODE_ENV: 'development', OIDC_ISSUER: 'https://id.example.org/realms/census', OIDC_CLIENT_ID: 'dash', OIDC_AUDIENCE: 'api' }));
+    const real = signInOf(
+      loadConfig({
+        NODE_ENV: 'development',
+        OIDC_ISSUER: 'https://id.example.org/realms/census',
+        OIDC_CLIENT_ID: 'dash',
+        OIDC_AUDIENCE: 'api',
+      }),
+    );
     expect(real).toMatchObject({ mode: 'external', clientId: 'dash', audiences: ['dash', 'api'] });
   });
 

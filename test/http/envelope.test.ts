@@ -20,7 +20,12 @@ describe('envelope', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['data', 'links', 'meta']);
     expect(body.data).toHaveLength(10);
-    expect(body.meta.source).toEqual({ dataset: 'acs5', vintage_year: 2023, reference_period: '2020-2024', census_program: 'U.S. Census Bureau' });
+    expect(body.meta.source).toEqual({
+      dataset: 'acs5',
+      vintage_year: 2023,
+      reference_period: '2020-2024',
+      census_program: 'U.S. Census Bureau',
+    });
     expect(body.meta.total_count).toBe(25);
     expect(body.meta.variable_count).toBeNull();
     expect(body.meta.geography_count).toBeNull();
@@ -101,21 +106,30 @@ describe('request id', () => {
 describe('self links behind a proxy', () => {
   it('uses https and the forwarded host when the proxy is trusted', async () => {
     const app = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { TRUST_PROXY: true } });
-    const body = (await app.inject({ url: '/t/public?x=1', headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' } })).json();
+    const body = (
+      await app.inject({ url: '/t/public?x=1', headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' } })
+    ).json();
     expect(body.links.self).toBe('https://api.example.org/t/public?x=1');
     await app.close();
   });
 
   it('ignores forwarded headers when TRUST_PROXY is off', async () => {
     const app = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { TRUST_PROXY: false } });
-    const body = (await app.inject({ url: '/t/public', headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } })).json();
+    const body = (
+      await app.inject({ url: '/t/public', headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } })
+    ).json();
     expect(body.links.self).toBe('http://localhost/t/public');
     await app.close();
   });
 
-  it('by default a client\'s X-Forwarded-Host does not rewrite links.self or links.next (was: TRUST_PROXY=true by default let any client do it)', async () => {
+  it("by default a client's X-Forwarded-Host does not rewrite links.self or links.next (was: TRUST_PROXY=true by default let any client do it)", async () => {
     const app = await makeApp({ extraRoutes: fixtureRoutes });
-    const body = (await app.inject({ url: '/t/items?geo=state:06&limit=1', headers: { ...auth, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' } })).json();
+    const body = (
+      await app.inject({
+        url: '/t/items?geo=state:06&limit=1',
+        headers: { ...auth, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' },
+      })
+    ).json();
     expect(body.links.self).toMatch(/^http:\/\/localhost\//);
     expect(JSON.stringify(body.links)).not.toContain('evil.example');
     await app.close();
@@ -124,8 +138,12 @@ describe('self links behind a proxy', () => {
   it('TRUSTED_PROXIES: forwarded headers honoured from a listed proxy only', async () => {
     const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.org' };
     const listed = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { TRUSTED_PROXIES: ['127.0.0.1/8'] } });
-    expect((await listed.inject({ url: '/t/public', headers, remoteAddress: '127.0.0.1' })).json().links.self).toBe('https://api.example.org/t/public');
-    expect((await listed.inject({ url: '/t/public', headers, remoteAddress: '203.0.113.9' })).json().links.self).toBe('http://localhost/t/public');
+    expect((await listed.inject({ url: '/t/public', headers, remoteAddress: '127.0.0.1' })).json().links.self).toBe(
+      'https://api.example.org/t/public',
+    );
+    expect((await listed.inject({ url: '/t/public', headers, remoteAddress: '203.0.113.9' })).json().links.self).toBe(
+      'http://localhost/t/public',
+    );
     await listed.close();
     const other = await makeApp({ extraRoutes: fixtureRoutes, configOverrides: { TRUSTED_PROXIES: ['10.0.0.2'] } });
     expect((await other.inject({ url: '/t/public', headers })).json().links.self).toBe('http://localhost/t/public');

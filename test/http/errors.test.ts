@@ -61,7 +61,11 @@ describe('problem+json', () => {
     });
 
     it('unparseable boolean → 422 bool_parsing', async () => {
-      const p = expectProblem(await app.inject({ url: '/t/items?geo=state:06&include_geometry=maybe', headers: auth }), 422, 'validation-error');
+      const p = expectProblem(
+        await app.inject({ url: '/t/items?geo=state:06&include_geometry=maybe', headers: auth }),
+        422,
+        'validation-error',
+      );
       expect(p.errors?.[0]).toMatchObject({ field: 'query → include_geometry', type: 'bool_parsing' });
     });
 
@@ -83,7 +87,11 @@ describe('problem+json', () => {
     });
 
     it('body fields are reported as body → field', async () => {
-      const p = expectProblem(await app.inject({ method: 'POST', url: '/t/echo', payload: { interval: 'weekly' } }), 422, 'validation-error');
+      const p = expectProblem(
+        await app.inject({ method: 'POST', url: '/t/echo', payload: { interval: 'weekly' } }),
+        422,
+        'validation-error',
+      );
       expect(p.errors?.[0]).toMatchObject({ field: 'body → interval', type: 'enum' });
       const ok = await app.inject({ method: 'POST', url: '/t/echo', payload: {} });
       expect(ok.json().data).toEqual({ interval: 'monthly' });
@@ -103,17 +111,29 @@ describe('problem+json', () => {
     });
 
     it('malformed JSON body → 400', async () => {
-      const p = expectProblem(await app.inject({ method: 'POST', url: '/t/echo', payload: '{"interval": ', headers: { 'content-type': 'application/json' } }), 400, 'validation-error');
+      const p = expectProblem(
+        await app.inject({ method: 'POST', url: '/t/echo', payload: '{"interval": ', headers: { 'content-type': 'application/json' } }),
+        400,
+        'validation-error',
+      );
       expect(p.detail).toMatch(/not valid JSON/);
     });
 
     it('unsupported content type → 415', async () => {
-      expectProblem(await app.inject({ method: 'POST', url: '/t/echo', payload: '<x/>', headers: { 'content-type': 'application/xml' } }), 415, 'unsupported-media-type');
+      expectProblem(
+        await app.inject({ method: 'POST', url: '/t/echo', payload: '<x/>', headers: { 'content-type': 'application/xml' } }),
+        415,
+        'unsupported-media-type',
+      );
     });
 
     it('oversized body → 413', async () => {
       const big = JSON.stringify({ interval: 'monthly', pad: 'x'.repeat(1_100_000) });
-      expectProblem(await app.inject({ method: 'POST', url: '/t/echo', payload: big, headers: { 'content-type': 'application/json' } }), 413, 'payload-too-large');
+      expectProblem(
+        await app.inject({ method: 'POST', url: '/t/echo', payload: big, headers: { 'content-type': 'application/json' } }),
+        413,
+        'payload-too-large',
+      );
     });
   });
 

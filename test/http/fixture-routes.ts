@@ -29,7 +29,14 @@ export function fixtureRoutes(app: FastifyInstance) {
       const offset = query.offset ?? 0;
       return {
         data: ITEMS.slice(offset, offset + limit),
-        meta: { source: { dataset: query.dataset ?? 'acs5', vintage_year: query.vintage ?? 2024, reference_period: '2020-2024', census_program: '' } },
+        meta: {
+          source: {
+            dataset: query.dataset ?? 'acs5',
+            vintage_year: query.vintage ?? 2024,
+            reference_period: '2020-2024',
+            census_program: '',
+          },
+        },
         page: { offset, limit, total: ITEMS.length },
       };
     },

@@ -42,7 +42,33 @@ const VALID_SAMPLES: Record<string, string[]> = {
 
 const nasty = fc.oneof(
   fc.string({ maxLength: 30 }),
-  fc.constantFrom('', ' ', '*', '**', ':', 'state:', ':06', 'state:*', 'tract:*', '%00', '../../etc/passwd', "'; DROP TABLE x;--", '=1+1', '9'.repeat(40), '-1', '1e309', 'NaN', 'null', '[]', '{}', 'ñ', '𝔘', 'state:06;;;', 'B19013_001M', 'b19013_001e'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '*',
+    '**',
+    ':',
+    'state:',
+    ':06',
+    'state:*',
+    'tract:*',
+    '%00',
+    '../../etc/passwd',
+    "'; DROP TABLE x;--",
+    '=1+1',
+    '9'.repeat(40),
+    '-1',
+    '1e309',
+    'NaN',
+    'null',
+    '[]',
+    '{}',
+    'ñ',
+    '𝔘',
+    'state:06;;;',
+    'B19013_001M',
+    'b19013_001e',
+  ),
   fc.integer().map(String),
   fc.double().map(String),
 );
@@ -51,15 +77,25 @@ function valueFor(name: string): fc.Arbitrary<string> {
   const valid = VALID_SAMPLES[name];
   if (!valid) return nasty;
   // Half well-formed (to reach deep code paths), half mutated or hostile.
-  return fc.oneof(fc.constantFrom(...valid), nasty, fc.tuple(fc.constantFrom(...valid), nasty).map(([a, b]) => a + b));
+  return fc.oneof(
+    fc.constantFrom(...valid),
+    nasty,
+    fc.tuple(fc.constantFrom(...valid), nasty).map(([a, b]) => a + b),
+  );
 }
 
 function requestFor(op: Operation) {
-  const query = fc.dictionary(fc.constantFrom(...op.query, 'unknown_param'), fc.array(fc.constant(null), { maxLength: 1 }), { maxKeys: op.query.length + 1 }).chain((keys) =>
-    fc.tuple(...Object.keys(keys).map((k) => valueFor(k).map((v) => [k, v] as const))),
-  );
+  const query = fc
+    .dictionary(fc.constantFrom(...op.query, 'unknown_param'), fc.array(fc.constant(null), { maxLength: 1 }), {
+      maxKeys: op.query.length + 1,
+    })
+    .chain((keys) => fc.tuple(...Object.keys(keys).map((k) => valueFor(k).map((v) => [k, v] as const))));
   const params = fc.tuple(...op.pathParams.map((p) => valueFor(p).map((v) => [p, v] as const)));
-  const body = fc.oneof(fc.constant(undefined), fc.jsonValue().map((v) => JSON.stringify(v)), fc.string({ maxLength: 40 }));
+  const body = fc.oneof(
+    fc.constant(undefined),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc.string({ maxLength: 40 }),
+  );
   const plan = fc.constantFrom<keyof Service['keys']>('free', 'pioneer', 'pro', 'business', 'enterprise');
   return fc.record({ query, params, body, plan });
 }
@@ -83,7 +119,16 @@ afterAll(() => svc?.close());
 describe('fuzzing every route', () => {
   it('finds the routes to fuzz in the OpenAPI document', () => {
     const paths = ops.map((o) => `${o.method} ${o.path}`);
-    expect(paths).toEqual(expect.arrayContaining(['GET /v1/data', 'GET /v1/compare', 'GET /v1/timeseries', 'GET /v1/variables', 'GET /v1/topics', 'GET /v1/datasets']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'GET /v1/data',
+        'GET /v1/compare',
+        'GET /v1/timeseries',
+        'GET /v1/variables',
+        'GET /v1/topics',
+        'GET /v1/datasets',
+      ]),
+    );
   });
 
   it('never answers 5xx and always answers 4xx with a problem body', async () => {

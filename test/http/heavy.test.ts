@@ -6,8 +6,51 @@ import { HeavyGate } from '../../src/http/heavy-gate.js';
 import { MAX_GEOMETRY_GEOGRAPHIES, MAX_RESPONSE_CELLS } from '../../src/domain/row-cap.js';
 import { startService, type Service } from '../support/service.js';
 
-const VARS = ['B01002_001E', 'B19013_001E', 'B19301_001E', 'B19113_001E', 'B17001_002E', 'B25010_001E', 'B01001_002E', 'B01001_026E', 'B01002_002E', 'B01002_003E'];
-const VARS40 = [...VARS, 'B02001_002E', 'B02001_003E', 'B02001_004E', 'B02001_005E', 'B02001_006E', 'B02001_007E', 'B02001_008E', 'B03002_012E', 'B03002_003E', 'B03002_004E', 'B03002_005E', 'B03002_006E', 'B03002_007E', 'B03002_008E', 'B03002_009E', 'B19001_002E', 'B19001_003E', 'B19001_004E', 'B19001_005E', 'B19001_006E', 'B19001_007E', 'B19001_008E', 'B19001_009E', 'B19001_010E', 'B19001_011E', 'B19001_012E', 'B19001_013E', 'B19001_014E', 'B19001_015E', 'B19001_016E'];
+const VARS = [
+  'B01002_001E',
+  'B19013_001E',
+  'B19301_001E',
+  'B19113_001E',
+  'B17001_002E',
+  'B25010_001E',
+  'B01001_002E',
+  'B01001_026E',
+  'B01002_002E',
+  'B01002_003E',
+];
+const VARS40 = [
+  ...VARS,
+  'B02001_002E',
+  'B02001_003E',
+  'B02001_004E',
+  'B02001_005E',
+  'B02001_006E',
+  'B02001_007E',
+  'B02001_008E',
+  'B03002_012E',
+  'B03002_003E',
+  'B03002_004E',
+  'B03002_005E',
+  'B03002_006E',
+  'B03002_007E',
+  'B03002_008E',
+  'B03002_009E',
+  'B19001_002E',
+  'B19001_003E',
+  'B19001_004E',
+  'B19001_005E',
+  'B19001_006E',
+  'B19001_007E',
+  'B19001_008E',
+  'B19001_009E',
+  'B19001_010E',
+  'B19001_011E',
+  'B19001_012E',
+  'B19001_013E',
+  'B19001_014E',
+  'B19001_015E',
+  'B19001_016E',
+];
 
 let svc: Service;
 beforeAll(async () => {
@@ -19,7 +62,7 @@ const get = (url: string, key = svc.keys.enterprise) => svc.app.inject({ url, he
 const remaining = (res: { headers: Record<string, unknown> }) => Number(/"monthly";r=(\d+)/.exec(String(res.headers['ratelimit']))![1]);
 
 describe('large answers', () => {
-  it('are streamed as valid JSON, each geometry serialized like the small answer\'s', async () => {
+  it("are streamed as valid JSON, each geometry serialized like the small answer's", async () => {
     const big = await get(`/v1/data?variables=${VARS40.join(',')}&geo=state:*&dataset=acs1&vintage=2018&include_geometry=true`);
     expect(big.statusCode).toBe(200);
     expect(big.headers['content-type']).toMatch(/^application\/json/);
@@ -28,7 +71,9 @@ describe('large answers', () => {
     expect(body.meta.request_id).toBe(big.headers['x-request-id']);
     expect(body.links.self).toContain('/v1/data?');
     const small = (await get('/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018&include_geometry=true')).json();
-    const ca = body.data.find((c: { geo_key: string; variable: string }) => c.geo_key === 'state:06' && c.variable === small.data[0].variable);
+    const ca = body.data.find(
+      (c: { geo_key: string; variable: string }) => c.geo_key === 'state:06' && c.variable === small.data[0].variable,
+    );
     expect(ca).toEqual(small.data[0]);
   });
 

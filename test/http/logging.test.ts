@@ -54,7 +54,9 @@ describe('key redaction in logs', () => {
   });
 
   it('redactUrl replaces only the key value', () => {
-    expect(redactUrl('/v1/data?geo=state:06&api_key=svc_live_x&vintage=2020')).toBe('/v1/data?geo=state:06&api_key=[REDACTED]&vintage=2020');
+    expect(redactUrl('/v1/data?geo=state:06&api_key=svc_live_x&vintage=2020')).toBe(
+      '/v1/data?geo=state:06&api_key=[REDACTED]&vintage=2020',
+    );
     expect(redactUrl('/v1/data?API_KEY=abc')).toBe('/v1/data?API_KEY=[REDACTED]');
     expect(redactUrl('/v1/data?my_api_key=abc')).toBe('/v1/data?my_api_key=abc');
   });

@@ -24,7 +24,8 @@ describe('OpenAPI document', () => {
     expect(doc.info.title).toBe('Census Data Service');
     expect(doc.info.version).toBe(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version);
     expect(doc.servers).toEqual([{ url: 'https://api.census-data.example', description: 'This deployment' }]);
-    for (const convention of ['comma-separated', 'separated by `;`', 'acs5', 'limit', 'offset', '10,000', '422']) expect(doc.info.description).toContain(convention);
+    for (const convention of ['comma-separated', 'separated by `;`', 'acs5', 'limit', 'offset', '10,000', '422'])
+      expect(doc.info.description).toContain(convention);
   });
 
   it('gives every operation a unique operationId, a 2xx and every error status its route can produce', () => {
@@ -34,7 +35,10 @@ describe('OpenAPI document', () => {
         expect(op.operationId, `${method} ${p}`).toMatch(/^[a-z][A-Za-z0-9]+$/);
         ids.push(op.operationId);
         const statuses = Object.keys(op.responses);
-        expect(statuses.some((s) => /^2/.test(s)), `${method} ${p}`).toBe(true);
+        expect(
+          statuses.some((s) => /^2/.test(s)),
+          `${method} ${p}`,
+        ).toBe(true);
         // Any request can be malformed (bad percent-encoding): 400; any can fail: 500.
         expect(statuses, `${method} ${p}`).toEqual(expect.arrayContaining(['400', '500']));
         if (p.includes('{')) expect(statuses, `${method} ${p}`).toEqual(expect.arrayContaining(['404', '414']));
@@ -49,8 +53,14 @@ describe('OpenAPI document', () => {
     fs.writeFileSync(file, JSON.stringify(doc));
     const bin = path.join(REPO_ROOT, 'node_modules', '.bin', 'redocly');
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-    const out = await promisify(execFile)(bin, ['lint', file, '--extends=recommended', '--format=json'], { env, cwd: path.dirname(file) }).catch((e: { stdout: string }) => e);
-    const report = JSON.parse(out.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+    const out = await promisify(execFile)(bin, ['lint', file, '--extends=recommended', '--format=json'], {
+      env,
+      cwd: path.dirname(file),
+    }).catch((e: { stdout: string }) => e);
+    const report = JSON.parse(out.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; message: string }>;
+    };
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, 60_000);
@@ -62,7 +72,15 @@ describe('OpenAPI document', () => {
   });
 
   it('documents the built-in routes with parameters, envelope and error responses', () => {
-    for (const p of ['/health', '/v1/variables', '/v1/variables/{api_name}', '/v1/topics', '/v1/datasets', '/v1/codebook.json', '/v1/codebook.csv']) {
+    for (const p of [
+      '/health',
+      '/v1/variables',
+      '/v1/variables/{api_name}',
+      '/v1/topics',
+      '/v1/datasets',
+      '/v1/codebook.json',
+      '/v1/codebook.csv',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
     const list = doc.paths['/v1/variables'].get;

@@ -11,7 +11,14 @@ import { emptyDataDir, makeApp } from './support.js';
 function runServer(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/server.ts')], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: emptyDataDir(), DATABASE_PATH: path.join(emptyDataDir(), 'a.sqlite'), AUTO_BUILD_DATA: 'false', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: emptyDataDir(),
+      DATABASE_PATH: path.join(emptyDataDir(), 'a.sqlite'),
+      AUTO_BUILD_DATA: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

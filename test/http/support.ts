@@ -67,5 +67,14 @@ export function captureLogger(level: pino.Level = 'debug') {
 }
 
 export function problemOf(res: { headers: Record<string, unknown>; json: () => unknown }) {
-  return res.json() as { type: string; title: string; status: number; detail: string; request_id: string; instance: string | null; errors: Array<{ field: string; message: string; type: string }> | null; [k: string]: unknown };
+  return res.json() as {
+    type: string;
+    title: string;
+    status: number;
+    detail: string;
+    request_id: string;
+    instance: string | null;
+    errors: Array<{ field: string; message: string; type: string }> | null;
+    [k: string]: unknown;
+  };
 }

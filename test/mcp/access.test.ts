@@ -15,7 +15,9 @@ let svc: McpService;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  svc = await startMcpService({ config: { CORS_ORIGINS: ['https://app.example.org'], MCP_ALLOWED_HOSTS: ['census.example.org'], MCP_AUTH_CACHE_TTL_MS: TTL } });
+  svc = await startMcpService({
+    config: { CORS_ORIGINS: ['https://app.example.org'], MCP_ALLOWED_HOSTS: ['census.example.org'], MCP_AUTH_CACHE_TTL_MS: TTL },
+  });
 }, 120_000);
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => {});
@@ -52,7 +54,10 @@ describe('plan matrix', () => {
     const c = await clientFor(key);
     const direct = await call(c, 'get_census_data', { variables: 'B01003_001E', geo: `${TRACT};block_group:484530001011` });
     expect(direct.isError, textOf(direct)).toBeFalsy();
-    expect((direct.structuredContent as { data: Array<{ geo_key: string }> }).data.map((d) => d.geo_key)).toEqual([TRACT, 'block_group:484530001011']);
+    expect((direct.structuredContent as { data: Array<{ geo_key: string }> }).data.map((d) => d.geo_key)).toEqual([
+      TRACT,
+      'block_group:484530001011',
+    ]);
 
     const wildcard = await call(c, 'get_census_data', { variables: 'B01003_001E', geo: 'tract:48453*' });
     expect(wildcard.isError).toBe(true);
@@ -135,7 +140,11 @@ describe('authentication', () => {
     expect(init.headers.get('ratelimit')).toMatch(/"monthly";r=\d+/);
     expect(init.headers.get('ratelimit-policy')).toMatch(/"monthly";q=\d+/);
     const before = Number(/"monthly";r=(\d+)/.exec(init.headers.get('ratelimit')!)![1]);
-    const tool = await rawPost(svc.url, { authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_topics', arguments: {} } });
+    const tool = await rawPost(
+      svc.url,
+      { authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-06-18' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_topics', arguments: {} } },
+    );
     expect(tool.status).toBe(200);
     // The header shows the state after the call's own charge (1 unit).
     expect(Number(/"monthly";r=(\d+)/.exec(tool.headers.get('ratelimit')!)![1])).toBe(before - 1);
@@ -158,11 +167,13 @@ describe('quota', () => {
     expect((await call(c, 'get_census_data', { geo: 'state:06' })).isError).toBe(true);
     expect(monthlyUnits(db, accountId, period())).toBe(28);
     const routes = usageByRoute(db, accountId, 0, Number.MAX_SAFE_INTEGER);
-    expect(routes).toEqual(expect.arrayContaining([
-      { key: 'mcp:get_census_data', units: 26, requests: 1 },
-      { key: 'mcp:list_topics', units: 1, requests: 1 },
-      { key: 'mcp:search_geographies', units: 1, requests: 1 },
-    ]));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        { key: 'mcp:get_census_data', units: 26, requests: 1 },
+        { key: 'mcp:list_topics', units: 1, requests: 1 },
+        { key: 'mcp:search_geographies', units: 1, requests: 1 },
+      ]),
+    );
     expect(svc.accounts.accounts.concurrency.inFlight(accountId)).toBe(0);
   });
 
@@ -172,7 +183,18 @@ describe('quota', () => {
     const db = svc.accounts.accounts.db;
     const now = new Date(svc.clock.t);
     const quota = PLANS.pioneer.limits.monthlyUnits;
-    charge(db, { accountId, keyId, period: periodOf(now), minute: 0, cost: quota - 1, monthlyQuota: quota, burstQuota: 1e9, route: '/v1/data', ip: null, now: now.getTime() });
+    charge(db, {
+      accountId,
+      keyId,
+      period: periodOf(now),
+      minute: 0,
+      cost: quota - 1,
+      monthlyQuota: quota,
+      burstQuota: 1e9,
+      route: '/v1/data',
+      ip: null,
+      now: now.getTime(),
+    });
     const r = await call(c, 'get_census_data', { variables: 'B01003_001E', geo: 'state:06;state:48' });
     expect(r.isError).toBe(true);
     expect(problemOf(r)).toMatchObject({ status: 429, limit_type: 'monthly', instance: 'mcp:get_census_data' });
@@ -188,7 +210,19 @@ describe('transport', () => {
     return new Promise((resolve, reject) => {
       const payload = JSON.stringify(INITIALIZE);
       const req = http.request(
-        { host: '127.0.0.1', port: svc.port, path: '/mcp', method: 'POST', headers: { host, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(payload) } },
+        {
+          host: '127.0.0.1',
+          port: svc.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host,
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
         (res) => {
           let body = '';
           res.on('data', (d) => (body += d));

@@ -26,9 +26,21 @@ async function rest(url: string) {
 
 // The same question asked of each tool and of its REST endpoint.
 const PAIRS: Array<{ tool: string; args: Record<string, unknown>; url: string }> = [
-  { tool: 'get_census_data', args: { variables: 'B19013_001E,core_poverty_rate', geo: 'state:06;state:48', dataset: 'acs1', vintage: 2018 }, url: '/v1/data?variables=B19013_001E,core_poverty_rate&geo=state:06;state:48&dataset=acs1&vintage=2018' },
-  { tool: 'compare_geographies', args: { variables: 'B19013_001E', geo: ['state:06', 'state:48'], dataset: 'acs1', vintage: 2018 }, url: '/v1/compare?variables=B19013_001E&geo=state:06&geo=state:48&dataset=acs1&vintage=2018' },
-  { tool: 'get_timeseries', args: { variables: 'B01003_001E', geo: 'state:06', dataset: 'acs1', from: 2016, to: 2019 }, url: '/v1/timeseries?variables=B01003_001E&geo=state:06&dataset=acs1&from=2016&to=2019' },
+  {
+    tool: 'get_census_data',
+    args: { variables: 'B19013_001E,core_poverty_rate', geo: 'state:06;state:48', dataset: 'acs1', vintage: 2018 },
+    url: '/v1/data?variables=B19013_001E,core_poverty_rate&geo=state:06;state:48&dataset=acs1&vintage=2018',
+  },
+  {
+    tool: 'compare_geographies',
+    args: { variables: 'B19013_001E', geo: ['state:06', 'state:48'], dataset: 'acs1', vintage: 2018 },
+    url: '/v1/compare?variables=B19013_001E&geo=state:06&geo=state:48&dataset=acs1&vintage=2018',
+  },
+  {
+    tool: 'get_timeseries',
+    args: { variables: 'B01003_001E', geo: 'state:06', dataset: 'acs1', from: 2016, to: 2019 },
+    url: '/v1/timeseries?variables=B01003_001E&geo=state:06&dataset=acs1&from=2016&to=2019',
+  },
   { tool: 'search_variables', args: { search: 'commute time', limit: 5 }, url: '/v1/variables?search=commute%20time&limit=5' },
   { tool: 'search_geographies', args: { search: 'Travis', limit: 5 }, url: '/v1/geographies?search=Travis&limit=5' },
   { tool: 'list_topics', args: {}, url: '/v1/topics' },
@@ -57,7 +69,9 @@ describe('examples in the tool descriptions', () => {
     const { tools } = await client.listTools();
     const text = JSON.stringify(tools);
     const codes = new Set(text.match(/\b[BC]\d{5}[A-Z]{0,2}_\d{3}[EM]\b/g) ?? []);
-    const apiNames = new Set(text.match(/\b(?:core|demographics|economics|environment|equity|health|housing|social|transport)_[a-z0-9_]+\b/g) ?? []);
+    const apiNames = new Set(
+      text.match(/\b(?:core|demographics|economics|environment|equity|health|housing|social|transport)_[a-z0-9_]+\b/g) ?? [],
+    );
     const geoKeys = new Set(text.match(/\b(?:nation|state|county|metro|cd|tract|block_group):\d+(?![\d*])/g) ?? []);
     expect(codes.size + apiNames.size + geoKeys.size).toBeGreaterThan(5);
     for (const name of apiNames) expect((await rest(`/v1/variables/${name}`)).status, name).toBe(200);

@@ -41,7 +41,8 @@ export async function startMcpService(opts: { config?: Partial<Config>; data?: b
     ...opts.config,
   });
   const accounts = openAccountStores(config);
-  const data = opts.data === false ? { stores: {} as Stores, close: () => {} } : await openDataStores(await testBuildDir(), { warn: () => {} });
+  const data =
+    opts.data === false ? { stores: {} as Stores, close: () => {} } : await openDataStores(await testBuildDir(), { warn: () => {} });
   const clock = {
     t: Date.parse('2026-03-10T12:00:00.000Z'),
     advance(ms: number) {
@@ -93,10 +94,17 @@ export async function connect(url: string, key: string | null, headers: Record<s
 
 export function textOf(r: CallToolResult | { content?: unknown }): string {
   const content = (r.content ?? []) as Array<{ type: string; text?: string }>;
-  return content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  return content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent?: Record<string, unknown> }> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { structuredContent?: Record<string, unknown> }> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent?: Record<string, unknown> };
 }
 

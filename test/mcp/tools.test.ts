@@ -19,9 +19,16 @@ afterAll(async () => {
 describe('tools/list', () => {
   it('lists exactly the eight tools, each with a description and an object input schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      ['compare_geographies', 'geocode', 'get_census_data', 'get_timeseries', 'list_datasets', 'list_topics', 'search_geographies', 'search_variables'],
-    );
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'compare_geographies',
+      'geocode',
+      'get_census_data',
+      'get_timeseries',
+      'list_datasets',
+      'list_topics',
+      'search_geographies',
+      'search_variables',
+    ]);
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(80);
       expect(t.inputSchema.type).toBe('object');
@@ -62,21 +69,38 @@ describe('data tools', () => {
   });
 
   it('compare_geographies: the difference, its MOE and the 90% significance verdict', async () => {
-    const r = await call(client, 'compare_geographies', { variables: 'B19013_001E', geo: ['state:06', 'state:48'], dataset: 'acs1', vintage: 2018 });
+    const r = await call(client, 'compare_geographies', {
+      variables: 'B19013_001E',
+      geo: ['state:06', 'state:48'],
+      dataset: 'acs1',
+      vintage: 2018,
+    });
     expect(r.isError).toBeFalsy();
-    const sc = r.structuredContent as { data: Array<{ geo_key: string; estimate: number; moe_numeric: number; comparison: { difference: number; difference_moe: number; significant: boolean } | null }> };
+    const sc = r.structuredContent as {
+      data: Array<{
+        geo_key: string;
+        estimate: number;
+        moe_numeric: number;
+        comparison: { difference: number; difference_moe: number; significant: boolean } | null;
+      }>;
+    };
     const tx = sc.data.find((c) => c.geo_key === 'state:48')!;
     expect(tx.comparison!.difference).toBe(tx.estimate - 75277);
     expect(tx.comparison!.difference_moe).toBeCloseTo(Math.sqrt(317 ** 2 + tx.moe_numeric ** 2), 6);
     const text = textOf(r);
     expect(text).toContain('California (state:06): $75,277 ± $317 (reference)');
-    expect(text).toMatch(/Texas \(state:48\): \$[\d,]+ ± \$[\d,]+ — difference vs state:06: −\$[\d,]+ ± \$[\d,]+, statistically significant at 90%/);
+    expect(text).toMatch(
+      /Texas \(state:48\): \$[\d,]+ ± \$[\d,]+ — difference vs state:06: −\$[\d,]+ ± \$[\d,]+, statistically significant at 90%/,
+    );
   });
 
   it('get_timeseries: one line per vintage, and unpublished years say why', async () => {
     const r = await call(client, 'get_timeseries', { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', from: 2017, to: 2021 });
     expect(r.isError).toBeFalsy();
-    const sc = r.structuredContent as { data: Array<{ vintage: number; estimate: number | null; estimate_annotation: { code: string } | null }>; meta: { vintages: number[] } };
+    const sc = r.structuredContent as {
+      data: Array<{ vintage: number; estimate: number | null; estimate_annotation: { code: string } | null }>;
+      meta: { vintages: number[] };
+    };
     expect(sc.meta.vintages).toEqual([2017, 2018, 2019, 2021]);
     expect(sc.data.find((c) => c.vintage === 2018)!.estimate).toBe(75277);
     const text = textOf(r);
@@ -145,12 +169,13 @@ describe('errors are tool results, never transport failures', () => {
     expect(text).toContain('- arguments → geo: Field required: geo');
     expect(text).toContain('- arguments → year: unknown argument "year"; did you mean "vintage"?');
     expect(text).toMatch(/Next step: /);
-    const problem = (r.structuredContent as { problem: { type: string; status: number; errors: Array<{ field: string; type: string }> } }).problem;
+    const problem = (r.structuredContent as { problem: { type: string; status: number; errors: Array<{ field: string; type: string }> } })
+      .problem;
     expect(problem.type).toMatch(/\/validation-error$/);
     expect(problem.errors.map((e) => e.type).sort()).toEqual(['extra_forbidden', 'missing']);
   });
 
-  it('a wrongly typed argument: the spec\'s vocabulary, as over REST', async () => {
+  it("a wrongly typed argument: the spec's vocabulary, as over REST", async () => {
     const r = await call(client, 'get_census_data', { variables: 'B19013_001E', geo: 'state:06', vintage: '2018' });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/arguments → vintage: Input should be a valid (integer|number)/);
@@ -180,7 +205,7 @@ describe('errors are tool results, never transport failures', () => {
     expect(textOf(r)).toMatch(/Next step: Call list_datasets/);
   });
 
-  it('an operation\'s own validation names the field as an argument, not a query parameter', async () => {
+  it("an operation's own validation names the field as an argument, not a query parameter", async () => {
     const r = await call(client, 'search_variables', { search: 'poverty', topic: 'nope' });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/Unknown topic "nope"\. Topics: core, /);

@@ -55,10 +55,20 @@ describe('CatalogStore', () => {
 
   it('resolves per vintage: direct, derived, not_in_vintage, not_comparable', () => {
     expect(store.resolveForVintage('core_total_population', 'acs5', 2022)).toEqual({ kind: 'direct', code: 'B01003_001E' });
-    expect(store.resolveForVintage('core_poverty_rate', 'acs1', 2018)).toEqual({ kind: 'derived', formula: 'pct(B17001_002E, B17001_001E)', codes: ['B17001_002E', 'B17001_001E'] });
+    expect(store.resolveForVintage('core_poverty_rate', 'acs1', 2018)).toEqual({
+      kind: 'derived',
+      formula: 'pct(B17001_002E, B17001_001E)',
+      codes: ['B17001_002E', 'B17001_001E'],
+    });
     expect(store.resolveForVintage('core_total_population', 'acs1', 2020)).toEqual({ kind: 'unavailable', reason: 'not_in_vintage' });
-    expect(store.resolveForVintage('social_households_without_internet', 'acs5', 2015)).toEqual({ kind: 'unavailable', reason: 'not_in_vintage' });
-    expect(store.resolveForVintage('social_households_without_internet', 'acs1', 2014)).toEqual({ kind: 'unavailable', reason: 'not_comparable' });
+    expect(store.resolveForVintage('social_households_without_internet', 'acs5', 2015)).toEqual({
+      kind: 'unavailable',
+      reason: 'not_in_vintage',
+    });
+    expect(store.resolveForVintage('social_households_without_internet', 'acs1', 2014)).toEqual({
+      kind: 'unavailable',
+      reason: 'not_comparable',
+    });
   });
 
   it('ranks the headline figure first among equal matches', () => {

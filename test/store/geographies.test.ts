@@ -33,13 +33,25 @@ describe('GeographyStore', () => {
     expect(store.get('tract:48453000101', 2015)?.population).toBe(Number(t10.POPULATION));
     expect(store.get('tract:48453000101', 2023)?.population).toBe(Number(t20.POPULATION));
     expect(store.get('tract:48453000101')?.definition).toBe('tract-2020');
-    expect(store.versions('tract:48453000101').map((v) => [v.valid_from, v.valid_to])).toEqual([[2010, 2019], [2020, null]]);
+    expect(store.versions('tract:48453000101').map((v) => [v.valid_from, v.valid_to])).toEqual([
+      [2010, 2019],
+      [2020, null],
+    ]);
   });
 
   it('tracts of Travis County, TX follow the definition of the vintage', () => {
-    for (const [vintage, rel] of [[2019, 'geo/cenpop/2010/tract.csv.gz'], [2023, 'geo/cenpop/2020/tract.csv.gz']] as const) {
-      const expected = sourceTable(rel).filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453').map((r) => `tract:${tractKey(r)}`).sort();
-      const got = store.children('county:48453', 'tract', vintage).map((r) => r.key).sort();
+    for (const [vintage, rel] of [
+      [2019, 'geo/cenpop/2010/tract.csv.gz'],
+      [2023, 'geo/cenpop/2020/tract.csv.gz'],
+    ] as const) {
+      const expected = sourceTable(rel)
+        .filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453')
+        .map((r) => `tract:${tractKey(r)}`)
+        .sort();
+      const got = store
+        .children('county:48453', 'tract', vintage)
+        .map((r) => r.key)
+        .sort();
       expect(got).toEqual(expected);
     }
     expect(store.children('county:48453', 'tract', 2019)).toHaveLength(218);
@@ -48,19 +60,28 @@ describe('GeographyStore', () => {
 
   it('block groups of a county and of a tract', () => {
     const bgs = sourceTable('geo/cenpop/2020/block_group.csv.gz').filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453');
-    expect(store.members('county:48453', 'block_group', 2023).keys.sort()).toEqual(bgs.map((r) => `block_group:${tractKey(r)}${r.BLKGRPCE}`).sort());
+    expect(store.members('county:48453', 'block_group', 2023).keys.sort()).toEqual(
+      bgs.map((r) => `block_group:${tractKey(r)}${r.BLKGRPCE}`).sort(),
+    );
     const inTract = bgs.filter((r) => r.TRACTCE === '000101').length;
     expect(store.children('tract:48453000101', 'block_group', 2023)).toHaveLength(inTract);
   });
 
   it('metro children come from the July 2023 delineation', () => {
-    const expected = sourceTable('geo/cbsa/list1_2023.csv.gz').filter((r) => r['CBSA Code'] === '12420').map((r) => `county:${r['FIPS State Code']}${r['FIPS County Code']}`).sort();
+    const expected = sourceTable('geo/cbsa/list1_2023.csv.gz')
+      .filter((r) => r['CBSA Code'] === '12420')
+      .map((r) => `county:${r['FIPS State Code']}${r['FIPS County Code']}`)
+      .sort();
     expect(store.members('metro:12420', 'county', 2023).keys.sort()).toEqual(expected);
     expect(expected).toHaveLength(5);
   });
 
   it('a Connecticut metro before 2022 maps its planning regions onto the legacy counties holding their tracts', () => {
-    const regions = new Set(sourceTable('geo/cbsa/list1_2023.csv.gz').filter((r) => r['CBSA Code'] === '14860').map((r) => r['FIPS State Code']! + r['FIPS County Code']!));
+    const regions = new Set(
+      sourceTable('geo/cbsa/list1_2023.csv.gz')
+        .filter((r) => r['CBSA Code'] === '14860')
+        .map((r) => r['FIPS State Code']! + r['FIPS County Code']!),
+    );
     const ct = sourceTable('geo/ct_tract2020_to_planning_region.csv').filter((r) => regions.has(r.planning_region_fips!));
     const legacy = [...new Set(ct.map((r) => `county:${r.old_county_fips}`))].sort();
     expect(store.members('metro:14860', 'county', 2021).keys.sort()).toEqual(legacy);
@@ -77,7 +98,10 @@ describe('GeographyStore', () => {
     const split = rows.find((r) => r.cd_geoid === '4835' && Number(r.afact) < 1)!;
     const [a, b] = byTract.get(split.tract_geoid!)!;
     for (const cd of [a!, b!]) {
-      const expected = rows.filter((r) => r.cd_geoid === cd).map((r) => `tract:${r.tract_geoid}`).sort();
+      const expected = rows
+        .filter((r) => r.cd_geoid === cd)
+        .map((r) => `tract:${r.tract_geoid}`)
+        .sort();
       const m = store.members(`cd:${cd}`, 'tract', 2023);
       expect(m.keys.slice().sort()).toEqual(expected);
       expect(m.keys).toContain(`tract:${split.tract_geoid}`);
@@ -92,12 +116,20 @@ describe('GeographyStore', () => {
   });
 
   it('hierarchy climbs from a block group to the nation', () => {
-    expect(store.hierarchy('block_group:484530011011', 2023).map((r) => r.key)).toEqual(['tract:48453001101', 'county:48453', 'state:48', 'nation:1']);
+    expect(store.hierarchy('block_group:484530011011', 2023).map((r) => r.key)).toEqual([
+      'tract:48453001101',
+      'county:48453',
+      'state:48',
+      'nation:1',
+    ]);
     expect(store.hierarchy('block_group:484530011001', 2023)).toEqual([]); // tract 0011.00 was split in 2020
     // A metro's states are the principal states of its title, in title order.
     const title = sourceTable('geo/cbsa/list1_2023.csv.gz').find((r) => r['CBSA Code'] === '35620')!['CBSA Title']!;
     const fipsOf = new Map(sourceTable('geo/state.txt', '|').map((r) => [r.STUSAB!, r.STATE!]));
-    const expected = title.split(', ')[1]!.split('-').map((a) => `state:${fipsOf.get(a)}`);
+    const expected = title
+      .split(', ')[1]!
+      .split('-')
+      .map((a) => `state:${fipsOf.get(a)}`);
     expect(expected.length).toBeGreaterThan(1);
     expect(store.get('metro:35620')?.state_keys).toEqual(expected);
   });
@@ -126,7 +158,12 @@ describe('GeographyStore', () => {
   });
 
   it('prefix records, keys and per-key lookups agree row for row', () => {
-    for (const [type, prefix, vintage] of [['tract', '09', 2021], ['tract', '09', 2023], ['block_group', '48453', 2019], ['metro', '', 2023]] as const) {
+    for (const [type, prefix, vintage] of [
+      ['tract', '09', 2021],
+      ['tract', '09', 2023],
+      ['block_group', '48453', 2019],
+      ['metro', '', 2023],
+    ] as const) {
       const recs = store.byPrefix(type, prefix, vintage);
       expect(recs.length).toBeGreaterThan(0);
       expect(store.keysByPrefix(type, prefix, vintage)).toEqual(recs.map((r) => r.key));

@@ -25,7 +25,13 @@ describe('rowGroupSizeFor', () => {
 });
 
 describe('ObservationStore result cache', () => {
-  const q = { dataset: 'acs1', vintages: [2017, 2018], level: 'state', geoKeys: ['state:06', 'state:48'], codes: ['B19013_001E', 'B01002_001E'] };
+  const q = {
+    dataset: 'acs1',
+    vintages: [2017, 2018],
+    level: 'state',
+    geoKeys: ['state:06', 'state:48'],
+    codes: ['B19013_001E', 'B01002_001E'],
+  };
 
   it('answers exactly what DuckDB answers, whatever the order of keys and codes', async () => {
     const direct = await uncached.fetch(q);
@@ -37,7 +43,13 @@ describe('ObservationStore result cache', () => {
   });
 
   it('stays within its bound: an answer larger than a quarter of it (100 cells) is not kept', async () => {
-    const big = { dataset: 'acs1', vintages: [2018], level: 'state', geoKeys: 'all' as const, codes: ['B19013_001E', 'B01002_001E', 'B19301_001E', 'B25077_001E', 'B25064_001E'] };
+    const big = {
+      dataset: 'acs1',
+      vintages: [2018],
+      level: 'state',
+      geoKeys: 'all' as const,
+      codes: ['B19013_001E', 'B01002_001E', 'B19301_001E', 'B25077_001E', 'B25064_001E'],
+    };
     const a = await cached.fetch(big);
     expect(a.size).toBeGreaterThan(100);
     expect(await cached.fetch(big)).not.toBe(a);

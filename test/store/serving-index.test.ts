@@ -27,7 +27,8 @@ function partitions(): string[] {
   const root = path.join(dir, 'observations');
   const out: string[] = [];
   for (const d of fs.readdirSync(root).filter((e) => e.startsWith('dataset='))) {
-    for (const v of fs.readdirSync(path.join(root, d))) for (const l of fs.readdirSync(path.join(root, d, v))) out.push(path.join(root, d, v, l));
+    for (const v of fs.readdirSync(path.join(root, d)))
+      for (const l of fs.readdirSync(path.join(root, d, v))) out.push(path.join(root, d, v, l));
   }
   return out;
 }
@@ -60,7 +61,9 @@ describe('serving index', () => {
       for (const r of rows) {
         const got: Array<[string, StoredCell]> = [];
         idx.lookup(r.geo_key, [r.variable], (c, cell) => got.push([c, cell]));
-        expect(got, `${p} ${r.geo_key} ${r.variable}`).toEqual([[r.variable, { estimate: r.estimate, moe: r.moe, estimate_annotation: r.estimate_annotation, moe_annotation: r.moe_annotation }]]);
+        expect(got, `${p} ${r.geo_key} ${r.variable}`).toEqual([
+          [r.variable, { estimate: r.estimate, moe: r.moe, estimate_annotation: r.estimate_annotation, moe_annotation: r.moe_annotation }],
+        ]);
         checked++;
         if (r.estimate === null) nulls++;
       }
@@ -97,9 +100,11 @@ describe('serving index', () => {
 describe('ObservationStore point lookups', () => {
   it('give the same cells as the DuckDB path for the same geographies and codes', async () => {
     const codes = ['B19013_001E', 'B01002_001E', 'B17001_002E', 'B25077_001E', 'B01003_001E', 'B99999_001E'];
-    const states = (await pool.rows<{ k: string }>(
-      `SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(path.join(dir, 'observations/dataset=acs1/vintage=2018/level=state/data_0.parquet'))}) ORDER BY k`,
-    )).map((r) => r.k);
+    const states = (
+      await pool.rows<{ k: string }>(
+        `SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(path.join(dir, 'observations/dataset=acs1/vintage=2018/level=state/data_0.parquet'))}) ORDER BY k`,
+      )
+    ).map((r) => r.k);
     const few = states.slice(0, POINT_LOOKUP_MAX_GEOS);
     const viaIndex = await store.fetch({ dataset: 'acs1', vintages: [2017, 2018], level: 'state', geoKeys: few, codes });
     // More geographies than the point-lookup bound: DuckDB answers; keep only the same keys.
@@ -107,6 +112,11 @@ describe('ObservationStore point lookups', () => {
     const sameKeys = new Map([...viaDuckDB].filter(([k]) => few.includes(k.split('|')[1]!)));
     expect(viaIndex.size).toBeGreaterThan(100);
     expect(new Map(viaIndex)).toEqual(sameKeys);
-    expect(viaIndex.get('2018|state:06|B19013_001E')).toEqual({ estimate: 75277, moe: 317, estimate_annotation: null, moe_annotation: null });
+    expect(viaIndex.get('2018|state:06|B19013_001E')).toEqual({
+      estimate: 75277,
+      moe: 317,
+      estimate_annotation: null,
+      moe_annotation: null,
+    });
   });
 });

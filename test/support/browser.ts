@@ -18,7 +18,11 @@ export function chromiumPath(): string {
 
 export function launchBrowser(): Promise<Browser> {
   // --no-sandbox: CI containers run as root, where Chromium's sandbox cannot start.
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
 }
 
 export interface AxeViolation {
@@ -34,10 +38,17 @@ const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-co
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol, so the page's CSP (script-src 'self') does not apply.
   await page.evaluate(axeSource);
-  const result = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`)) as { violations: AxeViolation[] };
+  const result = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`,
+  )) as { violations: AxeViolation[] };
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })),
+    }));
 }
 
 // Test runs write their screenshots under .cache (a test must not dirty the work tree);

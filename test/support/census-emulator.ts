@@ -61,7 +61,11 @@ const GEO: Record<string, { level: string; columns: string[] }> = {
 };
 
 type Cell = string | null;
-interface Table { raw: Buffer; header: string[]; rows: Cell[][] }
+interface Table {
+  raw: Buffer;
+  header: string[];
+  rows: Cell[][];
+}
 
 const CENPOP_CODES: Record<string, string> = { ST: 'state.csv', CO: 'county.csv.gz', TR: 'tract.csv.gz', BG: 'block_group.csv.gz' };
 
@@ -86,8 +90,7 @@ function www2File(p: string): [string, boolean] | undefined {
 const KEY_PAGE = (title: string, detail: string) =>
   `<div class="flex-container content">\n  <div class="content-wrap center">\n    <h1>${title}</h1>\n    <p>\n      A valid <em>key</em> must be included with each data API request.\n      ${detail}\n    </p>\n  </div>\n</div>\n`;
 
-const serialize = (header: string[], rows: Cell[][]) =>
-  `[${[header, ...rows].map((r) => JSON.stringify(r)).join(',\n')}]`;
+const serialize = (header: string[], rows: Cell[][]) => `[${[header, ...rows].map((r) => JSON.stringify(r)).join(',\n')}]`;
 
 export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<CensusEmulator> {
   const root = opts.root ?? SHARED_CENSUS;
@@ -111,8 +114,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
     const dir = path.join(root, 'api', vintage, 'acs', dataset);
     if (!fs.existsSync(dir)) return [];
     const names = new Set<string>();
-    for (const level of fs.readdirSync(dir))
-      for (const f of fs.readdirSync(path.join(dir, level))) names.add(f.replace(/\.json\.gz$/, ''));
+    for (const level of fs.readdirSync(dir)) for (const f of fs.readdirSync(path.join(dir, level))) names.add(f.replace(/\.json\.gz$/, ''));
     return [...names].sort();
   };
 
@@ -135,8 +137,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
     // Each requested column comes from the file of its group; NAME/GEO_ID from the first group used.
     const groupOf = (item: string) => /^group\((\w+)\)$/.exec(item)?.[1] ?? item.split('_')[0]!;
     const plain = (item: string) => item === 'NAME' || item === 'GEO_ID';
-    for (const item of items)
-      if (!plain(item) && !groups.includes(groupOf(item))) return text(400, `error: unknown variable '${item}'`);
+    for (const item of items) if (!plain(item) && !groups.includes(groupOf(item))) return text(400, `error: unknown variable '${item}'`);
     const used = items.filter((i) => !plain(i)).map((i) => table(`${dir}/${groupOf(i)}.json.gz`));
     if (used.some((t) => t === null)) return { status: 204, body: '' };
     const first = (used[0] ?? groups.map((n) => table(`${dir}/${n}.json.gz`)).find((t) => t !== null)) as Table | undefined;
@@ -186,15 +187,21 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
     if (opts.requireKey !== undefined && u.searchParams.get('key') === null)
       return { status: 302, body: '', location: '/data/missing_key.html' };
     if (opts.requireKey !== undefined && u.searchParams.get('key') !== opts.requireKey)
-      return { status: 200, body: KEY_PAGE('Invalid Key', 'You included a key with this request, however, it is not valid.'), type: 'text/html' };
+      return {
+        status: 200,
+        body: KEY_PAGE('Invalid Key', 'You included a key with this request, however, it is not valid.'),
+        type: 'text/html',
+      };
     const m = /^\/data\/(\d{4})\/acs\/(acs1|acs5)(\/groups\.json|\/groups\/(\w+)\.json)?$/.exec(p);
     if (!m) return { status: 404, body: '<html><body>404 Not Found</body></html>', type: 'text/html' };
     const [, vintage, dataset, meta, group] = m as unknown as [string, string, string, string?, string?];
     const base = `${u.origin}/data/${vintage}/acs/${dataset}`;
     if (meta === '/groups.json')
-      return json(JSON.stringify({
-        groups: groupsOf(vintage, dataset).map((name) => ({ name, description: '', variables: `${base}/groups/${name}.json` })),
-      }));
+      return json(
+        JSON.stringify({
+          groups: groupsOf(vintage, dataset).map((name) => ({ name, description: '', variables: `${base}/groups/${name}.json` })),
+        }),
+      );
     if (group) {
       const files = ['nation', 'state', 'county', 'metro'].map((l) => table(`api/${vintage}/acs/${dataset}/${l}/${group}.json.gz`));
       const t = files.find((f) => f !== null);
@@ -225,7 +232,8 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
         return;
       case 'html200':
         record(200);
-        res.writeHead(200, { 'content-type': 'text/html' })
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
           .end('<!DOCTYPE html><html><head><title>Census Data API: maintenance</title></head><body>Back soon</body></html>');
         return;
       case 'body':
@@ -278,9 +286,16 @@ export function captureLog(): { log: StepLogger; lines: string[] } {
   return {
     lines,
     log: {
-      info: (m) => { lines.push(m); },
-      warn: (m) => { lines.push(`warning: ${m}`); },
-      progress: (label, total) => { lines.push(`${label}: ${total}`); return { increment: () => {}, stop: () => {} }; },
+      info: (m) => {
+        lines.push(m);
+      },
+      warn: (m) => {
+        lines.push(`warning: ${m}`);
+      },
+      progress: (label, total) => {
+        lines.push(`${label}: ${total}`);
+        return { increment: () => {}, stop: () => {} };
+      },
     },
   };
 }

@@ -39,7 +39,8 @@ export async function startLiveService(opts: { config?: Partial<Config> } = {}):
     ...svc,
     base,
     stripe,
-    publishTerms: (version, effectiveAt = Date.now() - 86_400_000) => void publishTos(db, { version, effectiveAt, url: `${base}/terms/${version}`, now: Date.now() }),
+    publishTerms: (version, effectiveAt = Date.now() - 86_400_000) =>
+      void publishTos(db, { version, effectiveAt, url: `${base}/terms/${version}`, now: Date.now() }),
     close: async () => {
       await svc.close();
       await stripe.close();

@@ -10,7 +10,10 @@ export interface LocalIdp {
   audience: string;
   jwksUrl: string;
   jwksHits: () => number;
-  sign(claims: Record<string, unknown>, opts?: { issuer?: string; audience?: string; expiresIn?: string | number; key?: 'main' | 'rogue'; iat?: number; alg?: string }): Promise<string>;
+  sign(
+    claims: Record<string, unknown>,
+    opts?: { issuer?: string; audience?: string; expiresIn?: string | number; key?: 'main' | 'rogue'; iat?: number; alg?: string },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 

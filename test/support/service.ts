@@ -28,7 +28,10 @@ export interface Service {
 export async function startService(opts: { config?: Partial<Config>; now?: () => Date; buildDir?: string } = {}): Promise<Service> {
   const buildDir = opts.buildDir ?? (await testBuildDir());
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-service-'));
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }, { DATA_DIR: TEST_DATA_DIR, DATABASE_PATH: path.join(tmp, 'accounts.sqlite'), ...opts.config });
+  const config = loadConfig(
+    { NODE_ENV: 'test', LOG_LEVEL: 'silent' },
+    { DATA_DIR: TEST_DATA_DIR, DATABASE_PATH: path.join(tmp, 'accounts.sqlite'), ...opts.config },
+  );
   const data = await openDataStores(buildDir, { warn: () => {} });
   const accounts = openAccountStores(config);
   const stores: Stores = { ...data.stores, ...accounts };

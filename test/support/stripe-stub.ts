@@ -40,7 +40,11 @@ const sdk = new Stripe('sk_test_stub_signer');
 async function sendWebhook(opts: StubCheckoutOptions, event: Record<string, unknown>): Promise<void> {
   const payload = JSON.stringify(event);
   const signature = sdk.webhooks.generateTestHeaderString({ payload, secret: opts.webhookSecret });
-  const res = await fetch(opts.webhookUrl(), { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  const res = await fetch(opts.webhookUrl(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: payload,
+  });
   if (!res.ok) throw new Error(`webhook ${event.type} answered ${res.status}: ${await res.text()}`);
 }
 
@@ -68,21 +72,53 @@ export async function startStripeStub(opts: { checkout?: StubCheckoutOptions } =
         if (req.method === 'GET') {
           const amount = (Number(session['line_items[0][price_data][unit_amount]']) / 100).toFixed(2);
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-          res.end(`<!doctype html><html lang="en"><head><title>Test checkout</title></head><body><main><h1>Test checkout (Stripe stub)</h1><p>${session['line_items[0][price_data][product_data][name]']}: $${amount}</p><form method="post"><button type="submit">Pay</button></form></main></body></html>`);
+          res.end(
+            `<!doctype html><html lang="en"><head><title>Test checkout</title></head><body><main><h1>Test checkout (Stripe stub)</h1><p>${session['line_items[0][price_data][product_data][name]']}: $${amount}</p><form method="post"><button type="submit">Pay</button></form></main></body></html>`,
+          );
           return;
         }
         const now = Math.floor(Date.now() / 1000);
-        const metadata = { account_id: session['metadata[account_id]']!, plan: session['metadata[plan]']!, interval: session['metadata[interval]']! };
+        const metadata = {
+          account_id: session['metadata[account_id]']!,
+          plan: session['metadata[plan]']!,
+          interval: session['metadata[interval]']!,
+        };
         const subId = rid('sub');
         const interval = session['line_items[0][price_data][recurring][interval]'] ?? 'month';
         void (async () => {
           await sendWebhook(opts.checkout!, {
-            id: rid('evt'), object: 'event', type: 'checkout.session.completed', created: now,
-            data: { object: { id: pay[1], object: 'checkout.session', mode: 'subscription', customer: session.customer, subscription: subId, client_reference_id: session.client_reference_id, payment_status: 'paid', metadata } },
+            id: rid('evt'),
+            object: 'event',
+            type: 'checkout.session.completed',
+            created: now,
+            data: {
+              object: {
+                id: pay[1],
+                object: 'checkout.session',
+                mode: 'subscription',
+                customer: session.customer,
+                subscription: subId,
+                client_reference_id: session.client_reference_id,
+                payment_status: 'paid',
+                metadata,
+              },
+            },
           });
           await sendWebhook(opts.checkout!, {
-            id: rid('evt'), object: 'event', type: 'customer.subscription.created', created: now,
-            data: { object: { id: subId, object: 'subscription', customer: session.customer, status: 'active', metadata, items: { data: [{ id: rid('si'), current_period_end: now + 30 * 86_400, price: { recurring: { interval } } }] } } },
+            id: rid('evt'),
+            object: 'event',
+            type: 'customer.subscription.created',
+            created: now,
+            data: {
+              object: {
+                id: subId,
+                object: 'subscription',
+                customer: session.customer,
+                status: 'active',
+                metadata,
+                items: { data: [{ id: rid('si'), current_period_end: now + 30 * 86_400, price: { recurring: { interval } } }] },
+              },
+            },
           });
         })().then(
           () => {
@@ -124,7 +160,13 @@ export async function startStripeStub(opts: { checkout?: StubCheckoutOptions } =
       }
       if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
         const id = rid('bps');
-        return send(200, { id, object: 'billing_portal.session', customer: form.customer, url: `https://billing.stripe.com/p/session/${id}`, return_url: form.return_url });
+        return send(200, {
+          id,
+          object: 'billing_portal.session',
+          customer: form.customer,
+          url: `https://billing.stripe.com/p/session/${id}`,
+          return_url: form.return_url,
+        });
       }
       return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method} ${path})` } });
     });

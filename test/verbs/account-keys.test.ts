@@ -73,7 +73,9 @@ describe('key lifecycle', () => {
   it('per-plan key count: Free holds 2 active keys; revoking frees a slot; parallel creates cannot exceed', async () => {
     const h = harness();
     const u = signedIn(h, 'd@example.com', 'free');
-    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => accountCreateKey({ ctx: u.ctx(), input: { name: `k${i}` } })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => accountCreateKey({ ctx: u.ctx(), input: { name: `k${i}` } })),
+    );
     const ok = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof accountCreateKey>>> => r.status === 'fulfilled');
     expect(ok).toHaveLength(2);
     const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason as AppError;
@@ -99,9 +101,7 @@ describe('no plaintext key at rest or in logs', () => {
     const r = await accountRotateKey({ ctx: u.ctx(), input: { id: (await accountListKeys({ ctx: u.ctx() })).data[0]!.id } });
     keys.push(r.data.key.key);
     for (const k of keys) await authenticate({ ctx: h.ctx(), input: { apiKey: k } }).catch(() => undefined);
-    const bytes = Buffer.concat(
-      [h.file, `${h.file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)),
-    );
+    const bytes = Buffer.concat([h.file, `${h.file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
     const logs = h.logs.join('');
     expect(logs.length).toBeGreaterThan(0);
     for (const k of keys) {

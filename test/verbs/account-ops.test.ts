@@ -97,8 +97,15 @@ describe('accept-tos', () => {
     const r = await accountAcceptTos({ ctx: u.ctx(), input: { version: '2026-03', ip: '198.51.100.23', user_agent: 'Mozilla/5.0 test' } });
     expect(r.data).toEqual({ version: '2026-03', accepted_at: new Date(h.clock.t).toISOString(), status: 'accepted' });
     const audit = h.store.db.prepare('SELECT account_id, version, accepted_at, ip, user_agent FROM tos_acceptances').all();
-    expect(audit).toEqual([{ account_id: u.account.id, version: '2026-03', accepted_at: h.clock.t, ip: '198.51.100.23', user_agent: 'Mozilla/5.0 test' }]);
-    expect((await accountGetProfile({ ctx: u.ctx() })).data.tos).toEqual({ status: 'accepted', current_version: '2026-03', url: null, grace_ends_at: null });
+    expect(audit).toEqual([
+      { account_id: u.account.id, version: '2026-03', accepted_at: h.clock.t, ip: '198.51.100.23', user_agent: 'Mozilla/5.0 test' },
+    ]);
+    expect((await accountGetProfile({ ctx: u.ctx() })).data.tos).toEqual({
+      status: 'accepted',
+      current_version: '2026-03',
+      url: null,
+      grace_ends_at: null,
+    });
   });
 });
 

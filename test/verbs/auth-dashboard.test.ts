@@ -66,7 +66,9 @@ describe('dashboard token verification against a local JWKS server', () => {
     await rejects(h, await idp.sign({ sub: 'u' }, { key: 'rogue' }));
     const good = await idp.sign({ sub: 'u' });
     const [head, , sig] = good.split('.');
-    const forged = base64url.encode(JSON.stringify({ sub: 'admin', iss: idp.issuer, aud: idp.audience, exp: Math.floor(Date.now() / 1000) + 600 }));
+    const forged = base64url.encode(
+      JSON.stringify({ sub: 'admin', iss: idp.issuer, aud: idp.audience, exp: Math.floor(Date.now() / 1000) + 600 }),
+    );
     await rejects(h, `${head}.${forged}.${sig}`);
   });
 
@@ -80,10 +82,16 @@ describe('dashboard token verification against a local JWKS server', () => {
   it('links an admin-created account only when the e-mail is verified', async () => {
     const h = setup();
     const existing = createAccount(h.store.db, { email: 'Ops@Example.com', plan: 'pro', now: h.clock.t });
-    const unverified = await authenticateDashboard({ ctx: h.ctx(), input: { token: await idp.sign({ sub: 'sneaky', email: 'ops@example.com', email_verified: false }) } });
+    const unverified = await authenticateDashboard({
+      ctx: h.ctx(),
+      input: { token: await idp.sign({ sub: 'sneaky', email: 'ops@example.com', email_verified: false }) },
+    });
     expect(unverified.data.accountId).not.toBe(existing.id);
     expect(unverified.data.plan).toBe('free');
-    const verified = await authenticateDashboard({ ctx: h.ctx(), input: { token: await idp.sign({ sub: 'ops', email: 'ops@example.com', email_verified: true }) } });
+    const verified = await authenticateDashboard({
+      ctx: h.ctx(),
+      input: { token: await idp.sign({ sub: 'ops', email: 'ops@example.com', email_verified: true }) },
+    });
     expect(verified.data).toMatchObject({ accountId: existing.id, plan: 'pro', created: false });
   });
 

@@ -16,11 +16,26 @@ let ctx: VerbContext;
 let store: BoundaryStore;
 beforeAll(async () => {
   store = await BoundaryStore.open(path.join(await testBuildDir(), 'boundaries'));
-  ctx = { requestId: 'r', caller: null, stores: { boundaries: store }, config: { DASHBOARD_URL: 'https://dash.example' } as Config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'test' };
+  ctx = {
+    requestId: 'r',
+    caller: null,
+    stores: { boundaries: store },
+    config: { DASHBOARD_URL: 'https://dash.example' } as Config,
+    now: () => new Date(),
+    log: pino({ level: 'silent' }),
+    via: 'test',
+  };
 });
 
-const free = { allowedLevels: ['nation', 'state'], allowedResolutions: ['20m'], requiredPlan: { 'level:county': 'pioneer', 'resolution:500k': 'enterprise' } };
-const enterprise = { allowedLevels: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'], allowedResolutions: ['20m', '5m', '500k'] };
+const free = {
+  allowedLevels: ['nation', 'state'],
+  allowedResolutions: ['20m'],
+  requiredPlan: { 'level:county': 'pioneer', 'resolution:500k': 'enterprise' },
+};
+const enterprise = {
+  allowedLevels: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'],
+  allowedResolutions: ['20m', '5m', '500k'],
+};
 
 async function readAll(r: Readable): Promise<string> {
   let s = '';
@@ -29,18 +44,30 @@ async function readAll(r: Readable): Promise<string> {
 }
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
-  try { await p; } catch (e) { if (e instanceof AppError) return e; throw e; }
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
   throw new Error('expected a rejection');
 }
 
 describe('boundary operations', () => {
   it('streams a valid FeatureCollection with every feature, headers and a strong ETag', async () => {
     const r = await boundariesCollection({ ctx, input: { level: 'county', access: enterprise } });
-    const body = JSON.parse(await readAll(r.data)) as { type: string; features: { properties: { geo_key: string } }[]; boundary: { true_resolution: string } };
+    const body = JSON.parse(await readAll(r.data)) as {
+      type: string;
+      features: { properties: { geo_key: string } }[];
+      boundary: { true_resolution: string };
+    };
     expect(body.type).toBe('FeatureCollection');
     expect(body.features).toHaveLength(store.entry('county', '20m')!.feature_count);
     expect(body.boundary.true_resolution).toMatch(/10m-class/);
-    expect(r.meta).toMatchObject({ boundary_vintage: '2023', headers: { 'X-Boundary-Vintage': '2023', 'Content-Type': 'application/geo+json' } });
+    expect(r.meta).toMatchObject({
+      boundary_vintage: '2023',
+      headers: { 'X-Boundary-Vintage': '2023', 'Content-Type': 'application/geo+json' },
+    });
     const again = await boundariesCollection({ ctx, input: { level: 'county', access: enterprise } });
     expect(again.meta!.etag).toBe(r.meta!.etag);
     again.data.destroy();
@@ -49,7 +76,9 @@ describe('boundary operations', () => {
   it('returns one Feature with its own ETag, and 404 with the known gap for CA districts', async () => {
     const r = await boundariesFeature({ ctx, input: { geo_key: 'cd:3612', resolution: '500k', access: enterprise } });
     expect(r.data.properties).toMatchObject({ geo_key: 'cd:3612' });
-    expect(r.meta!.etag).not.toBe((await boundariesFeature({ ctx, input: { geo_key: 'cd:3610', resolution: '500k', access: enterprise } })).meta!.etag);
+    expect(r.meta!.etag).not.toBe(
+      (await boundariesFeature({ ctx, input: { geo_key: 'cd:3610', resolution: '500k', access: enterprise } })).meta!.etag,
+    );
     const e = await rejection(boundariesFeature({ ctx, input: { geo_key: 'cd:0612', access: enterprise } }));
     expect(e.code).toBe('geography-not-found');
     expect(e.message).toMatch(/CA \(06\)/);
@@ -57,7 +86,11 @@ describe('boundary operations', () => {
 
   it('gates levels and resolutions by the plan data it is given', async () => {
     const lvl = await rejection(boundariesCollection({ ctx, input: { level: 'county', access: free } }));
-    expect(lvl).toMatchObject({ code: 'feature-requires-upgrade', status: 403, extensions: { upgrade_url: 'https://dash.example/billing', required_plan: 'pioneer' } });
+    expect(lvl).toMatchObject({
+      code: 'feature-requires-upgrade',
+      status: 403,
+      extensions: { upgrade_url: 'https://dash.example/billing', required_plan: 'pioneer' },
+    });
     const res = await rejection(boundariesFeature({ ctx, input: { geo_key: 'state:06', resolution: '500k', access: free } }));
     expect(res).toMatchObject({ code: 'feature-requires-upgrade', extensions: { required_plan: 'enterprise' } });
     const ok = await boundariesFeature({ ctx, input: { geo_key: 'state:06', access: free } });

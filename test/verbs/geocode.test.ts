@@ -11,11 +11,24 @@ import { testBuildDir } from '../support/build.js';
 let ctx: VerbContext;
 beforeAll(async () => {
   const store = await BoundaryStore.open(path.join(await testBuildDir(), 'boundaries'));
-  ctx = { requestId: 'r', caller: null, stores: { boundaries: store }, config: {} as Config, now: () => new Date(), log: pino({ level: 'silent' }), via: 'test' };
+  ctx = {
+    requestId: 'r',
+    caller: null,
+    stores: { boundaries: store },
+    config: {} as Config,
+    now: () => new Date(),
+    log: pino({ level: 'silent' }),
+    via: 'test',
+  };
 });
 
 async function code(p: Promise<unknown>): Promise<string> {
-  try { await p; } catch (e) { if (e instanceof AppError) return `${e.status} ${e.code}`; throw e; }
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return `${e.status} ${e.code}`;
+    throw e;
+  }
   return 'resolved';
 }
 
@@ -41,7 +54,11 @@ describe('geocode operation', () => {
 
   it('geocodes an address end to end', async () => {
     const r = await geocode({ ctx, input: { address: '20 W 26th St, New York, NY 10010' } });
-    expect(r.data).toMatchObject({ status: 'matched', match: { zip: '10010', county: '36061' }, geographies: { cd: { key: expect.stringMatching(/^cd:36/) } } });
+    expect(r.data).toMatchObject({
+      status: 'matched',
+      match: { zip: '10010', county: '36061' },
+      geographies: { cd: { key: expect.stringMatching(/^cd:36/) } },
+    });
   });
 
   it('503 when boundary data is not loaded', async () => {

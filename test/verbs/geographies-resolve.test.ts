@@ -7,9 +7,28 @@ import { resolveGeographies, type ResolveOptions } from '../../src/verbs/resolve
 import { geoStore, sourceTable } from '../domain/geo/fixture.js';
 
 let store: GeographyStore;
-const ENTERPRISE: ResolveOptions = { vintage: 2023, allowWildcard: true, allowBlockGroupWildcard: true, maxExpansion: 50_000, plan: 'enterprise' };
-const PRO: ResolveOptions = { ...ENTERPRISE, allowBlockGroupWildcard: false, maxExpansion: 5_000, plan: 'pro', dashboardUrl: 'https://example.test/dashboard' };
-const FREE: ResolveOptions = { ...ENTERPRISE, allowWildcard: false, allowBlockGroupWildcard: false, maxExpansion: 0, plan: 'free', dashboardUrl: 'https://example.test/dashboard' };
+const ENTERPRISE: ResolveOptions = {
+  vintage: 2023,
+  allowWildcard: true,
+  allowBlockGroupWildcard: true,
+  maxExpansion: 50_000,
+  plan: 'enterprise',
+};
+const PRO: ResolveOptions = {
+  ...ENTERPRISE,
+  allowBlockGroupWildcard: false,
+  maxExpansion: 5_000,
+  plan: 'pro',
+  dashboardUrl: 'https://example.test/dashboard',
+};
+const FREE: ResolveOptions = {
+  ...ENTERPRISE,
+  allowWildcard: false,
+  allowBlockGroupWildcard: false,
+  maxExpansion: 0,
+  plan: 'free',
+  dashboardUrl: 'https://example.test/dashboard',
+};
 
 function keys(specs: string | string[], opts: Partial<ResolveOptions> = {}): string[] {
   return resolveGeographies(store, specs, { ...ENTERPRISE, ...opts }).geographies.map((g) => g.key);
@@ -54,9 +73,13 @@ describe('specifier grammar', () => {
   });
 
   it('wildcards expand FIPS prefixes in the vintage of the request', () => {
-    const tx = sourceTable('geo/county_names_acs2023.csv.gz').filter((r) => r.GEO_ID!.slice(-5).startsWith('48')).map((r) => `county:${r.GEO_ID!.slice(-5)}`);
+    const tx = sourceTable('geo/county_names_acs2023.csv.gz')
+      .filter((r) => r.GEO_ID!.slice(-5).startsWith('48'))
+      .map((r) => `county:${r.GEO_ID!.slice(-5)}`);
     expect(keys('county:48*').sort()).toEqual(tx.sort());
-    const travis2010 = sourceTable('geo/cenpop/2010/tract.csv.gz').filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453').map((r) => `tract:48453${r.TRACTCE}`);
+    const travis2010 = sourceTable('geo/cenpop/2010/tract.csv.gz')
+      .filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453')
+      .map((r) => `tract:48453${r.TRACTCE}`);
     expect(keys('tract:48453*', { vintage: 2018 }).sort()).toEqual(travis2010.sort());
     const r = resolveGeographies(store, 'tract:48453*', { ...ENTERPRISE, vintage: 2018 });
     expect(r.definitionVintage).toMatchObject({ vintage: 2018, tracts: '2010', connecticut: 'legacy_counties' });
@@ -182,14 +205,22 @@ describe('name resolution', () => {
   });
 
   it('counties of the Austin-Round Rock-San Marcos, TX metro by its name', () => {
-    const expected = sourceTable('geo/cbsa/list1_2023.csv.gz').filter((r) => r['CBSA Title'] === 'Austin-Round Rock-San Marcos, TX').map((r) => `county:${r['FIPS State Code']}${r['FIPS County Code']}`);
+    const expected = sourceTable('geo/cbsa/list1_2023.csv.gz')
+      .filter((r) => r['CBSA Title'] === 'Austin-Round Rock-San Marcos, TX')
+      .map((r) => `county:${r['FIPS State Code']}${r['FIPS County Code']}`);
     expect(keys('county:Austin-Round Rock-San Marcos, TX').sort()).toEqual(expected.sort());
     expect(keys('county:Austin-Round Rock-San Marcos, TX Metro Area').sort()).toEqual(expected.sort());
   });
 
   it('tracts of a county by name with the state abbreviation or full name, per definition vintage', () => {
-    for (const [vintage, rel] of [[2023, 'geo/cenpop/2020/tract.csv.gz'], [2017, 'geo/cenpop/2010/tract.csv.gz']] as const) {
-      const expected = sourceTable(rel).filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453').map((r) => `tract:48453${r.TRACTCE}`).sort();
+    for (const [vintage, rel] of [
+      [2023, 'geo/cenpop/2020/tract.csv.gz'],
+      [2017, 'geo/cenpop/2010/tract.csv.gz'],
+    ] as const) {
+      const expected = sourceTable(rel)
+        .filter((r) => r.STATEFP === '48' && r.COUNTYFP === '453')
+        .map((r) => `tract:48453${r.TRACTCE}`)
+        .sort();
       expect(keys('tract:Travis County, TX', { vintage }).sort()).toEqual(expected);
       expect(keys('tract:travis, texas', { vintage }).sort()).toEqual(expected);
     }
@@ -198,7 +229,13 @@ describe('name resolution', () => {
   it('district forms TX-35, Texas-35 and "Texas 35th congressional district" give the crosswalk tracts', () => {
     const rows = sourceTable('geo/cd118/tract2020_to_cd118.csv.gz').filter((r) => r.cd_geoid === '4835');
     const expected = rows.map((r) => `tract:${r.tract_geoid}`).sort();
-    for (const spec of ['tract:TX-35', 'tract:Texas-35', 'tract:Texas 35th congressional district', "tract:Texas's 35th Congressional District", 'tract:Congressional District 35 (118th Congress), Texas']) {
+    for (const spec of [
+      'tract:TX-35',
+      'tract:Texas-35',
+      'tract:Texas 35th congressional district',
+      "tract:Texas's 35th Congressional District",
+      'tract:Congressional District 35 (118th Congress), Texas',
+    ]) {
       expect(keys(spec).sort()).toEqual(expected);
     }
     const r = resolveGeographies(store, 'tract:TX-35', ENTERPRISE);
@@ -235,7 +272,13 @@ describe('name resolution', () => {
 
 describe('records built from expansion rows', () => {
   it('equal the per-key lookup of every resolved key, in order, without duplicates', () => {
-    const specs = ['tract:09*', 'tract:New York-Newark-Jersey City, NY-NJ', 'block_group:Texas 35th congressional district', 'county:48453;tract:48453*;block_group:48453*;county:48*', 'metro:12420;state:06;nation:1'];
+    const specs = [
+      'tract:09*',
+      'tract:New York-Newark-Jersey City, NY-NJ',
+      'block_group:Texas 35th congressional district',
+      'county:48453;tract:48453*;block_group:48453*;county:48*',
+      'metro:12420;state:06;nation:1',
+    ];
     for (const vintage of [2019, 2021, 2023]) {
       for (const spec of specs) {
         if (vintage < 2020 && spec.includes('district')) continue; // the district crosswalk is 2020 tracts only
@@ -270,7 +313,11 @@ describe('names probed as a user would type them (regressions)', () => {
     }
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('ambiguous-geography-name');
-    expect(((err as AppError).extensions.candidates as Array<{ key: string }>).map((c) => c.key).sort()).toEqual(['county:51159', 'county:51760', 'metro:40060']);
+    expect(((err as AppError).extensions.candidates as Array<{ key: string }>).map((c) => c.key).sort()).toEqual([
+      'county:51159',
+      'county:51760',
+      'metro:40060',
+    ]);
     expect(keys('county:Richmond city, VA')).toEqual(['county:51760']);
   });
 

@@ -15,13 +15,26 @@ let ctx: VerbContext;
 let store: GeographyStore;
 
 async function failure(p: Promise<unknown>): Promise<AppError> {
-  try { await p; } catch (e) { if (e instanceof AppError) return e; throw e; }
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
   throw new Error('expected an AppError');
 }
 
 beforeAll(async () => {
   store = await geoStore();
-  ctx = { requestId: 't', caller: null, stores: { geographies: store }, config: loadConfig({}), now: () => new Date(), log: pino({ level: 'silent' }), via: 'test' };
+  ctx = {
+    requestId: 't',
+    caller: null,
+    stores: { geographies: store },
+    config: loadConfig({}),
+    now: () => new Date(),
+    log: pino({ level: 'silent' }),
+    via: 'test',
+  };
 });
 
 describe('geographies list', () => {

@@ -21,27 +21,58 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!(e instanceof AppError)) throw new Error(`expected an AppError, got ${String(e)}`);
   return e;
 }
 
 describe('getData', () => {
   it("serves California's 2018 acs1 median household income as published, by census code", async () => {
-    const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2018 } });
+    const r = await getData({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2018 },
+    });
     expect(r.data).toHaveLength(1);
     const c = r.data[0]!;
-    expect(c).toMatchObject({ geo_key: 'state:06', geo_name: 'California', census_code: 'B19013_001E', estimate: 75277, moe_numeric: 317, unit: 'dollar', vintage: 2018, estimate_annotation: null, moe_annotation: null });
-    expect(r.meta?.source).toEqual({ dataset: 'acs1', vintage_year: 2018, reference_period: '2018', census_program: expect.stringContaining('Census Bureau') });
+    expect(c).toMatchObject({
+      geo_key: 'state:06',
+      geo_name: 'California',
+      census_code: 'B19013_001E',
+      estimate: 75277,
+      moe_numeric: 317,
+      unit: 'dollar',
+      vintage: 2018,
+      estimate_annotation: null,
+      moe_annotation: null,
+    });
+    expect(r.meta?.source).toEqual({
+      dataset: 'acs1',
+      vintage_year: 2018,
+      reference_period: '2018',
+      census_program: expect.stringContaining('Census Bureau'),
+    });
     expect(r.meta?.hint).toBeNull();
   });
 
   it('accepts api_names and census codes mixed, and a derived percentage gets its MOE by the proportion formula', async () => {
     const catalog = stores.catalog!;
-    const derived = catalog.list({ search: 'poverty', offset: 0, limit: 50 }).items.map((s) => catalog.getVariable(s.api_name)!)
+    const derived = catalog
+      .list({ search: 'poverty', offset: 0, limit: 50 })
+      .items.map((s) => catalog.getVariable(s.api_name)!)
       .find((v) => v.formula?.startsWith('pct(B17001_002E, B17001_001E)'));
     expect(derived, 'catalog has a poverty rate from B17001').toBeDefined();
-    const r = await getData({ ctx: verbContext(stores), input: { variables: [`${derived!.api_name},B19013_001E`, 'core_median_household_income'], geo: 'state:48', dataset: 'acs1', vintage: 2018 } });
+    const r = await getData({
+      ctx: verbContext(stores),
+      input: {
+        variables: [`${derived!.api_name},B19013_001E`, 'core_median_household_income'],
+        geo: 'state:48',
+        dataset: 'acs1',
+        vintage: 2018,
+      },
+    });
     // Asked by code, B19013_001E is the code as published; by api_name, the catalog variable: two
     // cells with the same published number.
     expect(r.data.map((c) => c.variable).sort()).toEqual([derived!.api_name, 'B19013_001E', 'core_median_household_income'].sort());
@@ -51,7 +82,13 @@ describe('getData', () => {
     const p = r.data.find((c) => c.variable === derived!.api_name)!;
     expect(p.formula).toMatch(/^pct\(/);
     // Components read straight from the Parquet, not through the operation.
-    const raw = await stores.observations!.fetch({ dataset: 'acs1', vintages: [2018], level: 'state', geoKeys: ['state:48'], codes: ['B17001_002E', 'B17001_001E'] });
+    const raw = await stores.observations!.fetch({
+      dataset: 'acs1',
+      vintages: [2018],
+      level: 'state',
+      geoKeys: ['state:48'],
+      codes: ['B17001_002E', 'B17001_001E'],
+    });
     const x = raw.get('2018|state:48|B17001_002E')!;
     const y = raw.get('2018|state:48|B17001_001E')!;
     const expected = moeProportion({ estimate: x.estimate!, moe: x.moe! }, { estimate: y.estimate!, moe: y.moe! });
@@ -71,7 +108,10 @@ describe('getData', () => {
   });
 
   it('gives a null with a reason and a hint when the vintage has no values loaded', async () => {
-    const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2024 } });
+    const r = await getData({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2024 },
+    });
     expect(r.meta?.source?.vintage_year).toBe(2024);
     expect(r.data[0]!.estimate).toBeNull();
     expect(r.data[0]!.estimate_annotation?.code).toBe('no_data_loaded');
@@ -79,14 +119,20 @@ describe('getData', () => {
   });
 
   it('explains acs1 tract requests instead of returning nothing', async () => {
-    const r = await getData({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'tract:48453001100', dataset: 'acs1', vintage: 2018 } });
+    const r = await getData({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013_001E', geo: 'tract:48453001100', dataset: 'acs1', vintage: 2018 },
+    });
     expect(r.data[0]!.estimate_annotation?.code).toBe('not_in_dataset');
     expect(r.meta?.hint).toMatch(/dataset=acs5/);
   });
 
   it('charges a wildcard by its expansion, before reading data', async () => {
     const charges: number[] = [];
-    const r = await getData({ ctx: verbContext(stores, { plan: 'pro', charges }), input: { variables: 'B01003_001E', geo: 'county:48*', vintage: 2023 } });
+    const r = await getData({
+      ctx: verbContext(stores, { plan: 'pro', charges }),
+      input: { variables: 'B01003_001E', geo: 'county:48*', vintage: 2023 },
+    });
     expect(r.data).toHaveLength(254);
     // api/2023/acs/acs5/county/B01003.json.gz: ["Travis County, Texas","1307625","48","453"]
     expect(r.data.find((c) => c.geo_key === 'county:48453')).toMatchObject({ geo_name: 'Travis County, Texas', estimate: 1307625 });
@@ -95,7 +141,12 @@ describe('getData', () => {
 
   it('refuses a Free plan wildcard with 403 feature-requires-upgrade and charges nothing', async () => {
     const charges: number[] = [];
-    const e = await failure(getData({ ctx: verbContext(stores, { plan: 'free', charges }), input: { variables: 'B01003_001E', geo: 'county:48*', vintage: 2023 } }));
+    const e = await failure(
+      getData({
+        ctx: verbContext(stores, { plan: 'free', charges }),
+        input: { variables: 'B01003_001E', geo: 'county:48*', vintage: 2023 },
+      }),
+    );
     expect(e.code).toBe('feature-requires-upgrade');
     expect(e.extensions.upgrade_url).toBeTruthy();
     expect(charges).toEqual([]);
@@ -123,17 +174,29 @@ describe('getData', () => {
 
 describe('compareGeographies', () => {
   it('compares with the first geography and tests significance at 90%', async () => {
-    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06;state:01', dataset: 'acs1', vintage: 2018 } });
+    const r = await compareGeographies({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013_001E', geo: 'state:06;state:01', dataset: 'acs1', vintage: 2018 },
+    });
     expect(r.data.map((c) => c.geo_key)).toEqual(['state:06', 'state:01']);
     const al = r.data[1]!;
-    expect(al.comparison).toEqual({ reference_geo_key: 'state:06', difference: 49861 - 75277, difference_moe: Math.sqrt(317 ** 2 + 783 ** 2), significant: true, not_tested_reason: null });
+    expect(al.comparison).toEqual({
+      reference_geo_key: 'state:06',
+      difference: 49861 - 75277,
+      difference_moe: Math.sqrt(317 ** 2 + 783 ** 2),
+      significant: true,
+      not_tested_reason: null,
+    });
     expect(r.data[0]!.comparison).toBeNull();
   });
 
   it('gives no verdict between a top-coded and a bottom-coded median (regression: 2005 said significant with difference_moe 0)', async () => {
     // 2005 acs1 B19013E (median income, NHPI householders): DC top-coded, Delaware bottom-coded
     // with MOEs published as 0 beside *** — the same case is jam-valued from 2010 on.
-    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013E_001E', geo: 'state:11;state:22;state:10', dataset: 'acs1', vintage: 2005 } });
+    const r = await compareGeographies({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013E_001E', geo: 'state:11;state:22;state:10', dataset: 'acs1', vintage: 2005 },
+    });
     const comparisons = r.data.filter((c) => c.comparison).map((c) => c.comparison!);
     expect(comparisons.length).toBe(2);
     for (const k of comparisons) {
@@ -146,7 +209,10 @@ describe('compareGeographies', () => {
   });
 
   it('gives no verdict on controlled estimates (no sampling error to test)', async () => {
-    const r = await compareGeographies({ ctx: verbContext(stores), input: { variables: 'demographics_hispanic_or_latino', geo: 'state:06;state:48', dataset: 'acs1', vintage: 2007 } });
+    const r = await compareGeographies({
+      ctx: verbContext(stores),
+      input: { variables: 'demographics_hispanic_or_latino', geo: 'state:06;state:48', dataset: 'acs1', vintage: 2007 },
+    });
     const tx = r.data.find((c) => c.geo_key === 'state:48')!;
     expect(tx.moe_numeric).toBeNull();
     expect(tx.moe_annotation?.code).toBe('controlled');
@@ -155,14 +221,22 @@ describe('compareGeographies', () => {
   });
 
   it('needs two geographies', async () => {
-    const e = await failure(compareGeographies({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2018 } }));
+    const e = await failure(
+      compareGeographies({
+        ctx: verbContext(stores),
+        input: { variables: 'B19013_001E', geo: 'state:06', dataset: 'acs1', vintage: 2018 },
+      }),
+    );
     expect(e.code).toBe('validation-error');
   });
 });
 
 describe('getTimeseries', () => {
   it('returns every vintage of the range, nulls with reasons where missing (acs1 has no 2016 here, no 2020 at all)', async () => {
-    const r = await getTimeseries({ ctx: verbContext(stores), input: { variables: 'B19013_001E', geo: 'nation:1', dataset: 'acs1', from: 2014, to: 2019 } });
+    const r = await getTimeseries({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013_001E', geo: 'nation:1', dataset: 'acs1', from: 2014, to: 2019 },
+    });
     expect(r.data.map((c) => [c.vintage, c.estimate])).toEqual([
       [2014, 53657],
       [2015, 55775],
@@ -177,7 +251,10 @@ describe('getTimeseries', () => {
   it('defaults to the 16 acs5 vintages', async () => {
     const r = await getTimeseries({ ctx: verbContext(stores), input: { variables: 'B01003_001E', geo: 'county:01001' } });
     expect(r.data.map((c) => c.vintage)).toEqual(Array.from({ length: 16 }, (_, i) => 2009 + i));
-    expect(r.data.filter((c) => c.estimate !== null).map((c) => [c.vintage, c.estimate])).toEqual([[2022, 58761], [2023, 59285]]);
+    expect(r.data.filter((c) => c.estimate !== null).map((c) => [c.vintage, c.estimate])).toEqual([
+      [2022, 58761],
+      [2023, 59285],
+    ]);
     expect(r.meta?.hint).toMatch(/overlap/);
   });
 });
@@ -186,13 +263,23 @@ describe('include_geometry gates', () => {
   // Regression (MCP review): include_geometry checked only the flag, so a Pro key got block-group
   // shapes although block-group boundaries need Business.
   it('regression: block-group geometry needs Business even on Pro', async () => {
-    const e = await failure(getData({ ctx: verbContext(stores, { plan: 'pro' }), input: { variables: 'B19013_001E', geo: 'block_group:484530011001', vintage: 2018, include_geometry: true } }));
+    const e = await failure(
+      getData({
+        ctx: verbContext(stores, { plan: 'pro' }),
+        input: { variables: 'B19013_001E', geo: 'block_group:484530011001', vintage: 2018, include_geometry: true },
+      }),
+    );
     expect(e.code).toBe('feature-requires-upgrade');
     expect(e.extensions).toMatchObject({ required_plan: 'business', upgrade_url: expect.stringContaining('plan=business') });
   });
 
   it('a block-group wildcard on Pro links the upgrade to Business, not Pro', async () => {
-    const e = await failure(getData({ ctx: verbContext(stores, { plan: 'pro' }), input: { variables: 'B19013_001E', geo: 'block_group:48453001100*', vintage: 2018 } }));
+    const e = await failure(
+      getData({
+        ctx: verbContext(stores, { plan: 'pro' }),
+        input: { variables: 'B19013_001E', geo: 'block_group:48453001100*', vintage: 2018 },
+      }),
+    );
     expect(e.extensions).toMatchObject({ required_plan: 'business', upgrade_url: expect.stringContaining('plan=business') });
   });
 });

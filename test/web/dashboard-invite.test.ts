@@ -37,14 +37,21 @@ describe('private beta and deletion', { timeout: 60_000 }, () => {
     await page.getByText('Invite code not found.').waitFor();
     await screenshot(page, '14-invite-code');
     expect(await seriousViolations(page)).toEqual([]);
-    const code = createInvite((svc.stores.accounts as AccountStore).db, { plan: 'pioneer', expiresAt: Date.now() + 86_400_000, now: Date.now() });
+    const code = createInvite((svc.stores.accounts as AccountStore).db, {
+      plan: 'pioneer',
+      expiresAt: Date.now() + 86_400_000,
+      now: Date.now(),
+    });
     await page.getByLabel('Invite code', { exact: true }).fill(code);
     await page.getByRole('button', { name: 'Activate' }).click();
     await page.getByTestId('invite-banner').waitFor({ state: 'detached' });
     await expect(page.getByTestId('plan-badge').textContent()).resolves.toBe('Pioneer plan');
     await page.getByRole('button', { name: 'Create my first key' }).click();
     key = await page.getByLabel('Full API key').inputValue();
-    expect((await fetch(`${svc.base}/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018`, { headers: { 'X-API-Key': key } })).status).toBe(200);
+    expect(
+      (await fetch(`${svc.base}/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018`, { headers: { 'X-API-Key': key } }))
+        .status,
+    ).toBe(200);
   });
 
   it('deletes the account after the typed confirmation; its key answers 401', async () => {
@@ -56,6 +63,9 @@ describe('private beta and deletion', { timeout: 60_000 }, () => {
     await screenshot(page, '15-delete-account');
     await confirm.click();
     await page.getByText('Your account was deleted').waitFor();
-    expect((await fetch(`${svc.base}/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018`, { headers: { 'X-API-Key': key } })).status).toBe(401);
+    expect(
+      (await fetch(`${svc.base}/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018`, { headers: { 'X-API-Key': key } }))
+        .status,
+    ).toBe(401);
   });
 });

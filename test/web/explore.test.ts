@@ -49,7 +49,9 @@ describe('explorer', { timeout: 90_000 }, () => {
     expect(tip).toContain('$75,277');
     expect(tip).toContain('± $317');
     expect(tip).toMatch(/CV: 0\.3%/);
-    const api1 = await api<{ data: { geo_name: string; estimate: number | null }[] }>('/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018&page_size=5000');
+    const api1 = await api<{ data: { geo_name: string; estimate: number | null }[] }>(
+      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018&page_size=5000',
+    );
     const top = api1.data.filter((c) => c.estimate !== null).sort((a, b) => b.estimate! - a.estimate!)[0]!;
     const firstRow = page.getByTestId('ranked').locator('tbody tr').first();
     await expect(firstRow.textContent()).resolves.toContain(top.geo_name);
@@ -62,7 +64,9 @@ describe('explorer', { timeout: 90_000 }, () => {
     const rows = page.getByTestId('series-table').locator('tbody tr');
     await rows.first().waitFor();
     const text = await page.getByTestId('series-table').textContent();
-    const series = await api<{ data: { vintage: number; estimate: number | null; moe_numeric: number | null; estimate_annotation: { meaning: string } | null }[] }>('/v1/timeseries?variables=B19013_001E&geo=state:06&dataset=acs1&from=2005&to=2018');
+    const series = await api<{
+      data: { vintage: number; estimate: number | null; moe_numeric: number | null; estimate_annotation: { meaning: string } | null }[];
+    }>('/v1/timeseries?variables=B19013_001E&geo=state:06&dataset=acs1&from=2005&to=2018');
     for (const c of series.data) {
       if (c.estimate !== null) expect(text).toContain(`$${c.estimate.toLocaleString('en-US')}`);
       else expect(text).toContain(c.estimate_annotation!.meaning);
@@ -77,7 +81,9 @@ describe('explorer', { timeout: 90_000 }, () => {
     await openWithKey('variable=B17001_002E&dataset=acs1&vintage=2018&level=state&geo=state:48&compare=state:06;state:48');
     const table = page.getByTestId('compare');
     await table.waitFor();
-    const cmp = await api<{ data: { geo_name: string; comparison: { significant: boolean | null } | null }[] }>('/v1/compare?variables=B17001_002E&geo=state:06;state:48&dataset=acs1&vintage=2018');
+    const cmp = await api<{ data: { geo_name: string; comparison: { significant: boolean | null } | null }[] }>(
+      '/v1/compare?variables=B17001_002E&geo=state:06;state:48&dataset=acs1&vintage=2018',
+    );
     const tx = cmp.data.find((c) => c.geo_name === 'Texas')!;
     await expect(table.textContent()).resolves.toContain(tx.comparison!.significant ? 'Yes (90%)' : 'No — within the margins of error');
     expect(page.url()).toContain('compare=state%3A06%3Bstate%3A48');
@@ -94,14 +100,18 @@ describe('explorer', { timeout: 90_000 }, () => {
     expect(shapes).toBeGreaterThan(3000);
     // eslint-disable-next-line no-console
     const projectMs = await page.evaluate(() => (window as unknown as { __exploreProjectMs: number }).__exploreProjectMs);
-    console.log(`explore: US counties map (${shapes} shapes) drawn ${ms} ms after data arrival (projection and path strings ${projectMs} ms)`);
+    console.log(
+      `explore: US counties map (${shapes} shapes) drawn ${ms} ms after data arrival (projection and path strings ${projectMs} ms)`,
+    );
     expect(ms).toBeLessThanOrEqual(1000);
     await screenshot(page, 'explore-03-us-counties');
     await page.getByLabel('Within').selectOption({ label: 'Texas' });
     await page.waitForFunction(() => document.querySelectorAll('svg.map path.shape').length < 300);
     await page.getByTestId('ranked').waitFor();
     const first = await page.getByTestId('ranked').locator('tbody tr').first().textContent();
-    const tx = await api<{ data: { geo_name: string; estimate: number | null }[] }>('/v1/data?variables=B01003_001E&geo=county:48*&dataset=acs5&vintage=2023&page_size=5000');
+    const tx = await api<{ data: { geo_name: string; estimate: number | null }[] }>(
+      '/v1/data?variables=B01003_001E&geo=county:48*&dataset=acs5&vintage=2023&page_size=5000',
+    );
     const biggest = tx.data.sort((a, b) => (b.estimate ?? 0) - (a.estimate ?? 0))[0]!;
     expect(first).toContain(biggest.geo_name);
   });

@@ -28,11 +28,20 @@ export function whenSignedOut(f: () => void): void {
   onSignedOut = f;
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<{ data: T; meta?: Record<string, unknown> }> {
+export async function api<T>(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<{ data: T; meta?: Record<string, unknown> }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
   const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (!res.ok) {
     const problem = { status: res.status, ...(json ?? {}) } as Problem;
@@ -81,8 +90,16 @@ export interface Profile {
   plan: { id: string; name: string; features: Record<string, unknown>; limits: Record<string, number> };
   activated: boolean;
   created_at: string;
-  tos: { status: 'none' | 'accepted' | 'grace' | 'required'; current_version: string | null; url: string | null; grace_ends_at: string | null };
-  billing: { customer: boolean; subscription: { id: string; plan: string; interval: string | null; status: string; current_period_end: string | null } | null };
+  tos: {
+    status: 'none' | 'accepted' | 'grace' | 'required';
+    current_version: string | null;
+    url: string | null;
+    grace_ends_at: string | null;
+  };
+  billing: {
+    customer: boolean;
+    subscription: { id: string; plan: string; interval: string | null; status: string; current_period_end: string | null } | null;
+  };
 }
 
 export interface Key {

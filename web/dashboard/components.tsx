@@ -22,23 +22,38 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   return (
     <button type="button" class="secondary" onClick={copy}>
       {done ? 'Copied' : label}
-      <span class="visually-hidden" aria-live="polite">{done ? ' to the clipboard' : ''}</span>
+      <span class="visually-hidden" aria-live="polite">
+        {done ? ' to the clipboard' : ''}
+      </span>
     </button>
   );
 }
 
 /** The full key, once. Focus moves here so keyboard and screen-reader users find it at once. */
-export function KeyReveal({ created, onDismiss, title = 'Your new API key' }: { created: { key: string; name: string }; onDismiss: () => void; title?: string }) {
+export function KeyReveal({
+  created,
+  onDismiss,
+  title = 'Your new API key',
+}: {
+  created: { key: string; name: string };
+  onDismiss: () => void;
+  title?: string;
+}) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => ref.current?.focus(), [created.key]);
   return (
     <section class="reveal" aria-labelledby="reveal-title" tabIndex={-1} ref={ref} data-testid="key-reveal">
-      <h2 id="reveal-title">{title}: “{created.name}”</h2>
+      <h2 id="reveal-title">
+        {title}: “{created.name}”
+      </h2>
       <p class="warning-text">
-        <strong>Copy this key now. It will not be shown again</strong> — we store only a fingerprint of it. If you lose it, rotate the key to get a new one.
+        <strong>Copy this key now. It will not be shown again</strong> — we store only a fingerprint of it. If you lose it, rotate the key
+        to get a new one.
       </p>
       <div class="key-row">
-        <label for="new-key" class="visually-hidden">Full API key</label>
+        <label for="new-key" class="visually-hidden">
+          Full API key
+        </label>
         <input id="new-key" class="mono" readOnly value={created.key} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
         <CopyButton text={created.key} label="Copy key" />
       </div>
@@ -49,7 +64,17 @@ export function KeyReveal({ created, onDismiss, title = 'Your new API key' }: { 
   );
 }
 
-export function Dialog({ open, title, children, onClose }: { open: boolean; title: string; children: ComponentChildren; onClose: () => void }) {
+export function Dialog({
+  open,
+  title,
+  children,
+  onClose,
+}: {
+  open: boolean;
+  title: string;
+  children: ComponentChildren;
+  onClose: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
@@ -83,7 +108,10 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
 }
 
 /** Loads data for a page; `reload` refetches after a change. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): { data: T | undefined; error: string | undefined; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[] = [],
+): { data: T | undefined; error: string | undefined; reload: () => void } {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
   const [tick, setTick] = useState(0);

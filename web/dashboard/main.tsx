@@ -53,11 +53,14 @@ function SignedOut({ session, message }: { session: Session; message?: string })
   return (
     <main id="main" class="signin card">
       <PageTitle>Census Data Service</PageTitle>
-      <p class="lead">American Community Survey estimates with their margins of error, over an HTTP API and an MCP server. Sign in to create an API key.</p>
+      <p class="lead">
+        American Community Survey estimates with their margins of error, over an HTTP API and an MCP server. Sign in to create an API key.
+      </p>
       {message && <Notice kind="info">{message}</Notice>}
       {session.sign_in === 'none' ? (
         <Notice kind="warning">
-          Sign-in is not configured on this server. The operator sets <code>OIDC_ISSUER</code> and <code>OIDC_CLIENT_ID</code> (see docs/dashboard.md).
+          Sign-in is not configured on this server. The operator sets <code>OIDC_ISSUER</code> and <code>OIDC_CLIENT_ID</code> (see
+          docs/dashboard.md).
         </Notice>
       ) : (
         <>
@@ -100,7 +103,8 @@ function TosBanner({ profile, reload }: { profile: Profile; reload: () => Promis
       <h2 id="tos-title">Accept the terms of service</h2>
       {tos.status === 'grace' ? (
         <p>
-          Please read and accept the {doc}. Your API keys keep working during the grace period, which ends on <strong>{date(tos.grace_ends_at)}</strong> ({daysUntil(tos.grace_ends_at!)} days left).
+          Please read and accept the {doc}. Your API keys keep working during the grace period, which ends on{' '}
+          <strong>{date(tos.grace_ends_at)}</strong> ({daysUntil(tos.grace_ends_at!)} days left).
         </p>
       ) : (
         <p>The grace period has ended: API requests answer 403 until you accept the {doc}.</p>
@@ -131,7 +135,15 @@ function InviteBanner({ reload }: { reload: () => Promise<void> }) {
       <p>You can create API keys once your account is activated with an invite code.</p>
       <form onSubmit={submit} class="inline">
         <label for="invite-code">Invite code</label>
-        <input id="invite-code" value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} placeholder="XXXX-XXXX-XXXX" required autoComplete="off" aria-describedby={error ? 'invite-error' : undefined} />
+        <input
+          id="invite-code"
+          value={code}
+          onInput={(e) => setCode((e.target as HTMLInputElement).value)}
+          placeholder="XXXX-XXXX-XXXX"
+          required
+          autoComplete="off"
+          aria-describedby={error ? 'invite-error' : undefined}
+        />
         <button type="submit" class="primary">
           Activate
         </button>
@@ -183,10 +195,25 @@ function App() {
     if (document.activeElement && document.activeElement !== document.body) document.getElementById('page-title')?.focus();
   }, [route, profile === undefined]);
 
-  if (fatal) return <main id="main" class="card"><Notice kind="error">{fatal}</Notice></main>;
-  if (!session) return <main id="main" class="card" aria-busy="true"><p>Loading…</p></main>;
+  if (fatal)
+    return (
+      <main id="main" class="card">
+        <Notice kind="error">{fatal}</Notice>
+      </main>
+    );
+  if (!session)
+    return (
+      <main id="main" class="card" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
   if (!session.signed_in) return <SignedOut session={session} message={signedOutMessage} />;
-  if (!profile) return <main id="main" class="card" aria-busy="true"><p>Loading your account…</p></main>;
+  if (!profile)
+    return (
+      <main id="main" class="card" aria-busy="true">
+        <p>Loading your account…</p>
+      </main>
+    );
 
   const state: AppState = { session, profile, reloadProfile, lastKey, setLastKey, navigate: navigateTo };
   const doSignOut = async () => {
@@ -234,7 +261,16 @@ function App() {
         {page.path === 'keys' && <KeysPage {...state} />}
         {page.path === 'usage' && <UsagePage {...state} />}
         {page.path === 'billing' && <BillingPage {...state} />}
-        {page.path === 'profile' && <ProfilePage {...state} onDeleted={() => { setProfile(undefined); setSession({ ...session, signed_in: false }); setSignedOutMessage('Your account was deleted. Its keys stopped working; its data is purged after 30 days.'); }} />}
+        {page.path === 'profile' && (
+          <ProfilePage
+            {...state}
+            onDeleted={() => {
+              setProfile(undefined);
+              setSession({ ...session, signed_in: false });
+              setSignedOutMessage('Your account was deleted. Its keys stopped working; its data is purged after 30 days.');
+            }}
+          />
+        )}
       </main>
       <footer>
         <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/health">Service status</a>

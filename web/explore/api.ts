@@ -72,7 +72,13 @@ export interface Cell {
   moe_numeric: number | null;
   estimate_annotation: { code: string; meaning: string } | null;
   moe_annotation: { code: string; meaning: string } | null;
-  comparison?: { reference_geo_key: string; difference: number | null; difference_moe: number | null; significant: boolean | null; not_tested_reason: string | null } | null;
+  comparison?: {
+    reference_geo_key: string;
+    difference: number | null;
+    difference_moe: number | null;
+    significant: boolean | null;
+    not_tested_reason: string | null;
+  } | null;
 }
 
 /** Coefficient of variation in percent (90% MOE → standard error), or null. */
@@ -90,4 +96,6 @@ export function reliability(cv: number | null): string {
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const oneDecimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 export const fmt = (n: number | null | undefined, unit = '') =>
-  n === null || n === undefined ? '—' : `${unit === 'dollar' ? '$' : ''}${(unit === 'percent' ? oneDecimal : whole).format(n)}${unit === 'percent' ? '%' : ''}`;
+  n === null || n === undefined
+    ? '—'
+    : `${unit === 'dollar' ? '$' : ''}${(unit === 'percent' ? oneDecimal : whole).format(n)}${unit === 'percent' ? '%' : ''}`;

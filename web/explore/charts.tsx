@@ -8,7 +8,8 @@ type SortKey = 'name' | 'estimate' | 'moe' | 'cv';
 export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: Cell) => void }) {
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'estimate', desc: true });
   const unit = cells[0]?.unit ?? '';
-  const val = (c: Cell): number | string | null => (sort.key === 'name' ? c.geo_name : sort.key === 'estimate' ? c.estimate : sort.key === 'moe' ? c.moe_numeric : cvOf(c));
+  const val = (c: Cell): number | string | null =>
+    sort.key === 'name' ? c.geo_name : sort.key === 'estimate' ? c.estimate : sort.key === 'moe' ? c.moe_numeric : cvOf(c);
   const rows = [...cells].sort((a, b) => {
     const x = val(a);
     const y = val(b);
@@ -30,7 +31,9 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
       <table data-testid="ranked">
         <thead>
           <tr>
-            <th scope="col" class="num">Rank</th>
+            <th scope="col" class="num">
+              Rank
+            </th>
             {head('name', 'Geography', false)}
             {head('estimate', 'Estimate')}
             {head('moe', 'MOE (90%)')}
@@ -49,7 +52,13 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
                     {c.geo_name}
                   </button>
                 </th>
-                <td class="num">{c.estimate === null ? <span title={c.estimate_annotation?.meaning}>{c.estimate_annotation?.code ?? 'null'}</span> : fmt(c.estimate, c.unit || unit)}</td>
+                <td class="num">
+                  {c.estimate === null ? (
+                    <span title={c.estimate_annotation?.meaning}>{c.estimate_annotation?.code ?? 'null'}</span>
+                  ) : (
+                    fmt(c.estimate, c.unit || unit)
+                  )}
+                </td>
                 <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
                 <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
                 <td>{reliability(cv)}</td>
@@ -90,7 +99,11 @@ export function SeriesChart({ cells }: { cells: Cell[] }) {
   const gaps = cells.filter((c) => c.estimate === null);
   return (
     <figure class="series">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${cells[0]?.label} for ${cells[0]?.geo_name}, ${years[0]}–${years[years.length - 1]}, with 90% margins of error; values in the table below`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={`${cells[0]?.label} for ${cells[0]?.geo_name}, ${years[0]}–${years[years.length - 1]}, with 90% margins of error; values in the table below`}
+      >
         {ticks.map((t) => (
           <g key={t}>
             <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} class="grid" />
@@ -106,7 +119,13 @@ export function SeriesChart({ cells }: { cells: Cell[] }) {
         ))}
         {runs.map((r, i) => (
           <g key={i}>
-            <path class="band" d={`M${r.map((c) => `${x(c.vintage)},${y(c.estimate! + (c.moe_numeric ?? 0))}`).join('L')}L${[...r].reverse().map((c) => `${x(c.vintage)},${y(c.estimate! - (c.moe_numeric ?? 0))}`).join('L')}Z`} />
+            <path
+              class="band"
+              d={`M${r.map((c) => `${x(c.vintage)},${y(c.estimate! + (c.moe_numeric ?? 0))}`).join('L')}L${[...r]
+                .reverse()
+                .map((c) => `${x(c.vintage)},${y(c.estimate! - (c.moe_numeric ?? 0))}`)
+                .join('L')}Z`}
+            />
             <path class="line" d={`M${r.map((c) => `${x(c.vintage)},${y(c.estimate!)}`).join('L')}`} />
             {r.map((c) => (
               <circle key={c.vintage} cx={x(c.vintage)} cy={y(c.estimate!)} r="3.5" class="dot" />
@@ -123,8 +142,12 @@ export function SeriesChart({ cells }: { cells: Cell[] }) {
           <thead>
             <tr>
               <th scope="col">Year</th>
-              <th scope="col" class="num">Estimate</th>
-              <th scope="col" class="num">MOE (90%)</th>
+              <th scope="col" class="num">
+                Estimate
+              </th>
+              <th scope="col" class="num">
+                MOE (90%)
+              </th>
               <th scope="col">Note</th>
             </tr>
           </thead>

@@ -19,7 +19,17 @@ interface View {
   to: string;
 }
 
-const DEFAULTS: View = { variable: 'B19013_001E', dataset: 'acs1', vintage: '2018', level: 'state', within: 'us', geo: 'state:06', compare: [], from: '2005', to: '2018' };
+const DEFAULTS: View = {
+  variable: 'B19013_001E',
+  dataset: 'acs1',
+  vintage: '2018',
+  level: 'state',
+  within: 'us',
+  geo: 'state:06',
+  compare: [],
+  from: '2005',
+  to: '2018',
+};
 
 function readView(): View {
   const p = new URLSearchParams(location.search);
@@ -101,7 +111,11 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 const shapeCache = new Map<string, Promise<Shapes>>();
 function shapesOf(level: string): Promise<Shapes> {
-  if (!shapeCache.has(level)) shapeCache.set(level, getJson<Shapes>(`/v1/boundaries/${level}`).catch((e) => (shapeCache.delete(level), Promise.reject(e))));
+  if (!shapeCache.has(level))
+    shapeCache.set(
+      level,
+      getJson<Shapes>(`/v1/boundaries/${level}`).catch((e) => (shapeCache.delete(level), Promise.reject(e))),
+    );
   return shapeCache.get(level)!;
 }
 
@@ -112,7 +126,9 @@ function VariablePicker({ value, onPick }: { value: string; onPick: (code: strin
   const search = async (e: Event) => {
     e.preventDefault();
     try {
-      const r = await getJson<{ data: { api_name: string; census_code?: string | null; label: string }[] }>(`/v1/variables?search=${encodeURIComponent(q)}&page_size=8`);
+      const r = await getJson<{ data: { api_name: string; census_code?: string | null; label: string }[] }>(
+        `/v1/variables?search=${encodeURIComponent(q)}&page_size=8`,
+      );
       setHits(r.data);
       setError(undefined);
     } catch (err) {
@@ -123,7 +139,12 @@ function VariablePicker({ value, onPick }: { value: string; onPick: (code: strin
     <div class="picker">
       <form onSubmit={search} class="inline">
         <label for="var-search">Variable (words, a table or a code such as B19013_001E)</label>
-        <input id="var-search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} placeholder="median household income" />
+        <input
+          id="var-search"
+          value={q}
+          onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+          placeholder="median household income"
+        />
         <button type="submit" class="secondary">
           Search
         </button>
@@ -186,7 +207,13 @@ function App() {
 
   useEffect(() => {
     if (!ready) return;
-    shapesOf('state').then((s) => setStates(s.features.map((f) => ({ key: f.properties.geo_key, name: f.properties.name })).sort((a, b) => a.name.localeCompare(b.name))), () => {});
+    shapesOf('state').then(
+      (s) =>
+        setStates(
+          s.features.map((f) => ({ key: f.properties.geo_key, name: f.properties.name })).sort((a, b) => a.name.localeCompare(b.name)),
+        ),
+      () => {},
+    );
   }, [ready]);
   useEffect(() => {
     if (!ready) return;
@@ -206,11 +233,17 @@ function App() {
   }, [ready, dataPath]);
   useEffect(() => {
     if (!ready || !view.geo) return;
-    getJson<{ data: Cell[] }>(seriesPath).then((r) => (setSeries(r.data), setSeriesError(undefined)), (e) => (setSeries(undefined), setSeriesError(e)));
+    getJson<{ data: Cell[] }>(seriesPath).then(
+      (r) => (setSeries(r.data), setSeriesError(undefined)),
+      (e) => (setSeries(undefined), setSeriesError(e)),
+    );
   }, [ready, seriesPath]);
   useEffect(() => {
     if (!ready || view.compare.length < 2) return setCompare(undefined);
-    getJson<{ data: Cell[] }>(comparePath).then((r) => (setCompare(r.data), setCompareError(undefined)), (e) => (setCompare(undefined), setCompareError(e)));
+    getJson<{ data: Cell[] }>(comparePath).then(
+      (r) => (setCompare(r.data), setCompareError(undefined)),
+      (e) => (setCompare(undefined), setCompareError(e)),
+    );
   }, [ready, comparePath]);
 
   const downloadCsv = async () => {
@@ -241,9 +274,18 @@ function App() {
           }}
         >
           <label for="api-key">Your API key</label>
-          <input id="api-key" type="password" autoComplete="off" value={keyInput} onInput={(e) => setKeyInput((e.target as HTMLInputElement).value)} aria-describedby="key-hint" required />
+          <input
+            id="api-key"
+            type="password"
+            autoComplete="off"
+            value={keyInput}
+            onInput={(e) => setKeyInput((e.target as HTMLInputElement).value)}
+            aria-describedby="key-hint"
+            required
+          />
           <p id="key-hint" class="hint">
-            Kept in this page’s memory only (gone when you close or reload it). Or <a href="/dashboard/auth/login?next=/dashboard">sign in to the dashboard</a> and come back.
+            Kept in this page’s memory only (gone when you close or reload it). Or{' '}
+            <a href="/dashboard/auth/login?next=/dashboard">sign in to the dashboard</a> and come back.
           </p>
           <button type="submit" class="primary">
             Explore
@@ -261,7 +303,9 @@ function App() {
           <a href="/explore">Census explorer</a>
         </div>
         <div class="who">
-          <span class="email">{who ? `Signed in as ${who}; requests count against your plan` : 'Using the key you pasted (memory only)'}</span>
+          <span class="email">
+            {who ? `Signed in as ${who}; requests count against your plan` : 'Using the key you pasted (memory only)'}
+          </span>
           <a href="/dashboard">Dashboard</a>
         </div>
       </header>
@@ -279,11 +323,22 @@ function App() {
             </div>
             <div>
               <label for="vintage">Year</label>
-              <input id="vintage" type="number" min="2005" max="2024" value={view.vintage} onChange={(e) => update({ vintage: (e.target as HTMLInputElement).value })} />
+              <input
+                id="vintage"
+                type="number"
+                min="2005"
+                max="2024"
+                value={view.vintage}
+                onChange={(e) => update({ vintage: (e.target as HTMLInputElement).value })}
+              />
             </div>
             <div>
               <label for="level">Map</label>
-              <select id="level" value={view.level} onChange={(e) => update({ level: (e.target as HTMLSelectElement).value as View['level'], within: 'us' })}>
+              <select
+                id="level"
+                value={view.level}
+                onChange={(e) => update({ level: (e.target as HTMLSelectElement).value as View['level'], within: 'us' })}
+              >
                 <option value="state">States</option>
                 <option value="county">Counties</option>
                 <option value="tract">Tracts of a county</option>
@@ -292,9 +347,18 @@ function App() {
             <div>
               <label for="within">Within</label>
               {view.level === 'tract' ? (
-                <input id="within" value={view.within === 'us' ? 'county:48453' : view.within} onChange={(e) => update({ within: (e.target as HTMLInputElement).value })} />
+                <input
+                  id="within"
+                  value={view.within === 'us' ? 'county:48453' : view.within}
+                  onChange={(e) => update({ within: (e.target as HTMLInputElement).value })}
+                />
               ) : (
-                <select id="within" value={view.within} disabled={view.level === 'state'} onChange={(e) => update({ within: (e.target as HTMLSelectElement).value })}>
+                <select
+                  id="within"
+                  value={view.within}
+                  disabled={view.level === 'state'}
+                  onChange={(e) => update({ within: (e.target as HTMLSelectElement).value })}
+                >
                   <option value="us">United States</option>
                   {states.map((s) => (
                     <option key={s.key} value={s.key}>
@@ -306,7 +370,10 @@ function App() {
             </div>
           </div>
         </Section>
-        <Section id="map-title" title={`Map: ${view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts'} of ${view.within === 'us' || view.level === 'state' ? 'the United States' : (states.find((x) => x.key === view.within)?.name ?? view.within)}, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`}>
+        <Section
+          id="map-title"
+          title={`Map: ${view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts'} of ${view.within === 'us' || view.level === 'state' ? 'the United States' : (states.find((x) => x.key === view.within)?.name ?? view.within)}, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`}
+        >
           {mapError !== undefined && <Problem error={mapError} />}
           {loading && <p aria-busy="true">Loading…</p>}
           {map && <ChoroplethMap shapes={map.shapes} cells={map.cells} arrivedAt={map.arrivedAt} selected={view.geo} onSelect={select} />}
@@ -327,20 +394,46 @@ function App() {
           <form class="controls" onSubmit={(e) => e.preventDefault()}>
             <div>
               <label for="geo">Geography</label>
-              <input id="geo" value={view.geo} onChange={(e) => update({ geo: (e.target as HTMLInputElement).value })} aria-describedby="geo-hint" />
+              <input
+                id="geo"
+                value={view.geo}
+                onChange={(e) => update({ geo: (e.target as HTMLInputElement).value })}
+                aria-describedby="geo-hint"
+              />
             </div>
             <div>
               <label for="from">From</label>
-              <input id="from" type="number" min="2005" max="2024" value={view.from} onChange={(e) => update({ from: (e.target as HTMLInputElement).value })} />
+              <input
+                id="from"
+                type="number"
+                min="2005"
+                max="2024"
+                value={view.from}
+                onChange={(e) => update({ from: (e.target as HTMLInputElement).value })}
+              />
             </div>
             <div>
               <label for="to">To</label>
-              <input id="to" type="number" min="2005" max="2024" value={view.to} onChange={(e) => update({ to: (e.target as HTMLInputElement).value })} />
+              <input
+                id="to"
+                type="number"
+                min="2005"
+                max="2024"
+                value={view.to}
+                onChange={(e) => update({ to: (e.target as HTMLInputElement).value })}
+              />
             </div>
           </form>
-          <p id="geo-hint" class="hint">A key (state:06, county:48453) or a name the API resolves (county:Travis County, TX). Click a shape or a table row to pick it.</p>
+          <p id="geo-hint" class="hint">
+            A key (state:06, county:48453) or a name the API resolves (county:Travis County, TX). Click a shape or a table row to pick it.
+          </p>
           <p>
-            <button type="button" class="secondary small" onClick={() => addCompare(view.geo)} disabled={view.compare.length >= 5 || view.compare.includes(view.geo)}>
+            <button
+              type="button"
+              class="secondary small"
+              onClick={() => addCompare(view.geo)}
+              disabled={view.compare.length >= 5 || view.compare.includes(view.geo)}
+            >
               Add {view.geo} to the comparison
             </button>
           </p>
@@ -354,7 +447,12 @@ function App() {
             {view.compare.map((k) => (
               <li key={k}>
                 <span class="mono">{k}</span>{' '}
-                <button type="button" class="link" aria-label={`Remove ${k}`} onClick={() => update({ compare: view.compare.filter((x) => x !== k) })}>
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`Remove ${k}`}
+                  onClick={() => update({ compare: view.compare.filter((x) => x !== k) })}
+                >
                   remove
                 </button>
               </li>
@@ -368,9 +466,15 @@ function App() {
                 <thead>
                   <tr>
                     <th scope="col">Geography</th>
-                    <th scope="col" class="num">Estimate</th>
-                    <th scope="col" class="num">MOE</th>
-                    <th scope="col" class="num">Difference from first</th>
+                    <th scope="col" class="num">
+                      Estimate
+                    </th>
+                    <th scope="col" class="num">
+                      MOE
+                    </th>
+                    <th scope="col" class="num">
+                      Difference from first
+                    </th>
                     <th scope="col">Significant?</th>
                   </tr>
                 </thead>
@@ -380,8 +484,20 @@ function App() {
                       <th scope="row">{c.geo_name}</th>
                       <td class="num">{fmt(c.estimate, c.unit)}</td>
                       <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit)}`}</td>
-                      <td class="num">{c.comparison ? `${fmt(c.comparison.difference, c.unit)} ± ${fmt(c.comparison.difference_moe, c.unit)}` : '(reference)'}</td>
-                      <td>{!c.comparison ? '' : c.comparison.significant === null ? `not tested: ${c.comparison.not_tested_reason}` : c.comparison.significant ? 'Yes (90%)' : 'No — within the margins of error'}</td>
+                      <td class="num">
+                        {c.comparison
+                          ? `${fmt(c.comparison.difference, c.unit)} ± ${fmt(c.comparison.difference_moe, c.unit)}`
+                          : '(reference)'}
+                      </td>
+                      <td>
+                        {!c.comparison
+                          ? ''
+                          : c.comparison.significant === null
+                            ? `not tested: ${c.comparison.not_tested_reason}`
+                            : c.comparison.significant
+                              ? 'Yes (90%)'
+                              : 'No — within the margins of error'}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -391,7 +507,11 @@ function App() {
           {view.compare.length >= 2 && <Request path={comparePath} />}
         </Section>
         <p class="hint">
-          This page’s address holds the whole view: <button type="button" class="link" onClick={() => navigator.clipboard.writeText(location.href)}>copy link to this view</button>.
+          This page’s address holds the whole view:{' '}
+          <button type="button" class="link" onClick={() => navigator.clipboard.writeText(location.href)}>
+            copy link to this view
+          </button>
+          .
         </p>
       </main>
     </>

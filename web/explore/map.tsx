@@ -49,8 +49,20 @@ function usPathFor(features: Feat[]): (f: Feat) => string | null {
   const k = fit.scale();
   const [x, y] = fit.translate();
   const lower48 = geoConicEqualArea().parallels([29.5, 45.5]).rotate([96, 0]).center([-0.6, 38.7]).scale(k).translate([x, y]).precision(0);
-  const alaska = geoConicEqualArea().rotate([154, 0]).center([-2, 58.5]).parallels([55, 65]).scale(k * 0.35).translate([x - 0.307 * k, y + 0.201 * k]).precision(0);
-  const hawaii = geoConicEqualArea().rotate([157, 0]).center([-3, 19.9]).parallels([8, 18]).scale(k).translate([x - 0.205 * k, y + 0.212 * k]).precision(0);
+  const alaska = geoConicEqualArea()
+    .rotate([154, 0])
+    .center([-2, 58.5])
+    .parallels([55, 65])
+    .scale(k * 0.35)
+    .translate([x - 0.307 * k, y + 0.201 * k])
+    .precision(0);
+  const hawaii = geoConicEqualArea()
+    .rotate([157, 0])
+    .center([-3, 19.9])
+    .parallels([8, 18])
+    .scale(k)
+    .translate([x - 0.205 * k, y + 0.212 * k])
+    .precision(0);
   const paths = new Map<GeoProjection, ReturnType<typeof geoPath>>([lower48, alaska, hawaii].map((p) => [p, geoPath(p).digits(1)]));
   return (f) => {
     const st = f.properties.geo_key.slice(f.properties.geo_key.indexOf(':') + 1, f.properties.geo_key.indexOf(':') + 3);
@@ -75,7 +87,14 @@ function classOf(x: number, breaks: number[]): number {
 type Item = { f: Feature<Geometry, { geo_key: string; name: string }>; d: string; cell: Cell };
 
 /** The shapes themselves, re-rendered only when the data or selection changes (not on hover). */
-class PathLayer extends Component<{ items: Item[]; breaks: number[]; unit: string; selected?: string; onFocusShape: (e: Event) => void; onBlurShape: () => void }> {
+class PathLayer extends Component<{
+  items: Item[];
+  breaks: number[];
+  unit: string;
+  selected?: string;
+  onFocusShape: (e: Event) => void;
+  onBlurShape: () => void;
+}> {
   override shouldComponentUpdate(next: PathLayer['props']): boolean {
     return next.items !== this.props.items || next.selected !== this.props.selected;
   }
@@ -88,8 +107,21 @@ class PathLayer extends Component<{ items: Item[]; breaks: number[]; unit: strin
           const fill = cell.estimate === null ? NULL_FILL : RAMP[classOf(cell.estimate, breaks)]!;
           const label = `${f.properties.name}: ${cell.estimate === null ? `no value (${cell.estimate_annotation?.meaning ?? 'not available'})` : `${fmt(cell.estimate, unit)} ± ${fmt(cell.moe_numeric, unit)}`}`;
           return [
-            <path key={f.properties.geo_key} d={d} fill={fill} class={selected === cell.geo_key ? 'shape selected' : 'shape'} tabIndex={0} role="button" aria-label={label} data-geo={cell.geo_key} onFocus={this.props.onFocusShape} onBlur={this.props.onBlurShape} />,
-            c !== null && c > 30 ? <path key={`${f.properties.geo_key}-h`} d={d} fill="url(#hatch)" class="hatch" aria-hidden="true" /> : null,
+            <path
+              key={f.properties.geo_key}
+              d={d}
+              fill={fill}
+              class={selected === cell.geo_key ? 'shape selected' : 'shape'}
+              tabIndex={0}
+              role="button"
+              aria-label={label}
+              data-geo={cell.geo_key}
+              onFocus={this.props.onFocusShape}
+              onBlur={this.props.onBlurShape}
+            />,
+            c !== null && c > 30 ? (
+              <path key={`${f.properties.geo_key}-h`} d={d} fill="url(#hatch)" class="hatch" aria-hidden="true" />
+            ) : null,
           ];
         })}
       </g>
@@ -97,7 +129,19 @@ class PathLayer extends Component<{ items: Item[]; breaks: number[]; unit: strin
   }
 }
 
-export function ChoroplethMap({ shapes, cells, arrivedAt, selected, onSelect }: { shapes: Shapes; cells: Cell[]; arrivedAt: number; selected?: string; onSelect: (c: Cell) => void }) {
+export function ChoroplethMap({
+  shapes,
+  cells,
+  arrivedAt,
+  selected,
+  onSelect,
+}: {
+  shapes: Shapes;
+  cells: Cell[];
+  arrivedAt: number;
+  selected?: string;
+  onSelect: (c: Cell) => void;
+}) {
   const [hover, setHover] = useState<{ cell?: Cell; name: string; x: number; y: number }>();
   const [renderMs, setRenderMs] = useState<number>();
   const byKey = useMemo(() => new Map(cells.map((c) => [c.geo_key, c])), [cells]);
@@ -152,7 +196,9 @@ export function ChoroplethMap({ shapes, cells, arrivedAt, selected, onSelect }: 
         onMouseOut={() => setHover(undefined)}
         onClick={delegate((cell) => onSelect(cell))}
         onKeyDown={(e) => e.key === 'Enter' && delegate((cell) => onSelect(cell))(e)}
-        role="group" aria-label={`Map of ${cells[0]?.label ?? 'values'}; shapes are focusable, the table below has the same values`}>
+        role="group"
+        aria-label={`Map of ${cells[0]?.label ?? 'values'}; shapes are focusable, the table below has the same values`}
+      >
         <defs>
           <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <line x1="0" y1="0" x2="0" y2="6" stroke="#1b1f24" stroke-width="1.5" />
@@ -168,8 +214,16 @@ export function ChoroplethMap({ shapes, cells, arrivedAt, selected, onSelect }: 
           ) : (
             <>
               <div>Estimate: {fmt(hover.cell?.estimate, unit)}</div>
-              <div>MOE (90%): {hover.cell?.moe_numeric === null ? `— ${hover.cell?.moe_annotation ? `(${hover.cell.moe_annotation.meaning})` : ''}` : `± ${fmt(hover.cell?.moe_numeric, unit)}`}</div>
-              <div>CV: {cv === null ? '—' : `${cv.toFixed(1)}%`}{cv !== null && cv > 30 ? ' — unreliable (hatched)' : ''}</div>
+              <div>
+                MOE (90%):{' '}
+                {hover.cell?.moe_numeric === null
+                  ? `— ${hover.cell?.moe_annotation ? `(${hover.cell.moe_annotation.meaning})` : ''}`
+                  : `± ${fmt(hover.cell?.moe_numeric, unit)}`}
+              </div>
+              <div>
+                CV: {cv === null ? '—' : `${cv.toFixed(1)}%`}
+                {cv !== null && cv > 30 ? ' — unreliable (hatched)' : ''}
+              </div>
             </>
           )}
         </div>

@@ -49,7 +49,17 @@ export async function readOpenAddresses(file: string): Promise<AddrPoint[]> {
     if (!Number.isFinite(lon) || !Number.isFinite(lat)) throw new InputError(file, 'bad LON/LAT', i + 1);
     if (!hn) return; // unnumbered points cannot be matched by number
     const fullname = (r.STREET ?? '').trim().replace(/^\d+[A-Z]?(-\d+[A-Z]?)?\s+(?=\D)/i, '');
-    out.push({ label: hn.label, lo: hn.lo, hi: hn.hi, fullname, street: streetKey(fullname), unit: r.UNIT || null, zip: r.POSTCODE || null, lon, lat });
+    out.push({
+      label: hn.label,
+      lo: hn.lo,
+      hi: hn.hi,
+      fullname,
+      street: streetKey(fullname),
+      unit: r.UNIT || null,
+      zip: r.POSTCODE || null,
+      lon,
+      lat,
+    });
   });
   return out;
 }
@@ -63,7 +73,11 @@ export async function readZctaCounties(file: string): Promise<Record<string, str
 }
 
 export async function listAddressInputs(sourceDir: string): Promise<string[]> {
-  const tiger = (await fs.readdir(path.join(sourceDir, 'geocode/tiger'))).filter((n) => n.endsWith('_addrfeat.zip')).map((n) => `geocode/tiger/${n}`);
-  const oa = (await fs.readdir(path.join(sourceDir, 'geocode/openaddresses'))).filter((n) => /\.csv(\.gz)?$/.test(n)).map((n) => `geocode/openaddresses/${n}`);
+  const tiger = (await fs.readdir(path.join(sourceDir, 'geocode/tiger')))
+    .filter((n) => n.endsWith('_addrfeat.zip'))
+    .map((n) => `geocode/tiger/${n}`);
+  const oa = (await fs.readdir(path.join(sourceDir, 'geocode/openaddresses')))
+    .filter((n) => /\.csv(\.gz)?$/.test(n))
+    .map((n) => `geocode/openaddresses/${n}`);
   return [...tiger.sort(), ...oa.sort(), 'geo/gazetteer2023/zcta_counties.csv.gz'];
 }

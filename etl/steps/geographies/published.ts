@@ -42,15 +42,22 @@ const NAMED: ReadonlySet<GeoType> = new Set(['nation', 'state', 'county', 'metro
 function scopeOf(type: GeoType, fips: string): string {
   switch (type) {
     case 'county':
-    case 'cd': return fips.slice(0, 2);
-    case 'tract': return fips.slice(0, 5);
-    case 'block_group': return fips.slice(0, 11);
-    default: return '';
+    case 'cd':
+      return fips.slice(0, 2);
+    case 'tract':
+      return fips.slice(0, 5);
+    case 'block_group':
+      return fips.slice(0, 11);
+    default:
+      return '';
   }
 }
 
 export function publishedByLevel(published: PublishedGeographies): Record<GeoType, Map<number, VintagePlaces>> {
-  const out = Object.fromEntries(GEO_TYPES.map((t) => [t, new Map<number, VintagePlaces>()])) as Record<GeoType, Map<number, VintagePlaces>>;
+  const out = Object.fromEntries(GEO_TYPES.map((t) => [t, new Map<number, VintagePlaces>()])) as Record<
+    GeoType,
+    Map<number, VintagePlaces>
+  >;
   for (const [partition, places] of Object.entries(published)) {
     const [dataset, vintageText] = partition.split('/');
     const vintage = Number(vintageText);
@@ -91,12 +98,23 @@ function metroParts(name: string, abbrToFips: ReadonlyMap<string, string>): Pick
   if (!m) return null;
   const states = m[2]!.split('-').map((a) => abbrToFips.get(a));
   if (states.some((s) => s === undefined)) return null;
-  return { states: states.join(';'), kind: m[3] === 'Metro' ? 'metro' : 'micro', short_name: `${m[1]!.split('-')[0]}, ${m[2]!.split('-')[0]}` };
+  return {
+    states: states.join(';'),
+    kind: m[3] === 'Metro' ? 'metro' : 'micro',
+    short_name: `${m[1]!.split('-')[0]}, ${m[2]!.split('-')[0]}`,
+  };
 }
 
 const same = (a: Row, b: Row): boolean =>
-  a.fips === b.fips && a.name === b.name && a.population === b.population && a.lat === b.lat && a.lon === b.lon &&
-  a.prov === b.prov && a.states === b.states && a.kind === b.kind && a.short_name === b.short_name;
+  a.fips === b.fips &&
+  a.name === b.name &&
+  a.population === b.population &&
+  a.lat === b.lat &&
+  a.lon === b.lon &&
+  a.prov === b.prov &&
+  a.states === b.states &&
+  a.kind === b.kind &&
+  a.short_name === b.short_name;
 
 /** Apply what the files publish to one level's reference rows (see the module comment). */
 export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlaces>, ctx: OverlayContext): OverlayResult {
@@ -122,7 +140,8 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
   const byFips = new Map<string, Row[]>();
   for (const r of cut) {
     const list = byFips.get(r.fips);
-    if (list) list.push(r); else byFips.set(r.fips, [r]);
+    if (list) list.push(r);
+    else byFips.set(r.fips, [r]);
   }
   const out: Row[] = [];
   const dropped = new Map<number, number>();
@@ -131,9 +150,15 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
   const bump = (m: Map<number, number>, v: number) => m.set(v, (m.get(v) ?? 0) + 1);
   for (const r of cut) {
     const place = r.from === r.to ? byVintage.get(r.from) : undefined;
-    if (!place) { out.push(r); continue; }
+    if (!place) {
+      out.push(r);
+      continue;
+    }
     if (!place.names.has(r.fips)) {
-      if (place.complete.has(scopeOf(ctx.type, r.fips))) { bump(dropped, r.from); continue; }
+      if (place.complete.has(scopeOf(ctx.type, r.fips))) {
+        bump(dropped, r.from);
+        continue;
+      }
       out.push(r);
       continue;
     }
@@ -159,9 +184,30 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
       const near = borrows ? [...rowsOf].sort((a, b) => Math.abs(a.from - v) - Math.abs(b.from - v))[0] : undefined;
       const row: Row = near
         ? { ...near, from: v, to: v }
-        : { fips, from: v, to: v, population: null, lat: null, lon: null, prov: ctx.provId({ population_source: 'none: a geography known only from the value files', point_kind: 'internal_point', point_source: 'none', definition: `${ctx.type}-as-published-${v}` }) };
+        : {
+            fips,
+            from: v,
+            to: v,
+            population: null,
+            lat: null,
+            lon: null,
+            prov: ctx.provId({
+              population_source: 'none: a geography known only from the value files',
+              point_kind: 'internal_point',
+              point_source: 'none',
+              definition: `${ctx.type}-as-published-${v}`,
+            }),
+          };
       if (named) row.name = name ?? near?.name ?? ctx.fallbackName(fips);
-      if (ctx.type === 'metro') Object.assign(row, metroParts(row.name!, ctx.abbrToFips) ?? { states: near?.states ?? '', kind: near?.kind ?? '', short_name: near?.short_name ?? '' });
+      if (ctx.type === 'metro')
+        Object.assign(
+          row,
+          metroParts(row.name!, ctx.abbrToFips) ?? {
+            states: near?.states ?? '',
+            kind: near?.kind ?? '',
+            short_name: near?.short_name ?? '',
+          },
+        );
       out.push(row);
       const list = added.get(v) ?? [];
       list.push(fips);
@@ -180,7 +226,9 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
       r.prov = ctx.provId({
         ...p,
         definition,
-        population_source: p.population_source.startsWith('none') ? p.population_source : `${p.population_source}; membership in ACS ${r.from} may differ (its delineation's county lists are not in the sources)`,
+        population_source: p.population_source.startsWith('none')
+          ? p.population_source
+          : `${p.population_source}; membership in ACS ${r.from} may differ (its delineation's county lists are not in the sources)`,
       });
     }
   }
@@ -197,7 +245,9 @@ export function overlayPublished(rows: Row[], byVintage: Map<number, VintagePlac
     const parts = [
       renamed.get(v) ? `${renamed.get(v)} renamed as published` : '',
       dropped.get(v) ? `${dropped.get(v)} of the reference not published (not defined in ${v})` : '',
-      added.get(v)?.length ? `${added.get(v)!.length} added from the data (${added.get(v)!.slice(0, 5).join(', ')}${added.get(v)!.length > 5 ? ', …' : ''})` : '',
+      added.get(v)?.length
+        ? `${added.get(v)!.length} added from the data (${added.get(v)!.slice(0, 5).join(', ')}${added.get(v)!.length > 5 ? ', …' : ''})`
+        : '',
     ].filter(Boolean);
     if (parts.length) notes.push(`${ctx.type} ${v}: ${parts.join('; ')}.`);
   }

@@ -34,14 +34,15 @@ async function readText(sourceDir: string, rel: string): Promise<string> {
 }
 
 /** Rows of a headed CSV (or `|`-delimited) file, checking that the expected columns exist. */
-export async function readTable(
-  sourceDir: string,
-  rel: GeoInput,
-  columns: string[],
-  delimiter = ',',
-): Promise<Record<string, string>[]> {
+export async function readTable(sourceDir: string, rel: GeoInput, columns: string[], delimiter = ','): Promise<Record<string, string>[]> {
   const text = await readText(sourceDir, rel);
-  const rows = parse(text, { columns: true, delimiter, skip_empty_lines: true, record_delimiter: ['\r\n', '\n'], relax_quotes: false }) as Record<string, string>[];
+  const rows = parse(text, {
+    columns: true,
+    delimiter,
+    skip_empty_lines: true,
+    record_delimiter: ['\r\n', '\n'],
+    relax_quotes: false,
+  }) as Record<string, string>[];
   const first = rows[0];
   if (!first) throw new InputError(rel, 'file has no rows');
   for (const c of columns) {

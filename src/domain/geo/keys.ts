@@ -84,13 +84,19 @@ export const FIRST_VINTAGE = 2005;
  */
 export function parentKeyOf(type: GeoType, fips: string, metroStates?: string[]): string | null {
   switch (type) {
-    case 'nation': return null;
-    case 'state': return 'nation:1';
+    case 'nation':
+      return null;
+    case 'state':
+      return 'nation:1';
     case 'county':
-    case 'cd': return `state:${fips.slice(0, 2)}`;
-    case 'tract': return `county:${fips.slice(0, 5)}`;
-    case 'block_group': return `tract:${fips.slice(0, 11)}`;
-    case 'metro': return metroStates?.[0] ? `state:${metroStates[0]}` : 'nation:1';
+    case 'cd':
+      return `state:${fips.slice(0, 2)}`;
+    case 'tract':
+      return `county:${fips.slice(0, 5)}`;
+    case 'block_group':
+      return `tract:${fips.slice(0, 11)}`;
+    case 'metro':
+      return metroStates?.[0] ? `state:${metroStates[0]}` : 'nation:1';
   }
 }
 

@@ -25,7 +25,17 @@ export function compactName(s: string): string {
 }
 
 // Longest first: "city and borough" must win over "borough".
-const COUNTY_TYPE_WORDS = ['city and borough', 'census area', 'planning region', 'municipality', 'municipio', 'borough', 'parish', 'county', 'city'];
+const COUNTY_TYPE_WORDS = [
+  'city and borough',
+  'census area',
+  'planning region',
+  'municipality',
+  'municipio',
+  'borough',
+  'parish',
+  'county',
+  'city',
+];
 
 /** The folded name without a trailing county-equivalent type word ("travis county" → "travis"). */
 export function stripCountyType(folded: string): string {

@@ -42,7 +42,10 @@ export function parseSpecifier(input: string): GeoSpecifier {
   if (/^(nation|us)$/i.test(raw)) return { kind: 'key', raw, type: 'nation', fips: '1' };
   const colon = raw.indexOf(':');
   if (colon < 0) {
-    throw formatError(raw, /^[a-z]{2}$/i.test(raw) ? 'a state abbreviation alone is not a geography key (Texas is state:48)' : 'it has no {type}: part');
+    throw formatError(
+      raw,
+      /^[a-z]{2}$/i.test(raw) ? 'a state abbreviation alone is not a geography key (Texas is state:48)' : 'it has no {type}: part',
+    );
   }
   const typePart = raw.slice(0, colon).trim().toLowerCase().replace(/[- ]/g, '_');
   const rest = raw.slice(colon + 1).trim();
@@ -55,5 +58,8 @@ export function parseSpecifier(input: string): GeoSpecifier {
   }
   if (/^\d+$/.test(rest)) return { kind: 'key', raw, type, fips: rest };
   if (NAME_RESOLVABLE_TYPES.includes(type)) return { kind: 'name', raw, type, name: rest };
-  throw formatError(raw, `${type} takes FIPS digits (${FIPS_SHAPE[type]}); place names are resolved only for ${NAME_RESOLVABLE_TYPES.join(', ')}`);
+  throw formatError(
+    raw,
+    `${type} takes FIPS digits (${FIPS_SHAPE[type]}); place names are resolved only for ${NAME_RESOLVABLE_TYPES.join(', ')}`,
+  );
 }

@@ -30,7 +30,10 @@ export function interpolate(coords: [number, number][], side: RangeSide, which: 
   }
   let target = Math.min(Math.max(t, 0), 1) * total;
   let i = 0;
-  while (i < seg.length - 1 && target > seg[i]!) { target -= seg[i]!; i++; }
+  while (i < seg.length - 1 && target > seg[i]!) {
+    target -= seg[i]!;
+    i++;
+  }
   const a = coords[i]!;
   const b = coords[Math.min(i + 1, coords.length - 1)]!;
   const f = seg[i] ? target / seg[i]! : 0;

@@ -39,7 +39,13 @@ export function readSessionCookie(req: FastifyRequest): string | undefined {
 }
 
 export function setCookie(req: FastifyRequest, reply: FastifyReply, base: string, value: string, opts: { maxAgeSeconds: number }): void {
-  const parts = [`${cookieName(req, base)}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`];
+  const parts = [
+    `${cookieName(req, base)}=${encodeURIComponent(value)}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`,
+  ];
   if (isHttps(req)) parts.push('Secure');
   reply.header('Set-Cookie', parts.join('; ')); // fastify appends Set-Cookie values
 }

@@ -51,7 +51,10 @@ export async function createDevProvider(config: Config, issuer: string, clientId
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = page('Sign-in error', `<main class="card"><h1>Sign-in error</h1><p>${escapeHtml(String(out.error_description ?? out.error))}</p><p><a href="/dashboard">Back to the dashboard</a></p></main>`);
+      ctx.body = page(
+        'Sign-in error',
+        `<main class="card"><h1>Sign-in error</h1><p>${escapeHtml(String(out.error_description ?? out.error))}</p><p><a href="/dashboard">Back to the dashboard</a></p></main>`,
+      );
     },
   };
   const provider = new Provider(issuer, configuration);
@@ -80,7 +83,9 @@ async function finishConsent(provider: Provider, req: IncomingMessage, reply: Fa
   const accountId = details.session?.accountId;
   if (!accountId) throw new Error('consent without a session');
   // The dashboard is this deployment's own first-party client: consent is implied.
-  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+  const grant = details.grantId
+    ? await provider.Grant.find(details.grantId)
+    : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
   if (!grant) throw new Error('grant not found');
   grant.addOIDCScope(String(details.params.scope ?? 'openid'));
   const grantId = await grant.save();
@@ -97,21 +102,47 @@ export function registerDevIdp(app: FastifyInstance, provider: Provider): void {
 
     scope.get<{ Params: { uid: string } }>(`${DEV_IDP_PATH}/interaction/:uid`, { schema: { hide: true } }, async (req, reply) => {
       const details = await provider.interactionDetails(req.raw, reply.raw).catch(() => undefined);
-      if (!details) return reply.code(400).type('text/html').send(page('Sign-in expired', '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>'));
+      if (!details)
+        return reply
+          .code(400)
+          .type('text/html')
+          .send(
+            page(
+              'Sign-in expired',
+              '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>',
+            ),
+          );
       if (details.prompt.name === 'consent') return finishConsent(provider, req.raw, reply);
       return reply.type('text/html').header('Cache-Control', 'no-store').send(loginForm(details.uid));
     });
 
     scope.post<{ Params: { uid: string } }>(`${DEV_IDP_PATH}/interaction/:uid`, { schema: { hide: true } }, async (req, reply) => {
       const details = await provider.interactionDetails(req.raw, reply.raw).catch(() => undefined);
-      if (!details) return reply.code(400).type('text/html').send(page('Sign-in expired', '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>'));
+      if (!details)
+        return reply
+          .code(400)
+          .type('text/html')
+          .send(
+            page(
+              'Sign-in expired',
+              '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>',
+            ),
+          );
       const body = await readForm(req.raw);
       const email = (body.get('email') ?? '').trim().toLowerCase();
       if (!EMAIL.test(email)) {
-        return reply.code(422).type('text/html').send(loginForm(details.uid, 'Enter an e-mail address such as you@example.org.', email));
+        return reply
+          .code(422)
+          .type('text/html')
+          .send(loginForm(details.uid, 'Enter an e-mail address such as you@example.org.', email));
       }
       reply.hijack();
-      await provider.interactionFinished(req.raw, reply.raw, { login: { accountId: `${SUB_PREFIX}${email}` } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req.raw,
+        reply.raw,
+        { login: { accountId: `${SUB_PREFIX}${email}` } },
+        { mergeWithLastSubmission: false },
+      );
     });
 
     const mount = async (req: FastifyRequest, reply: FastifyReply) => {

@@ -17,7 +17,8 @@ import { escapeHtml, page } from './html.js';
 import { DashboardOidc, type LoginTransaction } from './oidc-client.js';
 
 /** Scripts and styles come only from this origin; nothing may frame the dashboard. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply
@@ -27,7 +28,13 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
     .header('X-Frame-Options', 'DENY');
 }
 
-function htmlPage(reply: FastifyReply, status: number, title: string, message: string, link = '<a href="/dashboard">Back to the dashboard</a>') {
+function htmlPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  message: string,
+  link = '<a href="/dashboard">Back to the dashboard</a>',
+) {
   return securityHeaders(reply)
     .code(status)
     .type('text/html; charset=utf-8')
@@ -106,7 +113,12 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
 
   app.get<{ Querystring: { next?: string } }>('/dashboard/auth/login', { schema: { hide: true } }, async (req, reply) => {
     if (!oidc) {
-      return htmlPage(reply, 503, 'Sign-in is not configured', 'This server has no identity provider. Set OIDC_ISSUER and OIDC_CLIENT_ID (see docs/dashboard.md), or run with NODE_ENV=development for the local development sign-in.');
+      return htmlPage(
+        reply,
+        503,
+        'Sign-in is not configured',
+        'This server has no identity provider. Set OIDC_ISSUER and OIDC_CLIENT_ID (see docs/dashboard.md), or run with NODE_ENV=development for the local development sign-in.',
+      );
     }
     let begun;
     try {
@@ -119,36 +131,57 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     return securityHeaders(reply).header('Cache-Control', 'no-store').redirect(begun.url, 302);
   });
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/dashboard/auth/callback', { schema: { hide: true } }, async (req, reply) => {
-    const again = '<a href="/dashboard/auth/login">Sign in again</a>';
-    if (!oidc) return htmlPage(reply, 503, 'Sign-in is not configured', 'This server has no identity provider.');
-    const tx = readTransaction(req);
-    clearCookie(req, reply, LOGIN_COOKIE);
-    if (req.query.error) return htmlPage(reply, 400, 'Sign-in was not completed', `The provider said: ${req.query.error_description ?? req.query.error}`, again);
-    if (!tx) return htmlPage(reply, 400, 'This sign-in has expired', 'Sign-in must finish within 10 minutes, in the browser where it started.', again);
-    let idToken: string;
-    try {
-      idToken = await oidc.complete(new URL(req.url, originOf(req)), tx);
-    } catch (err) {
-      req.log.warn({ err }, 'dashboard sign-in: code exchange refused');
-      return htmlPage(reply, 400, 'Sign-in failed', 'The identity provider’s answer could not be verified. Start again.', again);
-    }
-    try {
-      const s = (await dashboardSignIn({ ctx: contextOf(req), input: { idToken } })).data;
-      setCookie(req, reply, SESSION_COOKIE, s.sessionId, { maxAgeSeconds: sessionTtlSeconds });
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500) return htmlPage(reply, err.status, 'Sign-in failed', err.message, again);
-      req.log.warn({ err }, 'dashboard sign-in failed');
-      return htmlPage(reply, 503, 'Sign-in is temporarily unavailable', 'Try again in a moment.', again);
-    }
-    return securityHeaders(reply).header('Cache-Control', 'no-store').redirect(safeNext(tx.next), 303);
-  });
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    '/dashboard/auth/callback',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const again = '<a href="/dashboard/auth/login">Sign in again</a>';
+      if (!oidc) return htmlPage(reply, 503, 'Sign-in is not configured', 'This server has no identity provider.');
+      const tx = readTransaction(req);
+      clearCookie(req, reply, LOGIN_COOKIE);
+      if (req.query.error)
+        return htmlPage(
+          reply,
+          400,
+          'Sign-in was not completed',
+          `The provider said: ${req.query.error_description ?? req.query.error}`,
+          again,
+        );
+      if (!tx)
+        return htmlPage(
+          reply,
+          400,
+          'This sign-in has expired',
+          'Sign-in must finish within 10 minutes, in the browser where it started.',
+          again,
+        );
+      let idToken: string;
+      try {
+        idToken = await oidc.complete(new URL(req.url, originOf(req)), tx);
+      } catch (err) {
+        req.log.warn({ err }, 'dashboard sign-in: code exchange refused');
+        return htmlPage(reply, 400, 'Sign-in failed', 'The identity provider’s answer could not be verified. Start again.', again);
+      }
+      try {
+        const s = (await dashboardSignIn({ ctx: contextOf(req), input: { idToken } })).data;
+        setCookie(req, reply, SESSION_COOKIE, s.sessionId, { maxAgeSeconds: sessionTtlSeconds });
+      } catch (err) {
+        if (err instanceof AppError && err.status < 500) return htmlPage(reply, err.status, 'Sign-in failed', err.message, again);
+        req.log.warn({ err }, 'dashboard sign-in failed');
+        return htmlPage(reply, 503, 'Sign-in is temporarily unavailable', 'Try again in a moment.', again);
+      }
+      return securityHeaders(reply).header('Cache-Control', 'no-store').redirect(safeNext(tx.next), 303);
+    },
+  );
 
   app.post('/dashboard/auth/logout', { schema: { hide: true } }, async (req, reply) => {
     const sessionId = readSessionCookie(req);
     if (sessionId) {
       const csrf = req.headers['x-csrf-token'];
-      await authenticateSession({ ctx: contextOf(req), input: { sessionId, csrfToken: typeof csrf === 'string' ? csrf : undefined, stateChanging: true } }).catch((e) => {
+      await authenticateSession({
+        ctx: contextOf(req),
+        input: { sessionId, csrfToken: typeof csrf === 'string' ? csrf : undefined, stateChanging: true },
+      }).catch((e) => {
         // An already-ended session signs out fine; a CSRF failure must not.
         if (!(e instanceof AppError && e.status === 401)) throw e;
       });
@@ -167,7 +200,8 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     });
     const shell = async (_req: FastifyRequest, reply: FastifyReply) => {
       const index = assets.get(name, 'index.html');
-      if (!index) return htmlPage(reply, 503, 'The web pages are not built', 'Run `npm run build:web` (npm start does it for you), then reload.', '');
+      if (!index)
+        return htmlPage(reply, 503, 'The web pages are not built', 'Run `npm run build:web` (npm start does it for you), then reload.', '');
       return securityHeaders(reply).type(index.type).header('Cache-Control', 'no-cache').send(index.body);
     };
     app.get(`/${name}`, { schema: { hide: true } }, shell);

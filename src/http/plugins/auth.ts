@@ -41,13 +41,20 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
     // spend the account's quota by navigating the browser to a data URL.
     const session = key ? undefined : readSessionCookie(req);
     if (session && seams.authenticateSession && firstValue(req.headers['x-csrf-token'])) {
-      req.caller = await seams.authenticateSession({ sessionId: session, csrfToken: firstValue(req.headers['x-csrf-token']), stateChanging: true, forData: true }, contextOf(req));
+      req.caller = await seams.authenticateSession(
+        { sessionId: session, csrfToken: firstValue(req.headers['x-csrf-token']), stateChanging: true, forData: true },
+        contextOf(req),
+      );
       return;
     }
     if (!key) {
-      throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).', {
-        headers: { 'WWW-Authenticate': API_KEY_CHALLENGE },
-      });
+      throw new AppError(
+        'missing-api-key',
+        'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).',
+        {
+          headers: { 'WWW-Authenticate': API_KEY_CHALLENGE },
+        },
+      );
     }
     if (!seams.authenticateKey) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
     try {
@@ -62,9 +69,13 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
   // browser scripts). A Bearer token, when present, wins.
   const session = token ? undefined : readSessionCookie(req);
   if (session) {
-    if (!seams.authenticateSession) throw new AppError('dependency-unavailable', 'Sign-in verification is unavailable; retry with backoff.');
+    if (!seams.authenticateSession)
+      throw new AppError('dependency-unavailable', 'Sign-in verification is unavailable; retry with backoff.');
     const csrf = firstValue(req.headers['x-csrf-token']);
-    req.caller = await seams.authenticateSession({ sessionId: session, csrfToken: csrf, stateChanging: !SAFE_METHODS.has(req.method) }, contextOf(req));
+    req.caller = await seams.authenticateSession(
+      { sessionId: session, csrfToken: csrf, stateChanging: !SAFE_METHODS.has(req.method) },
+      contextOf(req),
+    );
     return;
   }
   if (!token) {

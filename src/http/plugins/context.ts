@@ -23,7 +23,10 @@ export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number;
 }>;
 
 /** Verifies a dashboard session cookie (and its CSRF token on state-changing calls). */
-export type SessionAuthenticator = (session: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean }, ctx: VerbContext) => Promise<Caller>;
+export type SessionAuthenticator = (
+  session: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean },
+  ctx: VerbContext,
+) => Promise<Caller>;
 
 export interface Seams {
   authenticateKey?: KeyAuthenticator;
@@ -77,8 +80,15 @@ export function contextOf(req: FastifyRequest): VerbContext {
         ? async (units: number) => {
             // A verb still running after its response was closed (deadline 503, client gone)
             // must not charge for it: nothing would refund the charge.
-            if (req.responseClosed) throw new AppError('dependency-unavailable', 'The request ended before it could be served; retry with backoff.');
-            const admitted = await admit({ ctx: contextOf(req), caller, cost: units, ip: req.ip, instance: req.url.split('?')[0] ?? req.url });
+            if (req.responseClosed)
+              throw new AppError('dependency-unavailable', 'The request ended before it could be served; retry with backoff.');
+            const admitted = await admit({
+              ctx: contextOf(req),
+              caller,
+              cost: units,
+              ip: req.ip,
+              instance: req.url.split('?')[0] ?? req.url,
+            });
             Object.assign(req.responseHeaders, admitted.headers ?? {});
             if (admitted.refund) req.refunds.push(admitted.refund);
           }

@@ -118,7 +118,8 @@ export function registerErrorHandling(app: FastifyInstance) {
     const meta = req.routeOptions.config?.meta;
     const error = placeFields(mapped.error, (name) => placeOf(meta, name));
     if (unexpected) req.log.error({ err }, 'unhandled error');
-    else if (error.status >= 500) req.log.warn({ code: error.code, detail: error.detail, ...(error.cause ? { err: error.cause } : {}) }, 'request failed');
+    else if (error.status >= 500)
+      req.log.warn({ code: error.code, detail: error.detail, ...(error.cause ? { err: error.cause } : {}) }, 'request failed');
     return sendProblem(req, reply, error);
   });
 

@@ -73,7 +73,9 @@ function errorResponses(meta: RouteMeta | undefined, parts: { input: boolean; pa
   } else if (meta?.auth === 'user-token') {
     r['401'] = problemResponse('invalid-token. Carries WWW-Authenticate.');
     r['403'] = problemResponse('forbidden: the signed-in account may not do this.');
-    r['409'] = problemResponse('conflict: the change conflicts with the current state of the account (a revoked key, an existing subscription, …).');
+    r['409'] = problemResponse(
+      'conflict: the change conflicts with the current state of the account (a revoked key, an existing subscription, …).',
+    );
   }
   if (parts.path) {
     r['404'] = problemResponse('No such resource (not-found, variable-not-found, geography-not-found).');
@@ -86,7 +88,8 @@ function errorResponses(meta: RouteMeta | undefined, parts: { input: boolean; pa
     r['413'] = problemResponse('payload-too-large: the body is over 1 MiB.');
     r['415'] = problemResponse('unsupported-media-type: send application/json.');
   }
-  if (meta?.formats.includes('csv')) r['413'] = problemResponse('payload-too-large: the CSV would exceed 10,000 rows, or an expansion is larger than any plan allows.');
+  if (meta?.formats.includes('csv'))
+    r['413'] = problemResponse('payload-too-large: the CSV would exceed 10,000 rows, or an expansion is larger than any plan allows.');
   r['500'] = problemResponse('internal-error; quote request_id when contacting support.');
   r['503'] = problemResponse('dependency-unavailable or feature-unavailable; retry with backoff.');
   return r;
@@ -136,8 +139,16 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
       const schema = out.schema as Record<string, unknown> | undefined;
       if (!schema || schema.hide) return out;
       const meta = (input.route.config as { meta?: RouteMeta } | undefined)?.meta;
-      const parts = { input: Boolean(schema.querystring || schema.params || schema.body), path: Boolean(schema.params), body: Boolean(schema.body) };
-      const response = { ...errorResponses(meta, parts), ...(meta?.docResponses ?? {}), ...((schema.response as Record<string, unknown>) ?? {}) };
+      const parts = {
+        input: Boolean(schema.querystring || schema.params || schema.body),
+        path: Boolean(schema.params),
+        body: Boolean(schema.body),
+      };
+      const response = {
+        ...errorResponses(meta, parts),
+        ...(meta?.docResponses ?? {}),
+        ...((schema.response as Record<string, unknown>) ?? {}),
+      };
       const method = ([] as string[]).concat(input.route.method)[0] ?? 'GET';
       return { ...out, schema: { ...schema, response, operationId: operationIdOf(method, input.url) } };
     },

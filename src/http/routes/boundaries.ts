@@ -23,8 +23,6 @@ export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
 export const BOUNDARY_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
-
-
 type GeoJsonResult = VerbResult<unknown> & { meta?: { etag?: unknown; headers?: unknown; cost_units?: unknown } };
 
 /** Charge, then 304 on a matching If-None-Match, else the GeoJSON with the operation's headers. */
@@ -53,8 +51,18 @@ function isReadable(x: unknown): x is Readable {
 }
 
 const resolution = z.enum(RESOLUTIONS).optional().describe('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).');
-const edition = queryString('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.').pipe(z.string().max(20)).optional();
-const vintage = z.coerce.number().int().min(2005).max(2100).optional().describe('ACS vintage whose geography definitions the shapes must have (instead of an edition): county → the 2017 edition through 2021; tracts of 2010 definitions only before 2020; districts from 2022. A vintage with no such file → 404 with the reason.');
+const edition = queryString('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.')
+  .pipe(z.string().max(20))
+  .optional();
+const vintage = z.coerce
+  .number()
+  .int()
+  .min(2005)
+  .max(2100)
+  .optional()
+  .describe(
+    'ACS vintage whose geography definitions the shapes must have (instead of an edition): county → the 2017 edition through 2021; tracts of 2010 definitions only before 2020; districts from 2022. A vintage with no such file → 404 with the reason.',
+  );
 
 const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only features whose bounding box meets it.')
   .transform((s) => s.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x))))
@@ -87,16 +95,34 @@ export function boundaryRoutes(app: FastifyInstance) {
     params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
     fields: { geo_key: 'path → target', level: 'path → target' },
     docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.'),
-    querystring: z.object({ resolution, edition, vintage, bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.') }),
+    querystring: z.object({
+      resolution,
+      edition,
+      vintage,
+      bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.'),
+    }),
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
     handler: async ({ ctx, params, query, req, reply }) => {
       const target = params.target.trim();
       const colon = target.indexOf(':');
       const level = colon >= 0 ? target.slice(0, colon) : target;
-      const result = colon >= 0
-        ? await boundariesFeature({ ctx, input: { geo_key: target, resolution: query.resolution, edition: query.edition, vintage: query.vintage } })
-        : await boundariesCollection({ ctx, input: { level: level as BoundaryLevel, resolution: query.resolution, edition: query.edition, vintage: query.vintage, bbox: query.bbox } });
+      const result =
+        colon >= 0
+          ? await boundariesFeature({
+              ctx,
+              input: { geo_key: target, resolution: query.resolution, edition: query.edition, vintage: query.vintage },
+            })
+          : await boundariesCollection({
+              ctx,
+              input: {
+                level: level as BoundaryLevel,
+                resolution: query.resolution,
+                edition: query.edition,
+                vintage: query.vintage,
+                bbox: query.bbox,
+              },
+            });
       return sendGeoJson(ctx, req, reply, result);
     },
   });
@@ -105,13 +131,15 @@ export function boundaryRoutes(app: FastifyInstance) {
     url: '/v1/centroids/:geo_type',
     summary: 'Centroid points of every geography of a type (GeoJSON, for dot maps)',
     description:
-      'A streamed GeoJSON FeatureCollection of Points (`application/geo+json`, not enveloped); the collection\'s `centroids` member says which kind of point the level has (`population_center` or `internal_point`) and its source. `X-Boundary-Vintage`, strong `ETag`, If-None-Match → 304. Levels by plan as for boundaries (Free nation and state … Business block_group). Costs 0 units.',
+      "A streamed GeoJSON FeatureCollection of Points (`application/geo+json`, not enveloped); the collection's `centroids` member says which kind of point the level has (`population_center` or `internal_point`) and its source. `X-Boundary-Vintage`, strong `ETag`, If-None-Match → 304. Levels by plan as for boundaries (Free nation and state … Business block_group). Costs 0 units.",
     tags: ['boundaries'],
     auth: 'api-key',
     needs: ['boundaries'],
     feature: 'centroids',
     costOf: 'verb',
-    params: z.object({ geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.') }),
+    params: z.object({
+      geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.'),
+    }),
     fields: { level: 'path → geo_type' },
     docResponses: geojsonOk('A FeatureCollection of Points. Carries ETag and X-Boundary-Vintage.'),
     querystring: z.object({ bbox }),

@@ -17,7 +17,12 @@ export const observationCellSchema = z.object({
   census_code: z.string().nullable().describe('Census variable code; null for derived variables (see formula).'),
   formula: z.string().nullable().describe('Declared formula over census codes for derived variables; null for published codes.'),
   label: z.string(),
-  unit: z.string().nullable().describe('count, dollar, percent or year; for a census code asked for by code, inferred from its table title where certain, else null.'),
+  unit: z
+    .string()
+    .nullable()
+    .describe(
+      'count, dollar, percent or year; for a census code asked for by code, inferred from its table title where certain, else null.',
+    ),
   dataset: z.string(),
   vintage: z.number().int(),
   estimate: z.number().nullable(),
@@ -38,7 +43,9 @@ export const observationCellSchema = z.object({
     })
     .nullable()
     .optional()
-    .describe("Census codes asked for by code: set when this vintage's label or universe differs materially from the code's latest vintage."),
+    .describe(
+      "Census codes asked for by code: set when this vintage's label or universe differs materially from the code's latest vintage.",
+    ),
 });
 
 export const dataCellSchema = observationCellSchema.extend({
@@ -63,7 +70,9 @@ export const comparedCellSchema = observationCellSchema.extend({
       not_tested_reason: z
         .string()
         .nullable()
-        .describe('Annotation code of the value or MOE that makes a significance test meaningless (null estimate, top/bottom-coded median, controlled estimate, missing or annotated MOE); null when the test was made.'),
+        .describe(
+          'Annotation code of the value or MOE that makes a significance test meaningless (null estimate, top/bottom-coded median, controlled estimate, missing or annotated MOE); null when the test was made.',
+        ),
     })
     .nullable(),
 });
@@ -76,7 +85,19 @@ export const compactDataSchema = z
     vintage: z.number().int(),
     geographies: z.array(z.object({ geo_key: z.string(), geo_name: z.string(), geo_type: z.string(), geometry: z.unknown().optional() })),
     variables: z
-      .array(observationCellSchema.omit({ geo_key: true, geo_name: true, geo_type: true, estimate: true, moe_numeric: true, estimate_annotation: true, moe_annotation: true, dataset: true, vintage: true }))
+      .array(
+        observationCellSchema.omit({
+          geo_key: true,
+          geo_name: true,
+          geo_type: true,
+          estimate: true,
+          moe_numeric: true,
+          estimate_annotation: true,
+          moe_annotation: true,
+          dataset: true,
+          vintage: true,
+        }),
+      )
       .describe('Per variable, the fields every cell of that variable shares (as in the long format).'),
     estimate: z.array(z.array(z.number().nullable())).describe('estimate[g][v]: geography g of `geographies`, variable v of `variables`.'),
     moe_numeric: z.array(z.array(z.number().nullable())).describe('90% margins of error, same shape.'),

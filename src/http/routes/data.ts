@@ -20,7 +20,9 @@ const repeated = (description: string) =>
 
 const common = {
   variables: repeated('Variables by api_name or census code, mixable: comma-separated and/or repeated; at most 50.'),
-  geo: repeated('Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.'),
+  geo: repeated(
+    'Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.',
+  ),
   dataset: queryString('`acs5` (default) or `acs1`.').optional(),
 };
 
@@ -32,15 +34,47 @@ function csvCap(ctx: VerbContext, query: object): number | undefined {
   return (query as { format?: string }).format === 'csv' && ctx.caller ? planOf(ctx.caller.plan).limits.csvRowCap : undefined;
 }
 
-const CELL_COLUMNS = ['geo_key', 'geo_name', 'geo_type', 'variable', 'census_code', 'label', 'unit', 'dataset', 'vintage', 'estimate', 'moe_numeric', 'estimate_annotation', 'moe_annotation'] as const;
+const CELL_COLUMNS = [
+  'geo_key',
+  'geo_name',
+  'geo_type',
+  'variable',
+  'census_code',
+  'label',
+  'unit',
+  'dataset',
+  'vintage',
+  'estimate',
+  'moe_numeric',
+  'estimate_annotation',
+  'moe_annotation',
+] as const;
 
 function cellRow(c: ObservationCell): (string | number | null)[] {
-  return [c.geo_key, c.geo_name, c.geo_type, c.variable, c.census_code ?? c.formula, c.label, c.unit, c.dataset, c.vintage, c.estimate, c.moe_numeric, c.estimate_annotation?.code ?? null, c.moe_annotation?.code ?? null];
+  return [
+    c.geo_key,
+    c.geo_name,
+    c.geo_type,
+    c.variable,
+    c.census_code ?? c.formula,
+    c.label,
+    c.unit,
+    c.dataset,
+    c.vintage,
+    c.estimate,
+    c.moe_numeric,
+    c.estimate_annotation?.code ?? null,
+    c.moe_annotation?.code ?? null,
+  ];
 }
 
 function cellsCsv(name: string, result: VerbResult<ObservationCell[]>): CsvTable {
   const source = result.meta?.source;
-  return { columns: [...CELL_COLUMNS], rows: result.data.map(cellRow), filename: `${name}-${source?.dataset ?? 'acs'}-${source?.vintage_year ?? ''}` };
+  return {
+    columns: [...CELL_COLUMNS],
+    rows: result.data.map(cellRow),
+    filename: `${name}-${source?.dataset ?? 'acs'}-${source?.vintage_year ?? ''}`,
+  };
 }
 
 /** What the three data routes share: auth, stores, flag, formats and operation-level metering. */
@@ -63,8 +97,11 @@ export function dataRoutes(app: FastifyInstance) {
     ...DATA_ROUTE,
     querystring: z.object({
       ...common,
-      vintage: queryInt({ description: 'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.' }).optional(),
-      include_geometry: queryBool('Add each geography\'s GeoJSON geometry (20m) to its cells; Pro plan and above.').optional(),
+      vintage: queryInt({
+        description:
+          'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.',
+      }).optional(),
+      include_geometry: queryBool("Add each geography's GeoJSON geometry (20m) to its cells; Pro plan and above.").optional(),
     }),
     formats: ['json', 'csv', 'compact'],
     data: z.union([z.array(dataCellSchema), compactDataSchema]),
@@ -81,7 +118,7 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/compare',
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
-      'The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau\'s 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE.',
+      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE.",
     ...DATA_ROUTE,
     querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default as for /v1/data.' }).optional() }),
     data: z.array(comparedCellSchema),
@@ -95,7 +132,14 @@ export function dataRoutes(app: FastifyInstance) {
         columns: [...table.columns, 'reference_geo_key', 'difference', 'difference_moe', 'significant', 'not_tested_reason'],
         rows: table.rows.map((r, i) => {
           const c = cells[i]!.comparison;
-          return [...r, c?.reference_geo_key ?? null, c?.difference ?? null, c?.difference_moe ?? null, c?.significant === undefined || c?.significant === null ? null : String(c.significant), c?.not_tested_reason ?? null];
+          return [
+            ...r,
+            c?.reference_geo_key ?? null,
+            c?.difference ?? null,
+            c?.difference_moe ?? null,
+            c?.significant === undefined || c?.significant === null ? null : String(c.significant),
+            c?.not_tested_reason ?? null,
+          ];
         }),
       };
     },

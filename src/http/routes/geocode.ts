@@ -55,9 +55,14 @@ const parsedAddress = z.object({
 });
 
 export const geocodeDataSchema = z.object({
-  input: z.object({ lat: z.number().optional(), lng: z.number().optional(), address: z.string().optional() }).describe('The request as understood.'),
+  input: z
+    .object({ lat: z.number().optional(), lng: z.number().optional(), address: z.string().optional() })
+    .describe('The request as understood.'),
   status: z.enum(['matched', 'ambiguous', 'no_match']),
-  reason: z.string().nullable().describe('Set whenever something was not found (at sea, outside the address coverage, unparseable text, ZIP mismatch).'),
+  reason: z
+    .string()
+    .nullable()
+    .describe('Set whenever something was not found (at sea, outside the address coverage, unparseable text, ZIP mismatch).'),
   geographies: geographies.nullable(),
   parsed: parsedAddress.nullable().optional().describe('Addresses: the parsed address.'),
   match: candidate.nullable().optional().describe('Addresses: the best candidate when matched.'),

@@ -22,18 +22,30 @@ export const geographySchema = z.object({
   definition: z.string().describe('Boundary set, e.g. `tract-2020`, `cbsa-2023-07`, `cd118`.'),
   valid_from: z.number().int().describe('First ACS vintage using this definition.'),
   valid_to: z.number().int().nullable().describe('Last ACS vintage using it; null = current.'),
-  metro: z.object({ kind: z.enum(['metro', 'micro']), short_name: z.string() }).optional().describe('Metro rows only.'),
+  metro: z
+    .object({ kind: z.enum(['metro', 'micro']), short_name: z.string() })
+    .optional()
+    .describe('Metro rows only.'),
 });
 
 export const childGeographySchema = geographySchema.extend({
-  afact: z.number().optional().describe('Tracts of a congressional district: the share of the tract\'s population in the district.'),
+  afact: z.number().optional().describe("Tracts of a congressional district: the share of the tract's population in the district."),
 });
 
 export const geographyDetailSchema = geographySchema.extend({
-  hierarchy: z.array(z.object({ geo_key: z.string(), type: z.string(), name: z.string() })).describe('Parents, nearest first, ending with the nation.'),
+  hierarchy: z
+    .array(z.object({ geo_key: z.string(), type: z.string(), name: z.string() }))
+    .describe('Parents, nearest first, ending with the nation.'),
   child_types: z.array(z.string()).describe('Child types accepted by /children for this geography.'),
   definitions: z
-    .array(z.object({ definition: z.string(), valid_from: z.number().int(), valid_to: z.number().int().nullable(), population: z.number().nullable() }))
+    .array(
+      z.object({
+        definition: z.string(),
+        valid_from: z.number().int(),
+        valid_to: z.number().int().nullable(),
+        population: z.number().nullable(),
+      }),
+    )
     .describe('Every definition this key has had across ACS vintages.'),
   metro_key: z.string().nullable().optional().describe('Counties: the metro (July 2023 delineation) they belong to.'),
 });

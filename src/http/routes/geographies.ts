@@ -25,7 +25,9 @@ export function geographyRoutes(app: FastifyInstance) {
     paginated: true,
     querystring: z.object({
       type: geoTypeSchema.optional().describe('Geography type.'),
-      parent: queryString('A parent geography key (`state:48`) or name (`Travis County, TX`, `TX-35`).').pipe(z.string().max(300)).optional(),
+      parent: queryString('A parent geography key (`state:48`) or name (`Travis County, TX`, `TX-35`).')
+        .pipe(z.string().max(300))
+        .optional(),
       search: queryString('Name words, e.g. `travis`.').pipe(z.string().max(200)).optional(),
       vintage,
       ...paginationQuery,
@@ -37,7 +39,8 @@ export function geographyRoutes(app: FastifyInstance) {
   defineRoute(app, {
     url: '/v1/geographies/:geo_key',
     summary: 'Geography detail with its parent hierarchy',
-    description: '`hierarchy` lists the parents nearest first, ending with the nation; `definitions` every definition the key has had across ACS vintages; counties carry `metro_key`.',
+    description:
+      '`hierarchy` lists the parents nearest first, ending with the nation; `definitions` every definition the key has had across ACS vintages; counties carry `metro_key`.',
     tags: ['geographies'],
     auth: 'api-key',
     needs: ['geographies'],

@@ -13,12 +13,26 @@ import { SERVICE_VERSION } from '../../version.js';
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   version: z.string(),
-  data: z.object({ build_id: z.string(), built_at: z.string(), synthetic: z.boolean().describe('true for a SYNTHETIC benchmark build: its values are random, not Census figures.') }).nullable().describe('The live data build; null when none is loaded.'),
+  data: z
+    .object({
+      build_id: z.string(),
+      built_at: z.string(),
+      synthetic: z.boolean().describe('true for a SYNTHETIC benchmark build: its values are random, not Census figures.'),
+    })
+    .nullable()
+    .describe('The live data build; null when none is loaded.'),
   database: z.enum(['ok', 'unavailable']).describe('The accounts database (a write is probed, at most once a second).'),
-  database_error: z.string().nullable().describe('Why the database is unavailable (an SQLite or file-system code such as SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR_SHMMAP); null when ok.'),
+  database_error: z
+    .string()
+    .nullable()
+    .describe(
+      'Why the database is unavailable (an SQLite or file-system code such as SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR_SHMMAP); null when ok.',
+    ),
   unavailable_partitions: z
     .array(z.object({ dataset: z.string(), vintage: z.number().int(), level: z.string(), reason: z.string(), since: z.string() }))
-    .describe('Observation partitions that are missing, truncated or differ from the manifest: requests needing them answer 503 dependency-unavailable; all others are served.'),
+    .describe(
+      'Observation partitions that are missing, truncated or differ from the manifest: requests needing them answer 503 dependency-unavailable; all others are served.',
+    ),
 });
 
 type Pingable = { ping?: () => unknown; health?: () => { ok: boolean; reason?: string } };
@@ -52,7 +66,8 @@ export function healthRoutes(app: FastifyInstance) {
   defineRawRoute(app, {
     url: '/health',
     summary: 'Service health',
-    description: 'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes.',
+    description:
+      'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes.',
     tags: ['service'],
     auth: 'none',
     logLevel: 'silent',
@@ -67,7 +82,14 @@ export function healthRoutes(app: FastifyInstance) {
       return reply
         .code(status === 'ok' ? 200 : 503)
         .header('Cache-Control', 'no-store')
-        .send({ status, version: SERVICE_VERSION, data, database: database.state, database_error: database.error, unavailable_partitions: partitions });
+        .send({
+          status,
+          version: SERVICE_VERSION,
+          data,
+          database: database.state,
+          database_error: database.error,
+          unavailable_partitions: partitions,
+        });
     },
   });
 }

@@ -36,23 +36,18 @@ export function getAccount(db: Db, id: string): AccountRow | undefined {
 }
 
 export function findAccountBySubject(db: Db, issuer: string, subject: string): AccountRow | undefined {
-  return stmt(db, 'SELECT * FROM accounts WHERE oidc_issuer = ? AND oidc_subject = ? AND deleted_at IS NULL').get(
-    issuer,
-    subject,
-  ) as AccountRow | undefined;
+  return stmt(db, 'SELECT * FROM accounts WHERE oidc_issuer = ? AND oidc_subject = ? AND deleted_at IS NULL').get(issuer, subject) as
+    AccountRow | undefined;
 }
 
 /** Case-insensitive: identity providers do not agree on e-mail case. Oldest first. */
 export function findAccountByEmail(db: Db, email: string): AccountRow | undefined {
-  return stmt(db, 'SELECT * FROM accounts WHERE lower(email) = lower(?) AND deleted_at IS NULL ORDER BY created_at LIMIT 1').get(
-    email,
-  ) as AccountRow | undefined;
+  return stmt(db, 'SELECT * FROM accounts WHERE lower(email) = lower(?) AND deleted_at IS NULL ORDER BY created_at LIMIT 1').get(email) as
+    AccountRow | undefined;
 }
 
 export function findAccountByStripeCustomer(db: Db, customerId: string): AccountRow | undefined {
-  return stmt(db, 'SELECT * FROM accounts WHERE stripe_customer_id = ? AND deleted_at IS NULL').get(customerId) as
-    | AccountRow
-    | undefined;
+  return stmt(db, 'SELECT * FROM accounts WHERE stripe_customer_id = ? AND deleted_at IS NULL').get(customerId) as AccountRow | undefined;
 }
 
 export function linkSubject(db: Db, id: string, issuer: string, subject: string, now: number): void {
@@ -95,9 +90,15 @@ export function markActivated(db: Db, id: string, now: number): void {
 
 /** Soft delete: keys stop working at once; rows are hard-purged 30 days later. */
 export function softDeleteAccount(db: Db, id: string, now: number): boolean {
-  return db.transaction(() => {
-    const changed = stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(now, now, id).changes;
-    stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, id);
-    return changed === 1;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const changed = stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(
+        now,
+        now,
+        id,
+      ).changes;
+      stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, id);
+      return changed === 1;
+    })
+    .immediate();
 }

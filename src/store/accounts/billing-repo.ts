@@ -17,7 +17,10 @@ export function eventProcessed(db: Db, eventId: string): boolean {
   return stmt(db, 'SELECT 1 FROM stripe_events WHERE id = ?').get(eventId) !== undefined;
 }
 
-export function recordEvent(db: Db, e: { id: string; type: string; created: number; accountId: string | null; outcome: string; now: number }): boolean {
+export function recordEvent(
+  db: Db,
+  e: { id: string; type: string; created: number; accountId: string | null; outcome: string; now: number },
+): boolean {
   return (
     stmt(db, 'INSERT OR IGNORE INTO stripe_events (id, type, created, account_id, outcome, processed_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       e.id,

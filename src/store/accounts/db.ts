@@ -16,7 +16,10 @@ export type Db = Database.Database;
  */
 export class ShmUnwritableError extends Error {
   readonly code = 'SQLITE_IOERR_SHMMAP';
-  constructor(readonly file: string, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
     super(`the WAL index ${file} is not writable (${reason}); the accounts database is not used until it is`);
   }
 }
@@ -66,7 +69,9 @@ export function openAccountsDb(file: string): Db {
       try {
         fs.accessSync(shm, fs.constants.W_OK);
       } catch (e) {
-        throw new DatabasePathError(`DATABASE_PATH: ${shm} is not writable (${(e as NodeJS.ErrnoException).code}); SQLite cannot use ${file} safely`);
+        throw new DatabasePathError(
+          `DATABASE_PATH: ${shm} is not writable (${(e as NodeJS.ErrnoException).code}); SQLite cannot use ${file} safely`,
+        );
       }
     }
   }

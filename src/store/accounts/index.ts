@@ -55,7 +55,6 @@ export class AccountStore {
   }
 }
 
-
 export interface AccountStores {
   accounts: AccountStore;
   identity?: IdentityVerifier;
@@ -68,12 +67,13 @@ export function openAccountStores(config: Config): AccountStores {
   // and JWKS, served by this same process once it listens.
   const signIn = signInOf(config);
   if (signIn.mode !== 'none') {
-    stores.identity = new IdentityVerifier({ issuer: signIn.issuer, audience: signIn.audiences, jwksUrl: signIn.mode === 'external' ? config.OIDC_JWKS_URL : undefined });
+    stores.identity = new IdentityVerifier({
+      issuer: signIn.issuer,
+      audience: signIn.audiences,
+      jwksUrl: signIn.mode === 'external' ? config.OIDC_JWKS_URL : undefined,
+    });
   }
   const stripe = createStripe(config);
   if (stripe) stores.stripe = stripe;
   return stores;
 }
-
-
-

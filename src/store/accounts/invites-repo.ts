@@ -15,7 +15,12 @@ export function generateInviteCode(): string {
 
 export function createInvite(db: Db, i: { plan: string | null; expiresAt: number; now: number }): string {
   const code = generateInviteCode();
-  stmt(db, 'INSERT INTO invite_codes (code_hash, plan, created_at, expires_at) VALUES (?, ?, ?, ?)').run(hashInvite(code), i.plan, i.now, i.expiresAt);
+  stmt(db, 'INSERT INTO invite_codes (code_hash, plan, created_at, expires_at) VALUES (?, ?, ?, ?)').run(
+    hashInvite(code),
+    i.plan,
+    i.now,
+    i.expiresAt,
+  );
   return code;
 }
 
@@ -30,8 +35,7 @@ export function redeemInvite(db: Db, code: string, accountId: string, now: numbe
   ).get(now, accountId, hash, now) as { plan: string | null } | undefined;
   if (row) return { ok: true, plan: row.plan };
   const existing = stmt(db, 'SELECT used_at, expires_at FROM invite_codes WHERE code_hash = ?').get(hash) as
-    | { used_at: number | null; expires_at: number }
-    | undefined;
+    { used_at: number | null; expires_at: number } | undefined;
   if (!existing) return { ok: false, reason: 'unknown' };
   return { ok: false, reason: existing.used_at !== null ? 'used' : 'expired' };
 }

@@ -81,7 +81,9 @@ export class KeyCache {
         return undefined;
       }
       const tos = tosState(this.db, config, { id: row.account_id, created_at: row.account_created_at }, now);
-      const next = stmt(this.db, 'SELECT min(effective_at) AS t FROM tos_documents WHERE effective_at > ?').get(now) as { t: number | null };
+      const next = stmt(this.db, 'SELECT min(effective_at) AS t FROM tos_documents WHERE effective_at > ?').get(now) as {
+        t: number | null;
+      };
       this.entries.delete(keyHash);
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(keyHash, { row, tos, generation: gen, expiresAt: next.t ?? Number.POSITIVE_INFINITY });
@@ -102,7 +104,8 @@ export class KeyCache {
 
 /** Grace periods end with time, not with a write: re-derive the status for `now`. */
 function refresh(tos: TosState, now: number): TosState {
-  if (tos.status === 'grace' && now >= tos.graceEndsAt) return { status: 'required', document: tos.document, graceEndedAt: tos.graceEndsAt };
+  if (tos.status === 'grace' && now >= tos.graceEndsAt)
+    return { status: 'required', document: tos.document, graceEndedAt: tos.graceEndsAt };
   return tos;
 }
 

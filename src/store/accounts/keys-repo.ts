@@ -37,10 +37,14 @@ export class KeyLimitError extends Error {
 function insertKey(db: Db, accountId: string, name: string, now: number): { row: KeyRow; rawKey: string } {
   const rawKey = generateApiKey();
   const id = newId('key');
-  stmt(
-    db,
-    `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-  ).run(id, accountId, name, hashApiKey(rawKey), displayPrefix(rawKey), now);
+  stmt(db, `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+    id,
+    accountId,
+    name,
+    hashApiKey(rawKey),
+    displayPrefix(rawKey),
+    now,
+  );
   return { row: stmt(db, `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as KeyRow, rawKey };
 }
 
@@ -50,10 +54,12 @@ export function countActiveKeys(db: Db, accountId: string): number {
 
 /** Count and insert in one IMMEDIATE transaction so parallel creates cannot exceed the limit. */
 export function createKey(db: Db, accountId: string, name: string, maxActive: number, now: number): { row: KeyRow; rawKey: string } {
-  return db.transaction(() => {
-    if (countActiveKeys(db, accountId) >= maxActive) throw new KeyLimitError(maxActive);
-    return insertKey(db, accountId, name, now);
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (countActiveKeys(db, accountId) >= maxActive) throw new KeyLimitError(maxActive);
+      return insertKey(db, accountId, name, now);
+    })
+    .immediate();
 }
 
 export function listKeys(db: Db, accountId: string): KeyRow[] {
@@ -67,25 +73,33 @@ export function getKey(db: Db, accountId: string, keyId: string): KeyRow | undef
 
 /** Returns the row after the call; `revoked` false when it was already revoked (idempotent). */
 export function revokeKey(db: Db, accountId: string, keyId: string, now: number): { row: KeyRow; revoked: boolean } | undefined {
-  return db.transaction(() => {
-    const r = stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL').run(now, keyId, accountId);
-    const row = getKey(db, accountId, keyId);
-    return row ? { row, revoked: r.changes === 1 } : undefined;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const r = stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL').run(
+        now,
+        keyId,
+        accountId,
+      );
+      const row = getKey(db, accountId, keyId);
+      return row ? { row, revoked: r.changes === 1 } : undefined;
+    })
+    .immediate();
 }
 
 export type RotateOutcome = { kind: 'ok'; old: KeyRow; row: KeyRow; rawKey: string } | { kind: 'not-found' } | { kind: 'revoked' };
 
 /** Old key revoked and new key inserted in one transaction: there is no instant with neither. */
 export function rotateKey(db: Db, accountId: string, keyId: string, now: number): RotateOutcome {
-  return db.transaction((): RotateOutcome => {
-    const old = getKey(db, accountId, keyId);
-    if (!old) return { kind: 'not-found' };
-    if (old.revoked_at !== null) return { kind: 'revoked' };
-    const created = insertKey(db, accountId, old.name, now);
-    stmt(db, 'UPDATE api_keys SET revoked_at = ?, replaced_by = ? WHERE id = ?').run(now, created.row.id, keyId);
-    return { kind: 'ok', old: getKey(db, accountId, keyId)!, ...created };
-  }).immediate();
+  return db
+    .transaction((): RotateOutcome => {
+      const old = getKey(db, accountId, keyId);
+      if (!old) return { kind: 'not-found' };
+      if (old.revoked_at !== null) return { kind: 'revoked' };
+      const created = insertKey(db, accountId, old.name, now);
+      stmt(db, 'UPDATE api_keys SET revoked_at = ?, replaced_by = ? WHERE id = ?').run(now, created.row.id, keyId);
+      return { kind: 'ok', old: getKey(db, accountId, keyId)!, ...created };
+    })
+    .immediate();
 }
 
 export function renameKey(db: Db, accountId: string, keyId: string, name: string): KeyRow | undefined {

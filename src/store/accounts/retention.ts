@@ -52,34 +52,52 @@ export interface RetentionReport {
 
 export function runRetention(db: Db, now: number): RetentionReport {
   db.function('anonymize_ip', { deterministic: true }, (ip: unknown) => (typeof ip === 'string' ? anonymizeIp(ip) : ip));
-  return db.transaction((): RetentionReport => {
-    const accountCutoff = now - RETENTION.deletedAccountDays * DAY;
-    const doomed = stmt(db, 'SELECT id FROM accounts WHERE deleted_at IS NOT NULL AND deleted_at <= ?').all(accountCutoff) as { id: string }[];
-    for (const { id } of doomed) {
-      stmt(db, 'DELETE FROM request_log WHERE account_id = ?').run(id);
-      stmt(db, 'DELETE FROM usage_periods WHERE account_id = ?').run(id);
-      stmt(db, 'DELETE FROM usage_minutes WHERE account_id = ?').run(id);
-      deleteAccountSessions(db, id);
-      // api_keys and tos_acceptances go by ON DELETE CASCADE; billing rows stay (7-year rule).
-      stmt(db, 'DELETE FROM accounts WHERE id = ?').run(id);
-    }
-    const logCutoff = monthsBefore(now, RETENTION.usageLogMonths);
-    const requestLogsPurged = stmt(db, 'DELETE FROM request_log WHERE at < ?').run(logCutoff).changes;
-    const usagePeriodsPurged = stmt(db, 'DELETE FROM usage_periods WHERE period < ?').run(new Date(logCutoff).toISOString().slice(0, 7)).changes;
-    const ipCutoff = monthsBefore(now, RETENTION.ipAnonymizeMonths);
-    const ipsAnonymized =
-      stmt(db, 'UPDATE request_log SET ip = anonymize_ip(ip), ip_anonymized = 1 WHERE at < ? AND ip IS NOT NULL AND ip_anonymized = 0').run(ipCutoff)
-        .changes +
-      stmt(
-        db,
-        'UPDATE tos_acceptances SET ip = anonymize_ip(ip), ip_anonymized = 1 WHERE accepted_at < ? AND ip IS NOT NULL AND ip_anonymized = 0',
-      ).run(ipCutoff).changes;
-    const burstWindowsPurged = stmt(db, 'DELETE FROM usage_minutes WHERE window_start < ?').run(now - RETENTION.burstWindowHours * 3_600_000).changes;
-    const billingCutoff = monthsBefore(now, RETENTION.billingYears * 12);
-    const billingRecordsPurged =
-      stmt(db, 'DELETE FROM stripe_events WHERE processed_at < ?').run(billingCutoff).changes +
-      stmt(db, 'DELETE FROM subscriptions WHERE updated_at < ?').run(billingCutoff).changes;
-    const sessionsPurged = deleteExpiredSessions(db, now);
-    return { accountsPurged: doomed.length, requestLogsPurged, ipsAnonymized, burstWindowsPurged, usagePeriodsPurged, billingRecordsPurged, sessionsPurged };
-  }).immediate();
+  return db
+    .transaction((): RetentionReport => {
+      const accountCutoff = now - RETENTION.deletedAccountDays * DAY;
+      const doomed = stmt(db, 'SELECT id FROM accounts WHERE deleted_at IS NOT NULL AND deleted_at <= ?').all(accountCutoff) as {
+        id: string;
+      }[];
+      for (const { id } of doomed) {
+        stmt(db, 'DELETE FROM request_log WHERE account_id = ?').run(id);
+        stmt(db, 'DELETE FROM usage_periods WHERE account_id = ?').run(id);
+        stmt(db, 'DELETE FROM usage_minutes WHERE account_id = ?').run(id);
+        deleteAccountSessions(db, id);
+        // api_keys and tos_acceptances go by ON DELETE CASCADE; billing rows stay (7-year rule).
+        stmt(db, 'DELETE FROM accounts WHERE id = ?').run(id);
+      }
+      const logCutoff = monthsBefore(now, RETENTION.usageLogMonths);
+      const requestLogsPurged = stmt(db, 'DELETE FROM request_log WHERE at < ?').run(logCutoff).changes;
+      const usagePeriodsPurged = stmt(db, 'DELETE FROM usage_periods WHERE period < ?').run(
+        new Date(logCutoff).toISOString().slice(0, 7),
+      ).changes;
+      const ipCutoff = monthsBefore(now, RETENTION.ipAnonymizeMonths);
+      const ipsAnonymized =
+        stmt(
+          db,
+          'UPDATE request_log SET ip = anonymize_ip(ip), ip_anonymized = 1 WHERE at < ? AND ip IS NOT NULL AND ip_anonymized = 0',
+        ).run(ipCutoff).changes +
+        stmt(
+          db,
+          'UPDATE tos_acceptances SET ip = anonymize_ip(ip), ip_anonymized = 1 WHERE accepted_at < ? AND ip IS NOT NULL AND ip_anonymized = 0',
+        ).run(ipCutoff).changes;
+      const burstWindowsPurged = stmt(db, 'DELETE FROM usage_minutes WHERE window_start < ?').run(
+        now - RETENTION.burstWindowHours * 3_600_000,
+      ).changes;
+      const billingCutoff = monthsBefore(now, RETENTION.billingYears * 12);
+      const billingRecordsPurged =
+        stmt(db, 'DELETE FROM stripe_events WHERE processed_at < ?').run(billingCutoff).changes +
+        stmt(db, 'DELETE FROM subscriptions WHERE updated_at < ?').run(billingCutoff).changes;
+      const sessionsPurged = deleteExpiredSessions(db, now);
+      return {
+        accountsPurged: doomed.length,
+        requestLogsPurged,
+        ipsAnonymized,
+        burstWindowsPurged,
+        usagePeriodsPurged,
+        billingRecordsPurged,
+        sessionsPurged,
+      };
+    })
+    .immediate();
 }

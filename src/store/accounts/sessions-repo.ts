@@ -15,9 +15,19 @@ const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
 
 export function createSession(db: Db, accountId: string, now: number, ttlMs: number): { id: string; row: SessionRow } {
   const id = randomBytes(32).toString('base64url');
-  const row: SessionRow = { id_hash: hashOf(id), account_id: accountId, csrf_token: randomBytes(24).toString('base64url'), created_at: now, expires_at: now + ttlMs };
+  const row: SessionRow = {
+    id_hash: hashOf(id),
+    account_id: accountId,
+    csrf_token: randomBytes(24).toString('base64url'),
+    created_at: now,
+    expires_at: now + ttlMs,
+  };
   stmt(db, 'INSERT INTO dashboard_sessions (id_hash, account_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(
-    row.id_hash, row.account_id, row.csrf_token, row.created_at, row.expires_at,
+    row.id_hash,
+    row.account_id,
+    row.csrf_token,
+    row.created_at,
+    row.expires_at,
   );
   return { id, row };
 }

@@ -29,5 +29,7 @@ export function tosState(
   if (!document) return { status: 'none' };
   if (hasAccepted(db, account.id, document.version)) return { status: 'accepted', document };
   const graceEnds = Math.max(document.effective_at, account.created_at) + GRACE_MS;
-  return now < graceEnds ? { status: 'grace', document, graceEndsAt: graceEnds } : { status: 'required', document, graceEndedAt: graceEnds };
+  return now < graceEnds
+    ? { status: 'grace', document, graceEndsAt: graceEnds }
+    : { status: 'required', document, graceEndedAt: graceEnds };
 }

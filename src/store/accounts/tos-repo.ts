@@ -18,7 +18,10 @@ export interface TosAcceptance {
   user_agent: string | null;
 }
 
-export function publishTos(db: Db, d: { version: string; effectiveAt: number; url?: string | null; sha256?: string | null; now: number }): TosDocument {
+export function publishTos(
+  db: Db,
+  d: { version: string; effectiveAt: number; url?: string | null; sha256?: string | null; now: number },
+): TosDocument {
   stmt(
     db,
     `INSERT INTO tos_documents (version, effective_at, url, sha256, created_at) VALUES (?, ?, ?, ?, ?)
@@ -34,8 +37,7 @@ export function getTos(db: Db, version: string): TosDocument | undefined {
 /** The newest document already in effect at `now`; a future-dated one waits its turn. */
 export function latestEffectiveTos(db: Db, now: number): TosDocument | undefined {
   return stmt(db, 'SELECT * FROM tos_documents WHERE effective_at <= ? ORDER BY effective_at DESC, created_at DESC LIMIT 1').get(now) as
-    | TosDocument
-    | undefined;
+    TosDocument | undefined;
 }
 
 export function hasAccepted(db: Db, accountId: string, version: string): boolean {

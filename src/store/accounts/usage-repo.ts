@@ -21,41 +21,50 @@ export interface ChargeInput {
 }
 
 export function charge(db: Db, c: ChargeInput): ChargeOutcome {
-  return db.transaction((): ChargeOutcome => {
-    stmt(db, 'INSERT OR IGNORE INTO usage_periods (account_id, period) VALUES (?, ?)').run(c.accountId, c.period);
-    const m = stmt(
-      db,
-      `UPDATE usage_periods SET units = units + ?, requests = requests + 1
+  return db
+    .transaction((): ChargeOutcome => {
+      stmt(db, 'INSERT OR IGNORE INTO usage_periods (account_id, period) VALUES (?, ?)').run(c.accountId, c.period);
+      const m = stmt(
+        db,
+        `UPDATE usage_periods SET units = units + ?, requests = requests + 1
         WHERE account_id = ? AND period = ? AND units + ? <= ? RETURNING units`,
-    ).get(c.cost, c.accountId, c.period, c.cost, c.monthlyQuota) as { units: number } | undefined;
-    stmt(db, 'INSERT OR IGNORE INTO usage_minutes (account_id, window_start) VALUES (?, ?)').run(c.accountId, c.minute);
-    if (!m) {
-      return { ok: false, limit: 'monthly', monthlyUsed: monthlyUnits(db, c.accountId, c.period), burstUsed: burstRequests(db, c.accountId, c.minute) };
-    }
-    const b = stmt(
-      db,
-      `UPDATE usage_minutes SET requests = requests + 1
+      ).get(c.cost, c.accountId, c.period, c.cost, c.monthlyQuota) as { units: number } | undefined;
+      stmt(db, 'INSERT OR IGNORE INTO usage_minutes (account_id, window_start) VALUES (?, ?)').run(c.accountId, c.minute);
+      if (!m) {
+        return {
+          ok: false,
+          limit: 'monthly',
+          monthlyUsed: monthlyUnits(db, c.accountId, c.period),
+          burstUsed: burstRequests(db, c.accountId, c.minute),
+        };
+      }
+      const b = stmt(
+        db,
+        `UPDATE usage_minutes SET requests = requests + 1
         WHERE account_id = ? AND window_start = ? AND requests + 1 <= ? RETURNING requests`,
-    ).get(c.accountId, c.minute, c.burstQuota) as { requests: number } | undefined;
-    if (!b) {
-      // Throwing rolls the monthly increment back with the rest of the transaction.
-      throw new BurstExceeded(burstRequests(db, c.accountId, c.minute), m.units - c.cost);
-    }
-    const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
-      c.accountId,
-      c.keyId,
-      c.now,
-      c.route,
-      c.cost,
-      c.ip,
-    );
-    return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: Number(log.lastInsertRowid) };
-  })
+      ).get(c.accountId, c.minute, c.burstQuota) as { requests: number } | undefined;
+      if (!b) {
+        // Throwing rolls the monthly increment back with the rest of the transaction.
+        throw new BurstExceeded(burstRequests(db, c.accountId, c.minute), m.units - c.cost);
+      }
+      const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
+        c.accountId,
+        c.keyId,
+        c.now,
+        c.route,
+        c.cost,
+        c.ip,
+      );
+      return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: Number(log.lastInsertRowid) };
+    })
     .immediate();
 }
 
 class BurstExceeded extends Error {
-  constructor(readonly burstUsed: number, readonly monthlyUsed: number) {
+  constructor(
+    readonly burstUsed: number,
+    readonly monthlyUsed: number,
+  ) {
     super('burst');
   }
 }
@@ -77,9 +86,13 @@ export interface RefundInput {
 export function refund(db: Db, r: RefundInput): boolean {
   return db
     .transaction((): boolean => {
-      const row = stmt(db, 'DELETE FROM request_log WHERE id = ? AND account_id = ? RETURNING units').get(r.logId, r.accountId) as { units: number } | undefined;
+      const row = stmt(db, 'DELETE FROM request_log WHERE id = ? AND account_id = ? RETURNING units').get(r.logId, r.accountId) as
+        { units: number } | undefined;
       if (!row) return false;
-      stmt(db, 'UPDATE usage_periods SET units = max(0, units - ?), requests = max(0, requests - 1) WHERE account_id = ? AND period = ?').run(row.units, r.accountId, r.period);
+      stmt(
+        db,
+        'UPDATE usage_periods SET units = max(0, units - ?), requests = max(0, requests - 1) WHERE account_id = ? AND period = ?',
+      ).run(row.units, r.accountId, r.period);
       return true;
     })
     .immediate();
@@ -96,21 +109,20 @@ export function tryCharge(db: Db, c: ChargeInput): ChargeOutcome {
 }
 
 export function monthlyUnits(db: Db, accountId: string, period: string): number {
-  const r = stmt(db, 'SELECT units FROM usage_periods WHERE account_id = ? AND period = ?').get(accountId, period) as { units: number } | undefined;
+  const r = stmt(db, 'SELECT units FROM usage_periods WHERE account_id = ? AND period = ?').get(accountId, period) as
+    { units: number } | undefined;
   return r?.units ?? 0;
 }
 
 export function monthlyRequests(db: Db, accountId: string, period: string): number {
   const r = stmt(db, 'SELECT requests FROM usage_periods WHERE account_id = ? AND period = ?').get(accountId, period) as
-    | { requests: number }
-    | undefined;
+    { requests: number } | undefined;
   return r?.requests ?? 0;
 }
 
 export function burstRequests(db: Db, accountId: string, minute: number): number {
   const r = stmt(db, 'SELECT requests FROM usage_minutes WHERE account_id = ? AND window_start = ?').get(accountId, minute) as
-    | { requests: number }
-    | undefined;
+    { requests: number } | undefined;
   return r?.requests ?? 0;
 }
 

@@ -25,7 +25,10 @@ export class FgbFile {
   private readonly header: HeaderMeta;
   private readonly keyIndex: Map<string, number>;
 
-  private constructor(readonly bytes: Uint8Array, readonly keys: string[]) {
+  private constructor(
+    readonly bytes: Uint8Array,
+    readonly keys: string[],
+  ) {
     if (bytes[0] !== 0x66 || bytes[1] !== 0x67 || bytes[2] !== 0x62) throw new Error('not a FlatGeobuf file');
     this.bb = new flatbuffers.ByteBuffer(bytes);
     const headerLen = this.bb.readUint32(MAGIC_LEN);
@@ -37,7 +40,10 @@ export class FgbFile {
     this.count = n;
     let numNodes = n;
     let m = n;
-    do { m = Math.ceil(m / this.header.indexNodeSize); numNodes += m; } while (m !== 1);
+    do {
+      m = Math.ceil(m / this.header.indexNodeSize);
+      numNodes += m;
+    } while (m !== 1);
     const treeStart = MAGIC_LEN + 4 + headerLen;
     const leavesStart = treeStart + (numNodes - n) * NODE_BYTES;
     const featuresStart = treeStart + numNodes * NODE_BYTES;
@@ -67,7 +73,12 @@ export class FgbFile {
   feature(i: number): BoundaryFeature {
     this.bb.setPosition(this.offsets[i]!);
     const f = fromFeature(i, FgbFeature.getSizePrefixedRootAsFeature(this.bb), this.header);
-    return { type: 'Feature', id: (f.properties as BoundaryProps).geo_key, geometry: f.geometry as Geometry, properties: f.properties as BoundaryProps };
+    return {
+      type: 'Feature',
+      id: (f.properties as BoundaryProps).geo_key,
+      geometry: f.geometry as Geometry,
+      properties: f.properties as BoundaryProps,
+    };
   }
 
   /** Feature indices whose bbox intersects the given bbox, in file order. */

@@ -66,35 +66,72 @@ export class AddressGeocoder {
     const n = a.number.lo;
     const raw: RawCandidate[] = [];
     for (const { p, source } of this.points.get(a.street_key) ?? []) {
-      const quality: MatchQuality | null = p.label === a.number.label ? 'exact' : p.lo <= n && n <= p.hi && p.lo !== p.hi ? 'range_point' : null;
-      if (quality) raw.push({ label: p.label, fullname: p.fullname, coordinates: { lat: p.lat, lng: p.lon }, quality, source, zip: p.zip, zip_source: p.zip ? 'source' : null });
+      const quality: MatchQuality | null =
+        p.label === a.number.label ? 'exact' : p.lo <= n && n <= p.hi && p.lo !== p.hi ? 'range_point' : null;
+      if (quality)
+        raw.push({
+          label: p.label,
+          fullname: p.fullname,
+          coordinates: { lat: p.lat, lng: p.lon },
+          quality,
+          source,
+          zip: p.zip,
+          zip_source: p.zip ? 'source' : null,
+        });
     }
     for (const { e, source } of this.edges.get(a.street_key) ?? []) {
       for (const which of ['left', 'right'] as const) {
         const side = e[which];
         if (side && fitsSide(side, n)) {
-          raw.push({ label: String(n), fullname: e.fullname, coordinates: interpolate(e.coords, side, which, n), quality: 'interpolated', source, zip: side.zip, zip_source: side.zip ? 'source' : null });
+          raw.push({
+            label: String(n),
+            fullname: e.fullname,
+            coordinates: interpolate(e.coords, side, which, n),
+            quality: 'interpolated',
+            source,
+            zip: side.zip,
+            zip_source: side.zip ? 'source' : null,
+          });
         }
       }
     }
     const streetKnown = this.points.has(a.street_key) || this.edges.has(a.street_key);
     if (raw.length === 0) {
-      return miss(a, streetKnown
-        ? `no address point or range holds number ${a.number.label} on ${a.street_key}`
-        : `street "${a.street_key}" is outside the address coverage (${this.coverage.join(', ')})`, []);
+      return miss(
+        a,
+        streetKnown
+          ? `no address point or range holds number ${a.number.label} on ${a.street_key}`
+          : `street "${a.street_key}" is outside the address coverage (${this.coverage.join(', ')})`,
+        [],
+      );
     }
     let cands: AddressCandidate[] = raw.map((r) => {
       const g = geo.locate(r.coordinates.lat, r.coordinates.lng);
       const county = g.county.key ? g.county.key.slice(7) : null;
       const state = g.state.key ? g.state.key.slice(6) : null;
-      return { matched_address: '', coordinates: r.coordinates, quality: r.quality, source: r.source, zip: r.zip, zip_source: r.zip_source, county, state, _label: r.label, _name: r.fullname } as AddressCandidate & { _label: string; _name: string };
+      return {
+        matched_address: '',
+        coordinates: r.coordinates,
+        quality: r.quality,
+        source: r.source,
+        zip: r.zip,
+        zip_source: r.zip_source,
+        county,
+        state,
+        _label: r.label,
+        _name: r.fullname,
+      } as AddressCandidate & { _label: string; _name: string };
     });
     const all = cands;
     if (a.state) cands = cands.filter((c) => c.state === STATES[a.state!]);
     if (a.zip) {
       const zip = a.zip;
       cands = cands.filter((c) => (c.zip ? c.zip === zip : c.county !== null && (this.zctaCounties[zip] ?? []).includes(c.county)));
-      for (const c of cands) if (!c.zip) { c.zip = zip; c.zip_source = 'input_checked'; }
+      for (const c of cands)
+        if (!c.zip) {
+          c.zip = zip;
+          c.zip_source = 'input_checked';
+        }
     }
     cands = dedupe(cands.sort((x, y) => QUALITY_RANK[x.quality] - QUALITY_RANK[y.quality]));
     for (const c of [...cands, ...all] as (AddressCandidate & { _label: string; _name: string })[]) {
@@ -103,9 +140,16 @@ export class AddressGeocoder {
         c.matched_address = `${c._label} ${c._name}${a.unit ? ` ${a.unit}` : ''}, ${st}${c.zip ? ` ${c.zip}` : ''}`.trim();
       }
     }
-    const strip = (c: AddressCandidate): AddressCandidate => { const { _label, _name, ...rest } = c as AddressCandidate & { _label: string; _name: string }; return rest; };
+    const strip = (c: AddressCandidate): AddressCandidate => {
+      const { _label, _name, ...rest } = c as AddressCandidate & { _label: string; _name: string };
+      return rest;
+    };
     if (cands.length === 0) {
-      return miss(a, `the address exists only outside the given ${[a.zip ? `ZIP ${a.zip}` : '', a.state ? `state ${a.state}` : ''].filter(Boolean).join(' / ')}`, dedupe(all).map(strip));
+      return miss(
+        a,
+        `the address exists only outside the given ${[a.zip ? `ZIP ${a.zip}` : '', a.state ? `state ${a.state}` : ''].filter(Boolean).join(' / ')}`,
+        dedupe(all).map(strip),
+      );
     }
     const best = cands[0]!;
     return {
@@ -131,7 +175,8 @@ function miss(parsed: ParsedAddress | null, reason: string, candidates: AddressC
 
 function push<T>(m: Map<string, T[]>, k: string, v: T): void {
   const l = m.get(k);
-  if (l) l.push(v); else m.set(k, [v]);
+  if (l) l.push(v);
+  else m.set(k, [v]);
 }
 
 /** Several source points for one building (within 100 m) collapse into the first, best one. */

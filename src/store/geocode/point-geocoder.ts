@@ -58,11 +58,17 @@ export class PointGeocoder {
       if (!e) throw new Error(`boundaries index has no ${what}`);
       return e;
     };
-    const poly = async (e: BoundaryFileEntry): Promise<Layer<PolygonLayer>> => ({ layer: new PolygonLayer(await store.file(e.path)), entry: e });
+    const poly = async (e: BoundaryFileEntry): Promise<Layer<PolygonLayer>> => ({
+      layer: new PolygonLayer(await store.file(e.path)),
+      entry: e,
+    });
     const pts = async (level: 'tract' | 'block_group'): Promise<Layer<PointLayer>> => {
       const c = store.centroidEntry(level);
       if (!c || c.kind !== 'population_center') throw new Error(`boundaries index has no ${level} population centers`);
-      return { layer: new PointLayer(await store.file(c.path)), entry: { boundary_vintage: c.vintage, source: c.source, definition_vintage: c.vintage } };
+      return {
+        layer: new PointLayer(await store.file(c.path)),
+        entry: { boundary_vintage: c.vintage, source: c.source, definition_vintage: c.vintage },
+      };
     };
     const [state, nation, county, county2017, metro, cd, cdCoarse, tract, tractCenters, bgCenters] = await Promise.all([
       poly(pick((f) => f.level === 'state' && f.default && f.resolution === '20m', 'state 20m')),
@@ -76,17 +82,38 @@ export class PointGeocoder {
       pts('tract'),
       pts('block_group'),
     ]);
-    return new PointGeocoder(state, nation, county, county2017, metro, cd, cdCoarse, tract, tractCenters, bgCenters, cd.layer.keyPrefixes(2), tract.layer.keyPrefixes(2));
+    return new PointGeocoder(
+      state,
+      nation,
+      county,
+      county2017,
+      metro,
+      cd,
+      cdCoarse,
+      tract,
+      tractCenters,
+      bgCenters,
+      cd.layer.keyPrefixes(2),
+      tract.layer.keyPrefixes(2),
+    );
   }
 
   /** Decode every polygon now (for benchmarks and warm starts). */
   warm(): void {
-    for (const l of [this.state, this.nation, this.county, this.county2017, this.metro, this.cd, this.cdCoarse, this.tract]) l.layer.decodeAll();
+    for (const l of [this.state, this.nation, this.county, this.county2017, this.metro, this.cd, this.cdCoarse, this.tract])
+      l.layer.decodeAll();
   }
 
   private match(l: Layer<PolygonLayer | PointLayer>, hit: Hit, method: GeocodeMethod, approximate: boolean): LevelMatch {
     const f = l.layer.feature(hit.index);
-    const m: LevelMatch = { key: hit.key, name: f.properties.name, method, boundary_vintage: l.entry.boundary_vintage, source: f.properties.source, approximate };
+    const m: LevelMatch = {
+      key: hit.key,
+      name: f.properties.name,
+      method,
+      boundary_vintage: l.entry.boundary_vintage,
+      source: f.properties.source,
+      approximate,
+    };
     if (l.entry.definition_vintage) m.definition_vintage = l.entry.definition_vintage;
     return m;
   }
@@ -95,25 +122,59 @@ export class PointGeocoder {
     const county = this.county.layer.containing(lng, lat)[0];
     const stateHit = this.state.layer.containing(lng, lat)[0];
     const out = {} as GeocodeGeographies;
-    out.county = county ? this.match(this.county, county, 'polygon', false) : { key: null, reason: stateHit ? 'inside a state outline but outside every county shape (coastline differences between sources)' : 'not inside any county: at sea or outside the United States' };
+    out.county = county
+      ? this.match(this.county, county, 'polygon', false)
+      : {
+          key: null,
+          reason: stateHit
+            ? 'inside a state outline but outside every county shape (coastline differences between sources)'
+            : 'not inside any county: at sea or outside the United States',
+        };
 
     // County shapes (10m-class) are finer than the 20m state file, so the county decides the state.
     const stFips = county ? county.key.slice(7, 9) : stateHit?.key.slice(6);
     if (county) {
       const idx = this.state.layer.file.indexOf(`state:${stFips}`);
-      out.state = idx === undefined
-        ? { key: `state:${stFips}`, name: '', method: 'from_county', boundary_vintage: this.county.entry.boundary_vintage, source: 'county GEOID prefix (no state shape for this territory)', approximate: false }
-        : { ...this.match(this.state, { key: `state:${stFips}`, index: idx }, 'from_county', false), boundary_vintage: this.county.entry.boundary_vintage };
+      out.state =
+        idx === undefined
+          ? {
+              key: `state:${stFips}`,
+              name: '',
+              method: 'from_county',
+              boundary_vintage: this.county.entry.boundary_vintage,
+              source: 'county GEOID prefix (no state shape for this territory)',
+              approximate: false,
+            }
+          : {
+              ...this.match(this.state, { key: `state:${stFips}`, index: idx }, 'from_county', false),
+              boundary_vintage: this.county.entry.boundary_vintage,
+            };
     } else {
-      out.state = stateHit ? this.match(this.state, stateHit, 'polygon', true) : { key: null, reason: 'not inside any state: at sea or outside the United States' };
+      out.state = stateHit
+        ? this.match(this.state, stateHit, 'polygon', true)
+        : { key: null, reason: 'not inside any state: at sea or outside the United States' };
     }
     const nationHit = stFips ? null : this.nation.layer.containing(lng, lat)[0];
     out.nation = stFips
-      ? { key: 'nation:1', name: 'United States', method: 'from_state', boundary_vintage: out.state.key ? (out.state as LevelMatch).boundary_vintage : '', source: 'containing state', approximate: false }
-      : nationHit ? this.match(this.nation, nationHit, 'polygon', true) : { key: null, reason: 'outside the United States land area (at sea or abroad)' };
+      ? {
+          key: 'nation:1',
+          name: 'United States',
+          method: 'from_state',
+          boundary_vintage: out.state.key ? (out.state as LevelMatch).boundary_vintage : '',
+          source: 'containing state',
+          approximate: false,
+        }
+      : nationHit
+        ? this.match(this.nation, nationHit, 'polygon', true)
+        : { key: null, reason: 'outside the United States land area (at sea or abroad)' };
 
     const metro = this.metro.layer.containing(lng, lat)[0];
-    out.metro = metro ? this.match(this.metro, metro, 'polygon', false) : { key: null, reason: county ? 'the county is not part of any metropolitan or micropolitan statistical area' : 'no containing county' };
+    out.metro = metro
+      ? this.match(this.metro, metro, 'polygon', false)
+      : {
+          key: null,
+          reason: county ? 'the county is not part of any metropolitan or micropolitan statistical area' : 'no containing county',
+        };
 
     out.cd = this.locateCd(lat, lng, stFips);
     out.tract = this.locateTract(lat, lng, stFips);
@@ -122,9 +183,13 @@ export class PointGeocoder {
     // containing county (CT: legacy county, as the 2020 codes use it). Always approximate.
     const countyFor2020 = stFips === '09' ? this.county2017.layer.containing(lng, lat)[0] : county;
     const t20 = countyFor2020 ? this.tractCenters.layer.nearest(lng, lat, countyFor2020.key.slice(7)) : null;
-    out.tract_2020 = t20 ? this.match(this.tractCenters, t20, 'nearest_population_center', true) : { key: null, reason: county ? 'no 2020 tract population center in the containing county' : 'no containing county' };
+    out.tract_2020 = t20
+      ? this.match(this.tractCenters, t20, 'nearest_population_center', true)
+      : { key: null, reason: county ? 'no 2020 tract population center in the containing county' : 'no containing county' };
     const bg = t20 ? this.bgCenters.layer.nearest(lng, lat, t20.key.slice(6)) : null;
-    out.block_group = bg ? this.match(this.bgCenters, bg, 'nearest_population_center', true) : { key: null, reason: 'no block-group boundaries exist in the sources and no 2020 tract was found for a nearest-center estimate' };
+    out.block_group = bg
+      ? this.match(this.bgCenters, bg, 'nearest_population_center', true)
+      : { key: null, reason: 'no block-group boundaries exist in the sources and no 2020 tract was found for a nearest-center estimate' };
     return out;
   }
 
@@ -133,7 +198,14 @@ export class PointGeocoder {
     const atLarge = AT_LARGE[st];
     if (atLarge) {
       const i = this.cd.layer.file.indexOf(atLarge);
-      return { key: atLarge, name: i === undefined ? '' : this.cd.layer.file.feature(i).properties.name, method: 'at_large_state', boundary_vintage: this.cd.entry.boundary_vintage, source: 'single delegate district covering the whole state/territory', approximate: false };
+      return {
+        key: atLarge,
+        name: i === undefined ? '' : this.cd.layer.file.feature(i).properties.name,
+        method: 'at_large_state',
+        boundary_vintage: this.cd.entry.boundary_vintage,
+        source: 'single delegate district covering the whole state/territory',
+        approximate: false,
+      };
     }
     const useCoarse = !this.cdStates.has(st);
     const layer = useCoarse ? this.cdCoarse : this.cd;
@@ -141,14 +213,21 @@ export class PointGeocoder {
     const voting = hits.filter((h) => !h.key.endsWith('ZZ'));
     if (voting[0]) return this.match(layer, voting[0], 'polygon', useCoarse);
     if (hits.length) return { key: null, reason: 'water area not assigned to any congressional district (ZZ)' };
-    if (useCoarse && !this.cdCoarse.layer.keyPrefixes(2).has(st)) return { key: null, reason: `no congressional district boundaries for state ${st} (territories without a voting district)` };
+    if (useCoarse && !this.cdCoarse.layer.keyPrefixes(2).has(st))
+      return { key: null, reason: `no congressional district boundaries for state ${st} (territories without a voting district)` };
     return { key: null, reason: 'no district polygon contains the point (coastline differences between county and district sources)' };
   }
 
   private locateTract(lat: number, lng: number, st: string | undefined): LevelAnswer {
     if (!st) return { key: null, reason: 'not inside any state' };
-    if (!this.tractStates.has(st)) return { key: null, reason: `no tract boundaries for state ${st}: the 2010-definition tract source covers ${this.tractStates.size} states/territories (missing AK, CA, FL, GA, NY, NC, PA, TX, VA, PR, MP); see tract_2020 for an approximate 2020 tract` };
+    if (!this.tractStates.has(st))
+      return {
+        key: null,
+        reason: `no tract boundaries for state ${st}: the 2010-definition tract source covers ${this.tractStates.size} states/territories (missing AK, CA, FL, GA, NY, NC, PA, TX, VA, PR, MP); see tract_2020 for an approximate 2020 tract`,
+      };
     const hit = this.tract.layer.containing(lng, lat)[0];
-    return hit ? this.match(this.tract, hit, 'polygon', false) : { key: null, reason: 'no 2010 tract polygon contains the point (water or coastline)' };
+    return hit
+      ? this.match(this.tract, hit, 'polygon', false)
+      : { key: null, reason: 'no 2010 tract polygon contains the point (water or coastline)' };
   }
 }

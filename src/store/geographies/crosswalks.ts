@@ -9,7 +9,8 @@ export interface TractShare {
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   const a = m.get(k);
-  if (a) a.push(v); else m.set(k, [v]);
+  if (a) a.push(v);
+  else m.set(k, [v]);
 }
 
 export class Crosswalks {

@@ -31,7 +31,10 @@ export class LevelTable {
   /** `{type}:{fips}` per row, built on first use: one string instance (hash computed once) per row. */
   private keys: (string | undefined)[] | undefined;
 
-  constructor(readonly type: GeoType, c: LevelColumns) {
+  constructor(
+    readonly type: GeoType,
+    c: LevelColumns,
+  ) {
     this.size = c.fips.length;
     this.fips = c.fips;
     this.from = Uint16Array.from(c.valid_from);
@@ -66,10 +69,12 @@ export class LevelTable {
 
   /** First row whose FIPS is ≥ `s`. */
   lowerBound(s: string): number {
-    let lo = 0, hi = this.size;
+    let lo = 0,
+      hi = this.size;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.fips[mid]! < s) lo = mid + 1; else hi = mid;
+      if (this.fips[mid]! < s) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   }
@@ -88,7 +93,8 @@ export class LevelTable {
     let i = this.lowerBound(fips);
     let best = -1;
     for (; i < this.size && this.fips[i] === fips; i++) {
-      if (vintage === undefined) best = i; // rows are ordered by valid_from: the last is the latest
+      if (vintage === undefined)
+        best = i; // rows are ordered by valid_from: the last is the latest
       else if (this.validAt(i, vintage)) return i;
     }
     return best;

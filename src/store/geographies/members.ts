@@ -31,12 +31,17 @@ function metroCountyFips(store: GeographyStore, cbsa: string, vintage: number, n
   const x = store.crosswalks;
   const out: string[] = [];
   for (const c of x.metroCounties.get(cbsa) ?? []) {
-    if (store.tables.county.find(c, vintage) >= 0) { out.push(c); continue; }
+    if (store.tables.county.find(c, vintage) >= 0) {
+      out.push(c);
+      continue;
+    }
     const regionTracts = x.ctRegionTracts.get(c);
     if (regionTracts) {
       const legacy = uniq(regionTracts.map((t) => t.slice(0, 5)));
       out.push(...legacy);
-      notes.push(`Planning region ${c} is not a county in ${vintage}; the legacy Connecticut counties holding its tracts (${legacy.join(', ')}) are used instead.`);
+      notes.push(
+        `Planning region ${c} is not a county in ${vintage}; the legacy Connecticut counties holding its tracts (${legacy.join(', ')}) are used instead.`,
+      );
     } else {
       notes.push(`County ${c} of the July 2023 delineation does not exist in vintage ${vintage} and is left out.`);
     }
@@ -57,26 +62,36 @@ function metroSubRows(store: GeographyStore, cbsa: string, childType: 'tract' | 
     }
     // Before 2022 Connecticut tracts carry legacy county codes: take the region's tracts by code.
     for (const t of regionTracts) for (const i of L.rowsWithPrefix(t, vintage)) out.push(i);
-    if (vintage < TRACT_2020_FIRST) notes.push(`Planning region ${c} mapped onto 2010 tracts by tract code; tracts renumbered in 2020 are not included.`);
+    if (vintage < TRACT_2020_FIRST)
+      notes.push(`Planning region ${c} mapped onto 2010 tracts by tract code; tracts renumbered in 2020 are not included.`);
   }
   return out;
 }
 
 /** A 2020-edition tract key as it is keyed in `vintage` (Connecticut moved to planning regions). */
 function tractKeyIn(store: GeographyStore, tract2020: string, vintage: number): string {
-  return vintage >= CT_REGIONS_FIRST ? store.crosswalks.ct2022Of.get(tract2020) ?? tract2020 : tract2020;
+  return vintage >= CT_REGIONS_FIRST ? (store.crosswalks.ct2022Of.get(tract2020) ?? tract2020) : tract2020;
 }
 
 function districtMembers(store: GeographyStore, cd: string, childType: GeoType, vintage: number): Members {
   const x = store.crosswalks;
-  const notes: string[] = ['Districts of the 118th Congress; tracts split between districts are listed in each (afact = population share).'];
+  const notes: string[] = [
+    'Districts of the 118th Congress; tracts split between districts are listed in each (afact = population share).',
+  ];
   const atLarge = cd.endsWith('00') || cd.endsWith('98');
   if (vintage < TRACT_2020_FIRST) {
     if (!atLarge) {
-      return { keys: [], notes, unsupported: `The district→tract crosswalk uses 2020 tracts, which ACS uses from vintage 2020; vintage ${vintage} uses 2010 tracts. Ask for vintage 2020 or later, or use a county or state parent.` };
+      return {
+        keys: [],
+        notes,
+        unsupported: `The district→tract crosswalk uses 2020 tracts, which ACS uses from vintage 2020; vintage ${vintage} uses 2010 tracts. Ask for vintage 2020 or later, or use a county or state parent.`,
+      };
     }
     // A single-district state: the district is the state.
-    return { keys: store.keysByPrefix(childType, cd.slice(0, 2), vintage), notes: [...notes, `${cd} is an at-large district: all of state ${cd.slice(0, 2)}.`] };
+    return {
+      keys: store.keysByPrefix(childType, cd.slice(0, 2), vintage),
+      notes: [...notes, `${cd} is an at-large district: all of state ${cd.slice(0, 2)}.`],
+    };
   }
   const shares = x.cdTracts.get(cd) ?? [];
   if (childType === 'tract') {
@@ -89,11 +104,16 @@ function districtMembers(store: GeographyStore, cd: string, childType: GeoType, 
     return { keys, notes, afact };
   }
   if (childType === 'county') {
-    const counties = uniq(shares.map((s) => {
-      const t = tractKeyIn(store, s.tract, vintage);
-      return t.slice(0, 5);
-    }));
-    return { keys: counties.filter((c) => store.tables.county.find(c, vintage) >= 0).map((c) => `county:${c}`), notes: [...notes, 'Counties with at least one tract (or part of one) in the district.'] };
+    const counties = uniq(
+      shares.map((s) => {
+        const t = tractKeyIn(store, s.tract, vintage);
+        return t.slice(0, 5);
+      }),
+    );
+    return {
+      keys: counties.filter((c) => store.tables.county.find(c, vintage) >= 0).map((c) => `county:${c}`),
+      notes: [...notes, 'Counties with at least one tract (or part of one) in the district.'],
+    };
   }
   // Block groups: all block groups of unsplit tracts, and the assigned ones of split tracts.
   const L = store.tables.block_group;
@@ -122,7 +142,11 @@ export function membersOf(store: GeographyStore, parentType: GeoType, parentFips
     case 'county':
     case 'tract':
       if (childType === 'cd' && vintage < 2022) {
-        return { keys: [], notes: [], unsupported: `Congressional districts here are those of the 118th Congress, used by ACS from vintage 2022; vintage ${vintage} is earlier.` };
+        return {
+          keys: [],
+          notes: [],
+          unsupported: `Congressional districts here are those of the 118th Congress, used by ACS from vintage 2022; vintage ${vintage} is earlier.`,
+        };
       }
       return prefixed(parentFips);
     case 'metro': {
@@ -130,9 +154,16 @@ export function membersOf(store: GeographyStore, parentType: GeoType, parentFips
       // The only county lists in the sources are July 2023's: a CBSA of another delineation has
       // none, and for a vintage that published its own CBSAs the list is an approximation.
       if (!store.crosswalks.metroCounties.has(parentFips)) {
-        return { keys: [], notes, unsupported: `metro:${parentFips} is a CBSA of ACS ${vintage}'s delineation that the July 2023 delineation does not have; the sources hold no county list for it, so its counties, tracts and block groups cannot be listed.` };
+        return {
+          keys: [],
+          notes,
+          unsupported: `metro:${parentFips} is a CBSA of ACS ${vintage}'s delineation that the July 2023 delineation does not have; the sources hold no county list for it, so its counties, tracts and block groups cannot be listed.`,
+        };
       }
-      if (store.isPublished('metro', vintage)) notes.push(`ACS ${vintage} used an earlier delineation whose county lists are not in the sources: this CBSA's counties in ${vintage} may differ from these.`);
+      if (store.isPublished('metro', vintage))
+        notes.push(
+          `ACS ${vintage} used an earlier delineation whose county lists are not in the sources: this CBSA's counties in ${vintage} may differ from these.`,
+        );
       if (childType === 'county') return { keys: metroCountyFips(store, parentFips, vintage, notes).map((c) => `county:${c}`), notes };
       if (childType === 'tract' || childType === 'block_group') {
         const rows = metroSubRows(store, parentFips, childType, vintage, notes);

@@ -4,7 +4,11 @@ import type { GeoType } from '../../domain/geo/keys.js';
 import { closest, compactName, foldName, stripCountyType } from '../../domain/geo/names.js';
 import type { GeographyRecord, GeographyStore } from '../geographies.js';
 
-export interface StateEntry { fips: string; abbr: string; name: string }
+export interface StateEntry {
+  fips: string;
+  abbr: string;
+  name: string;
+}
 export interface CountyEntry {
   fips: string;
   /** "Travis County" (the part of the ACS name before the state). */
@@ -14,7 +18,14 @@ export interface CountyEntry {
   validTo: number;
 }
 /** One metro definition row: a CBSA code may have several (titles change between delineations). */
-export interface MetroEntry { cbsa: string; title: string; shortName: string; states: string[]; validFrom: number; validTo: number }
+export interface MetroEntry {
+  cbsa: string;
+  title: string;
+  shortName: string;
+  states: string[];
+  validFrom: number;
+  validTo: number;
+}
 
 export interface NameIndex {
   states: StateEntry[];
@@ -36,12 +47,58 @@ export interface NameIndex {
 // Postal abbreviations of the 50 states, DC and PR (the ACS universe). state.txt also carries
 // them, but the store holds only names, so they are restated here.
 const ABBR: Record<string, string> = {
-  '01': 'AL', '02': 'AK', '04': 'AZ', '05': 'AR', '06': 'CA', '08': 'CO', '09': 'CT', '10': 'DE', '11': 'DC', '12': 'FL',
-  '13': 'GA', '15': 'HI', '16': 'ID', '17': 'IL', '18': 'IN', '19': 'IA', '20': 'KS', '21': 'KY', '22': 'LA', '23': 'ME',
-  '24': 'MD', '25': 'MA', '26': 'MI', '27': 'MN', '28': 'MS', '29': 'MO', '30': 'MT', '31': 'NE', '32': 'NV', '33': 'NH',
-  '34': 'NJ', '35': 'NM', '36': 'NY', '37': 'NC', '38': 'ND', '39': 'OH', '40': 'OK', '41': 'OR', '42': 'PA', '44': 'RI',
-  '45': 'SC', '46': 'SD', '47': 'TN', '48': 'TX', '49': 'UT', '50': 'VT', '51': 'VA', '53': 'WA', '54': 'WV', '55': 'WI',
-  '56': 'WY', '72': 'PR',
+  '01': 'AL',
+  '02': 'AK',
+  '04': 'AZ',
+  '05': 'AR',
+  '06': 'CA',
+  '08': 'CO',
+  '09': 'CT',
+  '10': 'DE',
+  '11': 'DC',
+  '12': 'FL',
+  '13': 'GA',
+  '15': 'HI',
+  '16': 'ID',
+  '17': 'IL',
+  '18': 'IN',
+  '19': 'IA',
+  '20': 'KS',
+  '21': 'KY',
+  '22': 'LA',
+  '23': 'ME',
+  '24': 'MD',
+  '25': 'MA',
+  '26': 'MI',
+  '27': 'MN',
+  '28': 'MS',
+  '29': 'MO',
+  '30': 'MT',
+  '31': 'NE',
+  '32': 'NV',
+  '33': 'NH',
+  '34': 'NJ',
+  '35': 'NM',
+  '36': 'NY',
+  '37': 'NC',
+  '38': 'ND',
+  '39': 'OH',
+  '40': 'OK',
+  '41': 'OR',
+  '42': 'PA',
+  '44': 'RI',
+  '45': 'SC',
+  '46': 'SD',
+  '47': 'TN',
+  '48': 'TX',
+  '49': 'UT',
+  '50': 'VT',
+  '51': 'VA',
+  '53': 'WA',
+  '54': 'WV',
+  '55': 'WI',
+  '56': 'WY',
+  '72': 'PR',
 };
 
 export function stateAbbr(fips: string): string {
@@ -50,7 +107,8 @@ export function stateAbbr(fips: string): string {
 
 function add<T>(m: Map<string, T[]>, k: string, v: T): void {
   const a = m.get(k);
-  if (!a) m.set(k, [v]); else if (!a.includes(v)) a.push(v);
+  if (!a) m.set(k, [v]);
+  else if (!a.includes(v)) a.push(v);
 }
 
 export function buildNameIndex(store: GeographyStore): NameIndex {
@@ -71,7 +129,13 @@ export function buildNameIndex(store: GeographyStore): NameIndex {
   const countyBare = new Map<string, CountyEntry[]>();
   for (let i = 0; i < C.size; i++) {
     const full = C.name![i]!;
-    const e: CountyEntry = { fips: C.fips[i]!, name: full.slice(0, full.lastIndexOf(', ')), stateFips: C.fips[i]!.slice(0, 2), validFrom: C.from[i]!, validTo: C.to[i]! };
+    const e: CountyEntry = {
+      fips: C.fips[i]!,
+      name: full.slice(0, full.lastIndexOf(', ')),
+      stateFips: C.fips[i]!.slice(0, 2),
+      validFrom: C.from[i]!,
+      validTo: C.to[i]!,
+    };
     counties.push(e);
     const folded = foldName(e.name);
     add(countyExact, folded.replace(/ /g, ''), e);
@@ -86,9 +150,23 @@ export function buildNameIndex(store: GeographyStore): NameIndex {
   for (let i = 0; i < M.size; i++) {
     const name = M.name![i]!;
     const title = name.replace(/ (Metro|Micro) Area$/, '');
-    const e: MetroEntry = { cbsa: M.fips[i]!, title, shortName: M.shortName![i]!, states: M.states![i]!, validFrom: M.from[i]!, validTo: M.to[i]! };
+    const e: MetroEntry = {
+      cbsa: M.fips[i]!,
+      title,
+      shortName: M.shortName![i]!,
+      states: M.states![i]!,
+      validFrom: M.from[i]!,
+      validTo: M.to[i]!,
+    };
     metros.push(e);
-    for (const form of [title, name, `${title} Metropolitan Statistical Area`, `${title} Micropolitan Statistical Area`, `${title} MSA`, `${title} metro`]) {
+    for (const form of [
+      title,
+      name,
+      `${title} Metropolitan Statistical Area`,
+      `${title} Micropolitan Statistical Area`,
+      `${title} MSA`,
+      `${title} metro`,
+    ]) {
       add(metroExact, compactName(form), e);
     }
     add(metroShort, compactName(e.shortName), e);

@@ -30,7 +30,11 @@ const COUNTY_ALIASES: Record<string, string> = { brooklyn: '36047', manhattan: '
 
 /** District forms → state token and district number (0 = at large), or null. */
 export function parseDistrictName(name: string): { state: string; district: number } | null {
-  const s = name.trim().replace(/\(?\b1\d\dth congress\)?/gi, ' ').replace(/\s+/g, ' ').trim();
+  const s = name
+    .trim()
+    .replace(/\(?\b1\d\dth congress\)?/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   // TX-35, Texas-35, WY-AL, New York-10
   let m = /^([A-Za-z .']+?)\s*-\s*(\d{1,2}|al|at[- ]large)$/i.exec(s);
   if (m) return { state: m[1]!, district: /^\d+$/.test(m[2]!) ? Number(m[2]) : 0 };
@@ -80,7 +84,11 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
     if (m.validFrom <= vintage && vintage <= m.validTo) return { type: 'metro', fips: m.cbsa, label: m.title };
     const row = metroRow(m);
     const now = row >= 0 ? store.tables.metro.name![row]!.replace(/ (Metro|Micro) Area$/, '') : m.title;
-    if (row >= 0) metroNotes.set(m.cbsa, `"${m.title}" is the ACS ${m.validFrom === m.validTo ? m.validFrom : `${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`);
+    if (row >= 0)
+      metroNotes.set(
+        m.cbsa,
+        `"${m.title}" is the ACS ${m.validFrom === m.validTo ? m.validFrom : `${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`,
+      );
     return { type: 'metro', fips: m.cbsa, label: now };
   };
   const metroHere = (m: MetroEntry): boolean => {
@@ -112,7 +120,11 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
       }
       if (tiers[0]!.length === 0) {
         const count = store.tables.cd.prefixRange(st.fips);
-        throw new AppError('geography-not-found', `${st.name} has no congressional district ${cd.district} in the 118th Congress (it has ${count[1] - count[0]}).`, { extensions: { geo_name: name } });
+        throw new AppError(
+          'geography-not-found',
+          `${st.name} has no congressional district ${cd.district} in the 118th Congress (it has ${count[1] - count[0]}).`,
+          { extensions: { geo_name: name } },
+        );
       }
     }
   }
@@ -193,35 +205,59 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
     return note ? { target: best[0]!, alternatives: others, note } : { target: best[0]!, alternatives: others };
   }
   if (best.length > 1) {
-    throw new AppError('ambiguous-geography-name', `"${name}" matches ${best.length} places: ${best.map(describe).join('; ')}. Use one of these specifiers, or add the state ("Baltimore County, MD") or the type word ("St. Louis city, MO").`, {
-      extensions: { geo_name: name, candidates: best.map(candidate) },
-    });
+    throw new AppError(
+      'ambiguous-geography-name',
+      `"${name}" matches ${best.length} places: ${best.map(describe).join('; ')}. Use one of these specifiers, or add the state ("Baltimore County, MD") or the type word ("St. Louis city, MO").`,
+      {
+        extensions: { geo_name: name, candidates: best.map(candidate) },
+      },
+    );
   }
   if (retiredMetros.length) {
     const m = retiredMetros[0]!;
     const when = m.validFrom === m.validTo ? `ACS ${m.validFrom}` : `ACS ${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`;
-    throw new AppError('geography-not-found', `"${name}" is metro:${m.cbsa} (${m.title}), a CBSA of ${when}'s delineation that does not exist in vintage ${vintage}.`, {
-      extensions: { geo_name: name, candidates: [candidate({ type: 'metro', fips: m.cbsa, label: m.title })] },
-    });
+    throw new AppError(
+      'geography-not-found',
+      `"${name}" is metro:${m.cbsa} (${m.title}), a CBSA of ${when}'s delineation that does not exist in vintage ${vintage}.`,
+      {
+        extensions: { geo_name: name, candidates: [candidate({ type: 'metro', fips: m.cbsa, label: m.title })] },
+      },
+    );
   }
   if (retired.length) {
     const r = retired[0]!;
     const last = r.validTo;
     const when = r.validFrom > vintage ? `from vintage ${r.validFrom}` : `up to vintage ${last}`;
-    const ct = r.stateFips === '09' && vintage >= 2022 ? ' From 2022 Connecticut is divided into 9 planning regions (county:09110…county:09190) instead of its 8 counties.' : '';
-    throw new AppError('geography-not-found', `"${name}" is ${countyLabel(r, stateByFips)} (county:${r.fips}), which exists in ACS ${when}, not in vintage ${vintage}.${ct}`, {
-      extensions: { geo_name: name, candidates: [candidate({ type: 'county', fips: r.fips, label: countyLabel(r, stateByFips) })] },
-    });
+    const ct =
+      r.stateFips === '09' && vintage >= 2022
+        ? ' From 2022 Connecticut is divided into 9 planning regions (county:09110…county:09190) instead of its 8 counties.'
+        : '';
+    throw new AppError(
+      'geography-not-found',
+      `"${name}" is ${countyLabel(r, stateByFips)} (county:${r.fips}), which exists in ACS ${when}, not in vintage ${vintage}.${ct}`,
+      {
+        extensions: { geo_name: name, candidates: [candidate({ type: 'county', fips: r.fips, label: countyLabel(r, stateByFips) })] },
+      },
+    );
   }
   const pool: NameTarget[] = [
     ...idx.states.map((s): NameTarget => ({ type: 'state', fips: s.fips, label: s.name })),
     ...idx.counties.filter((c) => c.validFrom <= vintage && vintage <= c.validTo && inState(c)).map(countyT),
     ...idx.metros.filter(current).map(metroT),
   ];
-  const near = closest(stateTok ? left : name, pool, (t) => (t.type === 'county' && stateTok ? t.label.slice(0, t.label.lastIndexOf(',')) : t.label), 5);
-  throw new AppError('geography-not-found', `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map(describe).join('; ')}.`, {
-    extensions: { geo_name: name, candidates: near.map(candidate) },
-  });
+  const near = closest(
+    stateTok ? left : name,
+    pool,
+    (t) => (t.type === 'county' && stateTok ? t.label.slice(0, t.label.lastIndexOf(',')) : t.label),
+    5,
+  );
+  throw new AppError(
+    'geography-not-found',
+    `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map(describe).join('; ')}.`,
+    {
+      extensions: { geo_name: name, candidates: near.map(candidate) },
+    },
+  );
 }
 
 function describe(t: NameTarget): string {

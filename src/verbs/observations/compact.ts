@@ -24,7 +24,18 @@ export interface CompactData {
 }
 
 /** Fields a cell has per geography, per value, or once per answer: everything else is the variable's. */
-const NOT_VARIABLE = new Set(['geo_key', 'geo_name', 'geo_type', 'geometry', 'estimate', 'moe_numeric', 'estimate_annotation', 'moe_annotation', 'dataset', 'vintage']);
+const NOT_VARIABLE = new Set([
+  'geo_key',
+  'geo_name',
+  'geo_type',
+  'geometry',
+  'estimate',
+  'moe_numeric',
+  'estimate_annotation',
+  'moe_annotation',
+  'dataset',
+  'vintage',
+]);
 
 function variableFields(c: ObservationCell): Record<string, unknown> & { variable: string } {
   const out: Record<string, unknown> = {};
@@ -36,7 +47,10 @@ function variableFields(c: ObservationCell): Record<string, unknown> & { variabl
  * Cells of a single-vintage answer (what /v1/data returns) into the compact table. Geographies and
  * variables keep their first-seen order, so the table reads in the order the long format does.
  */
-export function compactCells(cells: ReadonlyArray<ObservationCell & { geometry?: unknown }>, fallback: { dataset: string; vintage: number }): CompactData {
+export function compactCells(
+  cells: ReadonlyArray<ObservationCell & { geometry?: unknown }>,
+  fallback: { dataset: string; vintage: number },
+): CompactData {
   const geoIndex = new Map<string, number>();
   const varIndex = new Map<string, number>();
   const out: CompactData = {
@@ -54,7 +68,11 @@ export function compactCells(cells: ReadonlyArray<ObservationCell & { geometry?:
   for (const c of cells) {
     if (!geoIndex.has(c.geo_key)) {
       geoIndex.set(c.geo_key, out.geographies.length);
-      out.geographies.push(c.geometry === undefined ? { geo_key: c.geo_key, geo_name: c.geo_name, geo_type: c.geo_type } : { geo_key: c.geo_key, geo_name: c.geo_name, geo_type: c.geo_type, geometry: c.geometry });
+      out.geographies.push(
+        c.geometry === undefined
+          ? { geo_key: c.geo_key, geo_name: c.geo_name, geo_type: c.geo_type }
+          : { geo_key: c.geo_key, geo_name: c.geo_name, geo_type: c.geo_type, geometry: c.geometry },
+      );
     }
     if (!varIndex.has(c.variable)) {
       varIndex.set(c.variable, out.variables.length);

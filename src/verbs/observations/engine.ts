@@ -90,7 +90,14 @@ function describeCensusCode(tables: CensusTableStore | undefined, dataset: Datas
   const latest = tables?.latest(dataset, code) ?? null;
   const changed = here && latest && (here.label_changed || here.universe_changed);
   const label_changed: LabelChange | null = changed
-    ? { code: 'label_changed', label_differs: here.label_changed, universe_differs: here.universe_changed, latest_vintage: latest.vintage, latest_label: latest.label, latest_universe: latest.universe }
+    ? {
+        code: 'label_changed',
+        label_differs: here.label_changed,
+        universe_differs: here.universe_changed,
+        latest_vintage: latest.vintage,
+        latest_label: latest.label,
+        latest_universe: latest.universe,
+      }
     : null;
   const title = here?.table_title ?? latest?.table_title ?? null;
   return {
@@ -102,7 +109,11 @@ function describeCensusCode(tables: CensusTableStore | undefined, dataset: Datas
   };
 }
 
-export async function computeCells(stores: EngineStores, catalog: Pick<CatalogStore, 'resolveForVintage'>, req: EngineRequest): Promise<EngineResult> {
+export async function computeCells(
+  stores: EngineStores,
+  catalog: Pick<CatalogStore, 'resolveForVintage'>,
+  req: EngineRequest,
+): Promise<EngineResult> {
   const { observations: obs } = stores;
   const byLevel = new Map<string, GeographyRecord[]>();
   for (const g of req.geographies) {
@@ -114,7 +125,9 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
   const published = { tables: stores.tables, observations: obs, dataset: req.dataset };
   const resolve = (v: RequestedVariable, y: number): Resolution => {
     if (!isCensusCode(v)) return catalog.resolveForVintage(v, req.dataset, y);
-    return isPublished(published, v.census_code, y) ? { kind: 'direct', code: v.census_code } : { kind: 'unavailable', reason: 'not_in_vintage' };
+    return isPublished(published, v.census_code, y)
+      ? { kind: 'direct', code: v.census_code }
+      : { kind: 'unavailable', reason: 'not_in_vintage' };
   };
 
   // Which codes each vintage needs, from each variable's per-vintage resolution.
@@ -146,9 +159,10 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
     loaded.set(level, obs.loadedVintages(req.dataset, level));
     loadedInOther.set(level, obs.loadedVintages(req.dataset === 'acs1' ? 'acs5' : 'acs1', level));
     const allCodes = [...new Set([...codesByVintage.values()].flatMap((s) => [...s]))];
-    const stored = NO_ROW_LEVELS_ACS1.has(level) && req.dataset === 'acs1'
-      ? new Map()
-      : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
+    const stored =
+      NO_ROW_LEVELS_ACS1.has(level) && req.dataset === 'acs1'
+        ? new Map()
+        : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
 
     for (const y of req.vintages) {
       for (const g of geos) {
@@ -156,7 +170,13 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
           if (req.dataset === 'acs1' && NO_ROW_LEVELS_ACS1.has(level)) return 'not_in_dataset';
           // i10g: a geography that does not exist in this vintage has no value, whatever is loaded.
           if (stores.geographies.get(g.key, y) === null) return 'geography_not_defined';
-          if (req.dataset === 'acs1' && level !== 'nation' && level !== 'state' && g.population !== null && g.population < ACS1_POPULATION_THRESHOLD) {
+          if (
+            req.dataset === 'acs1' &&
+            level !== 'nation' &&
+            level !== 'state' &&
+            g.population !== null &&
+            g.population < ACS1_POPULATION_THRESHOLD
+          ) {
             return 'below_acs1_threshold';
           }
           if (!obs.hasTable(req.dataset, y, level, tableOf(code))) return 'no_data_loaded';
@@ -185,14 +205,41 @@ export async function computeCells(stores: EngineStores, catalog: Pick<CatalogSt
           if (isCensusCode(v)) {
             const d = described(v.census_code, y);
             cells.push({
-              geo_key: g.key, geo_name: g.name, geo_type: g.type, variable: v.api_name, census_code: v.census_code, formula: null, label: d.label, unit: d.unit,
-              dataset: req.dataset, vintage: y, estimate: cell.estimate, moe_numeric: cell.moe, estimate_annotation, moe_annotation,
-              table_id: v.table_id, table_title: d.table_title, universe: d.universe, label_changed: d.label_changed,
+              geo_key: g.key,
+              geo_name: g.name,
+              geo_type: g.type,
+              variable: v.api_name,
+              census_code: v.census_code,
+              formula: null,
+              label: d.label,
+              unit: d.unit,
+              dataset: req.dataset,
+              vintage: y,
+              estimate: cell.estimate,
+              moe_numeric: cell.moe,
+              estimate_annotation,
+              moe_annotation,
+              table_id: v.table_id,
+              table_title: d.table_title,
+              universe: d.universe,
+              label_changed: d.label_changed,
             });
           } else {
             cells.push({
-              geo_key: g.key, geo_name: g.name, geo_type: g.type, variable: v.api_name, census_code: r.kind === 'direct' ? r.code : v.census_code, formula: v.formula, label: v.label, unit: v.unit,
-              dataset: req.dataset, vintage: y, estimate: cell.estimate, moe_numeric: cell.moe, estimate_annotation, moe_annotation,
+              geo_key: g.key,
+              geo_name: g.name,
+              geo_type: g.type,
+              variable: v.api_name,
+              census_code: r.kind === 'direct' ? r.code : v.census_code,
+              formula: v.formula,
+              label: v.label,
+              unit: v.unit,
+              dataset: req.dataset,
+              vintage: y,
+              estimate: cell.estimate,
+              moe_numeric: cell.moe,
+              estimate_annotation,
+              moe_annotation,
             });
           }
         }

@@ -19,7 +19,9 @@ function notLoadedHint(dataset: DatasetKey, vintages: number[], result: EngineRe
     `${all ? 'None of these values are' : 'Some of these values are not'} in this deployment's data for ${dataset} ${asked} (the Census Bureau publishes them; this deployment has not loaded them).`,
     `Vintages this deployment holds ${dataset} values for — ${held}.`,
     otherHas ? `It holds ${other} values for ${asked} at ${levels.join(', ')} level: try dataset=${other}.` : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineResult, total: number): string | null {
@@ -30,14 +32,20 @@ export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineR
     parts.push(`ACS 1-year estimates (acs1) are not published for tracts or block groups; ask for dataset=acs5 instead.`);
   }
   if (r.has('below_acs1_threshold')) {
-    parts.push(`ACS 1-year estimates are published only for areas of 65,000+ people; ${r.get('below_acs1_threshold')} value(s) are for smaller areas — use dataset=acs5.`);
+    parts.push(
+      `ACS 1-year estimates are published only for areas of 65,000+ people; ${r.get('below_acs1_threshold')} value(s) are for smaller areas — use dataset=acs5.`,
+    );
   }
   if (r.has('no_data_loaded')) parts.push(notLoadedHint(dataset, vintages, result, r.get('no_data_loaded') === total));
   if (r.has('not_in_vintage') || r.has('not_comparable')) {
-    parts.push(`Some variables do not exist, or changed meaning, in ${vintages.length === 1 ? `vintage ${vintages[0]}` : 'some of these vintages'}; see /v1/variables/{api_name} for availability.`);
+    parts.push(
+      `Some variables do not exist, or changed meaning, in ${vintages.length === 1 ? `vintage ${vintages[0]}` : 'some of these vintages'}; see /v1/variables/{api_name} for availability.`,
+    );
   }
   if (r.has('geography_not_defined')) {
-    parts.push('Some geographies do not exist in some requested vintages (geography_not_defined): metros of another delineation, counties before or after a change, tracts of another census; meta.notes and meta.geography_definitions say which.');
+    parts.push(
+      'Some geographies do not exist in some requested vintages (geography_not_defined): metros of another delineation, counties before or after a change, tracts of another census; meta.notes and meta.geography_definitions say which.',
+    );
   }
   if (parts.length === 0 && r.size > 0) {
     parts.push('Some values are null; each null cell carries an annotation explaining why.');

@@ -15,7 +15,12 @@ export function observationMeta(
   const last = vintages.at(-1)!;
   const hint = [opts.extraHint, hintFor(p.dataset, vintages, result, result.cells.length)].filter(Boolean).join(' ');
   return {
-    source: { dataset: p.dataset, vintage_year: last, reference_period: opts.referencePeriod ?? referencePeriod(p.dataset, last), census_program: CENSUS_PROGRAM },
+    source: {
+      dataset: p.dataset,
+      vintage_year: last,
+      reference_period: opts.referencePeriod ?? referencePeriod(p.dataset, last),
+      census_program: CENSUS_PROGRAM,
+    },
     variable_count: p.variables.length,
     geography_count: p.geo.geographies.length,
     hint: hint || null,

@@ -44,9 +44,10 @@ export interface PreparedRequest {
   stores: { catalog: CatalogStore; observations: ObservationStore; geographies: GeographyStore; tables: CensusTableStore | undefined };
 }
 
-
 export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
-  return geo.expansions.map((e) => (e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count }));
+  return geo.expansions.map((e) =>
+    e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count },
+  );
 }
 
 /**
@@ -55,8 +56,16 @@ export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
  * dataset's latest. With a complete build the two are the same; with a partial one (the embedded
  * default data) the answer is real figures rather than a page of nulls, and meta says so.
  */
-function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, dataset: DatasetKey, geo: string | readonly string[] | undefined, parsed: ParsedVariables): number | undefined {
-  const levels = [...new Set(splitGeoParam(geo).map((s) => (s.includes(':') ? s.slice(0, s.indexOf(':')) : 'nation').trim().toLowerCase()))];
+function latestLoadedVintage(
+  obs: ObservationStore,
+  catalog: CatalogStore,
+  dataset: DatasetKey,
+  geo: string | readonly string[] | undefined,
+  parsed: ParsedVariables,
+): number | undefined {
+  const levels = [
+    ...new Set(splitGeoParam(geo).map((s) => (s.includes(':') ? s.slice(0, s.indexOf(':')) : 'nation').trim().toLowerCase())),
+  ];
   const named = tablesNamed(parsed);
   for (const v of [...DATASETS[dataset].vintages].reverse()) {
     for (const level of levels) {
@@ -70,7 +79,6 @@ function latestLoadedVintage(obs: ObservationStore, catalog: CatalogStore, datas
   }
   return undefined;
 }
-
 
 export async function prepare(
   ctx: VerbContext,

@@ -14,7 +14,6 @@ import { CENSUS_TABLE_WILDCARD, CensusTableStore } from '../../store/census-tabl
 import type { ObservationStore } from '../../store/observations.js';
 import { splitList } from './list.js';
 
-
 /** Most items one request may name (the Census Data API's own limit is 50 too). */
 export const MAX_VARIABLES = 50;
 /** Most variables after tables are expanded (the largest Detailed Table has 566 lines). */
@@ -33,7 +32,8 @@ export type RequestedVariable = CatalogVariable | CensusCodeVariable;
 
 export const isCensusCode = (v: RequestedVariable): v is CensusCodeVariable => (v as CensusCodeVariable).source === 'census_code';
 
-type ParsedName = { kind: 'catalog'; v: CatalogVariable } | { kind: 'code'; code: string; raw: string } | { kind: 'table'; table: string; raw: string };
+type ParsedName =
+  { kind: 'catalog'; v: CatalogVariable } | { kind: 'code'; code: string; raw: string } | { kind: 'table'; table: string; raw: string };
 
 export interface ParsedVariables {
   items: ParsedName[];
@@ -49,14 +49,22 @@ export function parseVariableNames(
 ): ParsedVariables {
   const names = splitList(value);
   if (names.length === 0) {
-    throw new AppError('unprocessable-request', 'variables is required: name at least one variable by api_name, census code or table (B19013*).', {
-      errors: [{ field: 'variables', message: 'Field required', type: 'missing' }],
-    });
+    throw new AppError(
+      'unprocessable-request',
+      'variables is required: name at least one variable by api_name, census code or table (B19013*).',
+      {
+        errors: [{ field: 'variables', message: 'Field required', type: 'missing' }],
+      },
+    );
   }
   if (names.length > MAX_VARIABLES) {
-    throw new AppError('validation-error', `At most ${MAX_VARIABLES} variables per request; got ${names.length}. Split the request, or ask for a whole table with B19013*.`, {
-      errors: [{ field: 'variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
-    });
+    throw new AppError(
+      'validation-error',
+      `At most ${MAX_VARIABLES} variables per request; got ${names.length}. Split the request, or ask for a whole table with B19013*.`,
+      {
+        errors: [{ field: 'variables', message: `at most ${MAX_VARIABLES} values`, type: 'too_long' }],
+      },
+    );
   }
   const items: ParsedName[] = [];
   const unknown: string[] = [];
@@ -72,8 +80,12 @@ export function parseVariableNames(
     else unknown.push(n);
   }
   if (unknown.length > 0) {
-    const suggestions = unknown.flatMap((u) => catalog.list({ search: u.replace(/_/g, ' '), offset: 0, limit: 3 }).items.map((s) => s.api_name));
-    const yearHint = unknown.some((u) => /_(19|20)\d\d$/.test(u)) ? ' api_name values carry no vintage year; pass the year as vintage.' : '';
+    const suggestions = unknown.flatMap((u) =>
+      catalog.list({ search: u.replace(/_/g, ' '), offset: 0, limit: 3 }).items.map((s) => s.api_name),
+    );
+    const yearHint = unknown.some((u) => /_(19|20)\d\d$/.test(u))
+      ? ' api_name values carry no vintage year; pass the year as vintage.'
+      : '';
     const closest = [...new Set(suggestions)].slice(0, 5);
     throw new AppError(
       'variable-not-found',
@@ -132,7 +144,8 @@ export function bindVariables(
     }
     if (item.kind === 'code') {
       const published = ctx.vintages.some((y) => isPublished(ctx, item.code, y));
-      if (!published) missing.push(`${item.raw} was not published in ${span}. ${ctx.tables ? whereElse(ctx.tables, ctx.dataset, item.code) : ''}`.trim());
+      if (!published)
+        missing.push(`${item.raw} was not published in ${span}. ${ctx.tables ? whereElse(ctx.tables, ctx.dataset, item.code) : ''}`.trim());
       else add({ source: 'census_code', api_name: item.code, census_code: item.code, table_id: tableOf(item.code) });
       continue;
     }
@@ -140,7 +153,9 @@ export function bindVariables(
     for (const y of ctx.vintages) for (const c of ctx.tables?.table(ctx.dataset, item.table, y)?.columns ?? []) codes.add(c.code);
     if (codes.size === 0) {
       const ys = ctx.tables?.tableVintages(item.table)[ctx.dataset] ?? [];
-      missing.push(`Table ${item.table} was not published in ${span}.${ys.length ? ` It was published in ${ctx.dataset} ${listYears(ys)}.` : ''}`);
+      missing.push(
+        `Table ${item.table} was not published in ${span}.${ys.length ? ` It was published in ${ctx.dataset} ${listYears(ys)}.` : ''}`,
+      );
       continue;
     }
     const ordered = [...codes].sort((a, b) => Number(a.slice(-4, -1)) - Number(b.slice(-4, -1)));
@@ -148,13 +163,22 @@ export function bindVariables(
   }
   if (missing.length) {
     throw new AppError('variable-not-found', `${missing.join(' ')} Search at /v1/variables?search=… or /v1/tables?search=….`, {
-      extensions: { unknown_variables: parsed.items.filter((i) => i.kind !== 'catalog').map((i) => (i as { raw: string }).raw).filter((r) => missing.some((m) => m.includes(r) || m.includes(r.replace('*', '')))) },
+      extensions: {
+        unknown_variables: parsed.items
+          .filter((i) => i.kind !== 'catalog')
+          .map((i) => (i as { raw: string }).raw)
+          .filter((r) => missing.some((m) => m.includes(r) || m.includes(r.replace('*', '')))),
+      },
     });
   }
   if (out.length > MAX_EXPANDED_VARIABLES) {
-    throw new AppError('validation-error', `At most ${MAX_EXPANDED_VARIABLES} variables per request once tables are expanded; got ${out.length}. Ask for fewer tables at once.`, {
-      errors: [{ field: 'variables', message: `at most ${MAX_EXPANDED_VARIABLES} variables after expansion`, type: 'too_long' }],
-    });
+    throw new AppError(
+      'validation-error',
+      `At most ${MAX_EXPANDED_VARIABLES} variables per request once tables are expanded; got ${out.length}. Ask for fewer tables at once.`,
+      {
+        errors: [{ field: 'variables', message: `at most ${MAX_EXPANDED_VARIABLES} variables after expansion`, type: 'too_long' }],
+      },
+    );
   }
   return out;
 }
@@ -163,7 +187,11 @@ export function bindVariables(
  * Whether the Bureau published `code` in this vintage: the metadata says so, or (a vintage whose
  * metadata this build lacks) the values themselves hold its table.
  */
-export function isPublished(ctx: { tables: CensusTableStore | undefined; observations: ObservationStore; dataset: DatasetKey }, code: string, vintage: number): boolean {
+export function isPublished(
+  ctx: { tables: CensusTableStore | undefined; observations: ObservationStore; dataset: DatasetKey },
+  code: string,
+  vintage: number,
+): boolean {
   if (ctx.tables?.info(ctx.dataset, code, vintage)) return true;
   return !ctx.tables?.hasVintageMetadata(ctx.dataset, vintage) && ctx.observations.hasTableAnyLevel(ctx.dataset, vintage, tableOf(code));
 }

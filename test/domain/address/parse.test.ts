@@ -5,7 +5,12 @@ import { parseAddress } from '../../../src/domain/address/parse.js';
 
 describe('parseHouseNumber', () => {
   it.each([
-    ['1016-18', 1016, 1018], ['1109-1121', 1109, 1121], ['112-14', 112, 114], ['147-51', 147, 151], ['20', 20, 20], ['12A', 12, 12],
+    ['1016-18', 1016, 1018],
+    ['1109-1121', 1109, 1121],
+    ['112-14', 112, 114],
+    ['147-51', 147, 151],
+    ['20', 20, 20],
+    ['12A', 12, 12],
   ])('%s → %i..%i', (raw, lo, hi) => {
     expect(parseHouseNumber(raw)).toMatchObject({ lo, hi });
   });
@@ -24,7 +29,18 @@ describe('streetKey', () => {
 describe('parseAddress', () => {
   it('parses a comma-separated address with a hyphenated number', () => {
     const r = parseAddress('1016-18 WILLOW AVE, HOBOKEN, NJ 07030');
-    expect(r).toEqual({ ok: true, address: { number: { label: '1016-18', lo: 1016, hi: 1018 }, street: 'WILLOW AVE', street_key: 'WILLOW AVE', unit: null, city: 'HOBOKEN', state: 'NJ', zip: '07030' } });
+    expect(r).toEqual({
+      ok: true,
+      address: {
+        number: { label: '1016-18', lo: 1016, hi: 1018 },
+        street: 'WILLOW AVE',
+        street_key: 'WILLOW AVE',
+        unit: null,
+        city: 'HOBOKEN',
+        state: 'NJ',
+        zip: '07030',
+      },
+    });
   });
   it('parses an address without commas, with a unit and a state name', () => {
     const r = parseAddress('20 West 26th Street Apt 3 New York New York 10010');

@@ -54,7 +54,12 @@ export function geoStore(): Promise<GeographyStore> {
 export function sourceRows(rel: string, opts: { delimiter?: string; header?: boolean } = {}): Record<string, string>[] | string[][] {
   const buf = fs.readFileSync(path.join(SHARED_CENSUS, rel));
   const text = (rel.endsWith('.gz') ? zlib.gunzipSync(buf) : buf).toString('utf8');
-  return parse(text, { columns: opts.header ?? true, delimiter: opts.delimiter ?? ',', skip_empty_lines: true, record_delimiter: ['\r\n', '\n'] });
+  return parse(text, {
+    columns: opts.header ?? true,
+    delimiter: opts.delimiter ?? ',',
+    skip_empty_lines: true,
+    record_delimiter: ['\r\n', '\n'],
+  });
 }
 
 export function sourceTable(rel: string, delimiter = ','): Record<string, string>[] {

@@ -8,7 +8,11 @@ import { parseDistrictName } from '../../../src/store/geographies/resolve-name.j
 import { parseSpecifier, splitGeoParam } from '../../../src/domain/geo/specifier.js';
 
 function code(fn: () => unknown): string {
-  try { fn(); } catch (e) { return (e as AppError).code; }
+  try {
+    fn();
+  } catch (e) {
+    return (e as AppError).code;
+  }
   return 'ok';
 }
 
@@ -19,7 +23,8 @@ describe('parseSpecifier', () => {
   });
 
   it('bare nation and us name the nation (regression: they were 400 while nation:1 worked)', () => {
-    for (const raw of ['nation', 'us', 'US', ' Nation ']) expect(parseSpecifier(raw)).toMatchObject({ kind: 'key', type: 'nation', fips: '1' });
+    for (const raw of ['nation', 'us', 'US', ' Nation '])
+      expect(parseSpecifier(raw)).toMatchObject({ kind: 'key', type: 'nation', fips: '1' });
     expect(code(() => parseSpecifier('usa'))).toBe('invalid-geo-format');
     expect(code(() => parseSpecifier('tx'))).toBe('invalid-geo-format');
   });
@@ -41,14 +46,20 @@ describe('parseSpecifier', () => {
     for (const s of ['tx', 'TX', 'texas', 'zip:78701', 'county:', ':48']) expect(code(() => parseSpecifier(s))).toBe('invalid-geo-format');
   });
 
-  it('any digit string after a known type parses as a key (existence is the store\'s question)', () => {
-    fc.assert(fc.property(fc.constantFrom('state', 'county', 'tract', 'cd'), fc.stringMatching(/^\d{1,12}$/), (t, d) => {
-      expect(parseSpecifier(`${t}:${d}`)).toEqual({ kind: 'key', raw: `${t}:${d}`, type: t, fips: d });
-    }));
+  it("any digit string after a known type parses as a key (existence is the store's question)", () => {
+    fc.assert(
+      fc.property(fc.constantFrom('state', 'county', 'tract', 'cd'), fc.stringMatching(/^\d{1,12}$/), (t, d) => {
+        expect(parseSpecifier(`${t}:${d}`)).toEqual({ kind: 'key', raw: `${t}:${d}`, type: t, fips: d });
+      }),
+    );
   });
 
   it('splitGeoParam splits on ; only, across repeated values', () => {
-    expect(splitGeoParam(['county:Austin-Round Rock-San Marcos, TX;state:48', ' state:06 ;'])).toEqual(['county:Austin-Round Rock-San Marcos, TX', 'state:48', 'state:06']);
+    expect(splitGeoParam(['county:Austin-Round Rock-San Marcos, TX;state:48', ' state:06 ;'])).toEqual([
+      'county:Austin-Round Rock-San Marcos, TX',
+      'state:48',
+      'state:06',
+    ]);
     expect(splitGeoParam(undefined)).toEqual([]);
   });
 });

@@ -28,14 +28,26 @@ beforeAll(async () => {
   stub = await startStripeStub();
   const identity = new IdentityVerifier({ issuer: idp.issuer, audience: idp.audience, jwksUrl: idp.jwksUrl });
   const stripe = createStripe({ STRIPE_SECRET_KEY: 'sk_test_stub', STRIPE_API_URL: stub.url })!;
-  h = harness({ stores: { identity, stripe }, start: new Date().toISOString(), config: { STRIPE_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'silent' } });
+  h = harness({
+    stores: { identity, stripe },
+    start: new Date().toISOString(),
+    config: { STRIPE_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'silent' },
+  });
   app = await buildApp({
     config: h.config,
     stores: h.stores,
     now: () => new Date(h.clock.t),
     logger: pino({ level: 'trace' }, new Writable({ write: (c, _e, cb) => (httpLogs.push(String(c)), cb()) })),
     extraRoutes: (a) => {
-      defineRoute(a, { url: '/v1/test-data', summary: 'probe', auth: 'api-key', needs: ['accounts'], costOf: () => 400, data: z.object({ ok: z.boolean() }), handler: async () => ({ data: { ok: true } }) });
+      defineRoute(a, {
+        url: '/v1/test-data',
+        summary: 'probe',
+        auth: 'api-key',
+        needs: ['accounts'],
+        costOf: () => 400,
+        data: z.object({ ok: z.boolean() }),
+        handler: async () => ({ data: { ok: true } }),
+      });
     },
   });
 });
@@ -45,7 +57,9 @@ afterAll(async () => {
   await stub.close();
 });
 
-const bearer = async (sub: string, email = `${sub}@example.com`) => ({ authorization: `Bearer ${await idp.sign({ sub, email, email_verified: true })}` });
+const bearer = async (sub: string, email = `${sub}@example.com`) => ({
+  authorization: `Bearer ${await idp.sign({ sub, email, email_verified: true })}`,
+});
 
 describe('account endpoints over HTTP', () => {
   it('401 without or with a bad token: problem+json, Bearer challenge, instance', async () => {
@@ -54,7 +68,11 @@ describe('account endpoints over HTTP', () => {
     expect(none.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(none.headers['www-authenticate']).toMatch(/^Bearer realm="census-data-service"/);
     expect(none.json()).toMatchObject({ status: 401, instance: '/v1/account' });
-    const bad = await app.inject({ method: 'GET', url: '/v1/account/usage', headers: { authorization: `Bearer ${await idp.sign({ sub: 'x' }, { audience: 'nope' })}` } });
+    const bad = await app.inject({
+      method: 'GET',
+      url: '/v1/account/usage',
+      headers: { authorization: `Bearer ${await idp.sign({ sub: 'x' }, { audience: 'nope' })}` },
+    });
     expect(bad.statusCode).toBe(401);
     expect(bad.headers['www-authenticate']).toMatch(/error="invalid_token"/);
   });
@@ -99,9 +117,11 @@ describe('account endpoints over HTTP', () => {
 
   it('quota exhaustion: 429 with limit_type/plan/quota/upgrade_url; the dashboard still works', async () => {
     const bob = await bearer('bob-http');
-    const key = (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: bob, payload: { name: 'k' } })).json().data.key as string;
+    const key = (await app.inject({ method: 'POST', url: '/v1/account/keys', headers: bob, payload: { name: 'k' } })).json().data
+      .key as string;
     issuedKeys.push(key);
-    for (let i = 0; i < 2; i++) expect((await app.inject({ method: 'GET', url: '/v1/test-data', headers: { 'x-api-key': key } })).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await app.inject({ method: 'GET', url: '/v1/test-data', headers: { 'x-api-key': key } })).statusCode).toBe(200);
     const over = await app.inject({ method: 'GET', url: '/v1/test-data?x=1', headers: { 'x-api-key': key } });
     expect(over.statusCode).toBe(429);
     expect(over.json()).toMatchObject({ limit_type: 'monthly', plan: 'free', quota: 1000, instance: '/v1/test-data' });
@@ -116,7 +136,13 @@ describe('account endpoints over HTTP', () => {
     const carol = await bearer('carol-http');
     const { publishTos } = await import('../../../src/store/accounts/tos-repo.js');
     publishTos(h.store.db, { version: 'v-http', effectiveAt: h.clock.t - 1000, now: h.clock.t });
-    const r = await app.inject({ method: 'POST', url: '/v1/account/accept-tos', headers: { ...carol, 'user-agent': 'DashboardTest/1.0' }, payload: { version: 'v-http' }, remoteAddress: '198.51.100.42' });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/v1/account/accept-tos',
+      headers: { ...carol, 'user-agent': 'DashboardTest/1.0' },
+      payload: { version: 'v-http' },
+      remoteAddress: '198.51.100.42',
+    });
     expect(r.statusCode).toBe(200);
     const row = h.store.db.prepare("SELECT ip, user_agent, version FROM tos_acceptances WHERE version = 'v-http'").get();
     expect(row).toEqual({ ip: '198.51.100.42', user_agent: 'DashboardTest/1.0', version: 'v-http' });
@@ -137,17 +163,51 @@ describe('account endpoints over HTTP', () => {
     const accountId = (await app.inject({ method: 'GET', url: '/v1/account', headers: erin })).json().data.id as string;
     // Pretty-printed on purpose: a re-serialized JSON body would no longer match the signature.
     const payload = JSON.stringify(
-      { id: 'evt_http_1', object: 'event', type: 'customer.subscription.created', created: Math.floor(h.clock.t / 1000), data: { object: { id: 'sub_http', object: 'subscription', customer: 'cus_http', status: 'active', metadata: { account_id: accountId, plan: 'business' }, items: { data: [] } } } },
+      {
+        id: 'evt_http_1',
+        object: 'event',
+        type: 'customer.subscription.created',
+        created: Math.floor(h.clock.t / 1000),
+        data: {
+          object: {
+            id: 'sub_http',
+            object: 'subscription',
+            customer: 'cus_http',
+            status: 'active',
+            metadata: { account_id: accountId, plan: 'business' },
+            items: { data: [] },
+          },
+        },
+      },
       null,
       2,
     );
-    const sig = new Stripe('sk_test_x').webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: Math.floor(h.clock.t / 1000) });
-    const tampered = await app.inject({ method: 'POST', url: '/v1/billing/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': sig }, payload: payload.replace('business', 'pro') });
+    const sig = new Stripe('sk_test_x').webhooks.generateTestHeaderString({
+      payload,
+      secret: SECRET,
+      timestamp: Math.floor(h.clock.t / 1000),
+    });
+    const tampered = await app.inject({
+      method: 'POST',
+      url: '/v1/billing/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': sig },
+      payload: payload.replace('business', 'pro'),
+    });
     expect(tampered.statusCode).toBe(400);
-    const ok = await app.inject({ method: 'POST', url: '/v1/billing/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': sig }, payload });
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/v1/billing/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': sig },
+      payload,
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toEqual({ received: true, status: 'applied' });
-    const again = await app.inject({ method: 'POST', url: '/v1/billing/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': sig }, payload });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/v1/billing/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': sig },
+      payload,
+    });
     expect(again.json().status).toBe('duplicate');
     expect((await app.inject({ method: 'GET', url: '/v1/account', headers: erin })).json().data.plan.id).toBe('business');
   });

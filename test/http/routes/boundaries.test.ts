@@ -9,7 +9,8 @@ import { startService, type Service } from '../../support/service.js';
 
 let svc: Service;
 const as = (plan: PlanId, extra: Record<string, string> = {}) => ({ 'x-api-key': svc.keys[plan], ...extra });
-const get = (url: string, plan: PlanId = 'enterprise', extra: Record<string, string> = {}) => svc.app.inject({ url, headers: as(plan, extra) });
+const get = (url: string, plan: PlanId = 'enterprise', extra: Record<string, string> = {}) =>
+  svc.app.inject({ url, headers: as(plan, extra) });
 
 beforeAll(async () => {
   svc = await startService();
@@ -27,7 +28,11 @@ describe('GET /v1/boundaries/{geo_type}', () => {
     expect(res.headers['x-boundary-vintage']).toBe('2020');
     const etag = String(res.headers.etag);
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
-    const body = JSON.parse(res.body) as FeatureCollection & { boundary: { level: string; resolution: string }; data?: unknown; meta?: unknown };
+    const body = JSON.parse(res.body) as FeatureCollection & {
+      boundary: { level: string; resolution: string };
+      data?: unknown;
+      meta?: unknown;
+    };
     expect(body.type).toBe('FeatureCollection');
     expect(body.data).toBeUndefined();
     expect(body.meta).toBeUndefined();
@@ -120,7 +125,13 @@ describe('GET /v1/boundaries/{geo_key}', () => {
     const again = await get('/v1/boundaries/state:06', 'free', { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
-    expect((await get('/v1/boundaries/state:06', 'free', { 'if-none-match': (await get('/v1/boundaries/state:48', 'free')).headers.etag as string })).statusCode).toBe(200);
+    expect(
+      (
+        await get('/v1/boundaries/state:06', 'free', {
+          'if-none-match': (await get('/v1/boundaries/state:48', 'free')).headers.etag as string,
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('matches a percent-encoded colon', async () => {
@@ -157,7 +168,15 @@ describe('plan gates', () => {
     business: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'],
     enterprise: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'],
   };
-  const UNLOCKS: Record<string, PlanId> = { nation: 'free', state: 'free', county: 'pioneer', metro: 'pioneer', cd: 'pioneer', tract: 'pro', block_group: 'business' };
+  const UNLOCKS: Record<string, PlanId> = {
+    nation: 'free',
+    state: 'free',
+    county: 'pioneer',
+    metro: 'pioneer',
+    cd: 'pioneer',
+    tract: 'pro',
+    block_group: 'business',
+  };
 
   it('gives each plan exactly its boundary levels; others are 403 naming the plan that unlocks them', async () => {
     for (const plan of PLAN_IDS) {
@@ -294,6 +313,8 @@ describe('GET /v1/centroids/{geo_type}', () => {
 
 describe('auth', () => {
   it('requires a key on boundaries and centroids (auth matrix)', async () => {
-    await assertAuthMatrix(svc.app, [{ url: '/v1/boundaries/state' }, { url: '/v1/boundaries/state:06' }, { url: '/v1/centroids/state' }], { valid: svc.keys.enterprise });
+    await assertAuthMatrix(svc.app, [{ url: '/v1/boundaries/state' }, { url: '/v1/boundaries/state:06' }, { url: '/v1/centroids/state' }], {
+      valid: svc.keys.enterprise,
+    });
   });
 });

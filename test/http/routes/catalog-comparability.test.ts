@@ -17,7 +17,9 @@ afterAll(() => svc?.close());
 
 /** A state's (or the nation's) row of a raw acs1 file, as published. */
 function rawRow(vintage: number, level: 'nation' | 'state', group: string, geo: string): Record<string, string | null> {
-  const rows = JSON.parse(gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, `api/${vintage}/acs/acs1/${level}/${group}.json.gz`))).toString()) as (string | null)[][];
+  const rows = JSON.parse(
+    gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, `api/${vintage}/acs/acs1/${level}/${group}.json.gz`))).toString(),
+  ) as (string | null)[][];
   const head = rows[0]!;
   const row = rows.slice(1).find((r) => r[head.indexOf(level === 'nation' ? 'us' : 'state')] === geo)!;
   return Object.fromEntries(head.map((h, i) => [h, row[i]!]));
@@ -34,13 +36,24 @@ describe('catalog comparability over HTTP', () => {
     expect(res.statusCode).toBe(200);
     const raw = rawRow(2008, 'nation', 'B25010', '1');
     const byVar = new Map((res.json().data as Cell[]).map((c) => [c.variable, c]));
-    expect(byVar.get('housing_average_household_size_owner')).toMatchObject({ census_code: 'B25010_002E', estimate: 2.7, moe_numeric: Number(raw.B25010_002M) });
-    expect(byVar.get('housing_average_household_size_renter')).toMatchObject({ census_code: 'B25010_003E', estimate: 2.44, moe_numeric: Number(raw.B25010_003M) });
+    expect(byVar.get('housing_average_household_size_owner')).toMatchObject({
+      census_code: 'B25010_002E',
+      estimate: 2.7,
+      moe_numeric: Number(raw.B25010_002M),
+    });
+    expect(byVar.get('housing_average_household_size_renter')).toMatchObject({
+      census_code: 'B25010_003E',
+      estimate: 2.44,
+      moe_numeric: Number(raw.B25010_003M),
+    });
     expect(raw.B25010_002E).toBe('2.70');
   });
 
   it('uninsured 2009–2016: core_uninsured_rate and health_people_uninsured have values for a 2010 state', async () => {
-    const res = await svc.app.inject({ url: '/v1/data?variables=core_uninsured_rate,health_people_uninsured&geo=state:06&dataset=acs1&vintage=2010', headers: headers() });
+    const res = await svc.app.inject({
+      url: '/v1/data?variables=core_uninsured_rate,health_people_uninsured&geo=state:06&dataset=acs1&vintage=2010',
+      headers: headers(),
+    });
     expect(res.statusCode).toBe(200);
     const raw = rawRow(2010, 'state', 'B27010', '06');
     const uninsured = ['017', '033', '050', '066'].reduce((a, l) => a + Number(raw[`B27010_${l}E`]), 0);
@@ -59,12 +72,18 @@ describe('catalog comparability over HTTP', () => {
     const raw = rawRow(2008, 'nation', 'B22010', '1');
     const byVar = new Map((res.json().data as Cell[]).map((c) => [c.variable, c]));
     expect(byVar.get('health_households_snap_with_disability_count')!.estimate).toBe(Number(raw.B22010_003E));
-    expect(byVar.get('health_households_snap_with_disability')!.estimate).toBeCloseTo((100 * Number(raw.B22010_003E)) / Number(raw.B22010_002E), 1);
+    expect(byVar.get('health_households_snap_with_disability')!.estimate).toBeCloseTo(
+      (100 * Number(raw.B22010_003E)) / Number(raw.B22010_002E),
+      1,
+    );
     expect(byVar.get('economics_households_with_snap')!.estimate).toBe(Number(rawRow(2008, 'nation', 'B22003', '1').B22003_002E));
   });
 
   it('a vintage still withheld answers null with its reason, not another number', async () => {
-    const res = await svc.app.inject({ url: '/v1/data?variables=health_uninsured_under_19&geo=state:06&dataset=acs1&vintage=2010', headers: headers() });
+    const res = await svc.app.inject({
+      url: '/v1/data?variables=health_uninsured_under_19&geo=state:06&dataset=acs1&vintage=2010',
+      headers: headers(),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data[0]).toMatchObject({ estimate: null });
     expect(JSON.stringify(res.json().data[0])).toMatch(/not_comparable/);

@@ -47,7 +47,10 @@ describe('GET /v1/data?format=compact', () => {
     expect(rebuilt).toEqual(cells);
     // The request exercises nulls with annotations, not only numbers.
     expect(cells.some((c) => c.estimate === null && c.estimate_annotation !== null)).toBe(true);
-    expect(cells.find((c) => c.geo_key === 'state:06' && c.census_code === 'B19013_001E')).toMatchObject({ estimate: 75277, moe_numeric: 317 });
+    expect(cells.find((c) => c.geo_key === 'state:06' && c.census_code === 'B19013_001E')).toMatchObject({
+      estimate: 75277,
+      moe_numeric: 317,
+    });
     expect(body.meta).toEqual({ ...long.json().meta, request_id: body.meta.request_id, elapsed_ms: body.meta.elapsed_ms });
     expect(compact.body.length * 4).toBeLessThan(long.body.length);
   });
@@ -61,7 +64,10 @@ describe('GET /v1/data?format=compact', () => {
   });
 
   it('rejects an unknown format with 422', async () => {
-    const res = await svc.app.inject({ url: '/v1/data?variables=B19013_001E&geo=state:06&format=columns', headers: { 'x-api-key': svc.keys.pro } });
+    const res = await svc.app.inject({
+      url: '/v1/data?variables=B19013_001E&geo=state:06&format=columns',
+      headers: { 'x-api-key': svc.keys.pro },
+    });
     expect(res.statusCode).toBe(422);
   });
 });

@@ -60,7 +60,8 @@ describe('every catalog variable against one geography of every loaded partition
           failures.push(`${dataset} ${vintage} ${level} [${i}]: ${res.statusCode}`);
           continue;
         }
-        for (const c of res.json().data) if (c.estimate === null && !c.estimate_annotation) failures.push(`${dataset} ${vintage} ${c.variable}: null without reason`);
+        for (const c of res.json().data)
+          if (c.estimate === null && !c.estimate_annotation) failures.push(`${dataset} ${vintage} ${c.variable}: null without reason`);
       }
     }
     expect(failures).toEqual([]);
@@ -68,7 +69,7 @@ describe('every catalog variable against one geography of every loaded partition
 });
 
 describe('every published census code is addressable', () => {
-  it('B07009_025E for Oregon acs1 2018 is 88010 ± 5868, with that vintage\'s label, universe and table title (regression: 404)', async () => {
+  it("B07009_025E for Oregon acs1 2018 is 88010 ± 5868, with that vintage's label, universe and table title (regression: 404)", async () => {
     const res = await get('/v1/data?variables=B07009_025E&geo=state:41&dataset=acs1&vintage=2018');
     expect(res.statusCode).toBe(200);
     expect(res.json().data[0]).toMatchObject({
@@ -86,7 +87,9 @@ describe('every published census code is addressable', () => {
   });
 
   it('mixes codes of B19313H and C15010D with a catalog api_name; aggregates keep every digit', async () => {
-    const res = await get('/v1/data?variables=B19313H_001E,C15010D_003E,core_median_household_income&geo=state:41&dataset=acs1&vintage=2018');
+    const res = await get(
+      '/v1/data?variables=B19313H_001E,C15010D_003E,core_median_household_income&geo=state:41&dataset=acs1&vintage=2018',
+    );
     expect(res.statusCode).toBe(200);
     const byVar = Object.fromEntries(res.json().data.map((c: { variable: string }) => [c.variable, c]));
     expect(byVar.B19313H_001E).toMatchObject({ estimate: 117746191500, moe_numeric: 1574327883, unit: 'dollar' });

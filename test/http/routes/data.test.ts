@@ -13,13 +13,31 @@ afterAll(() => svc?.close());
 
 describe('GET /v1/data', () => {
   it("returns California's 2018 acs1 median household income 75277 ± 317 in the envelope", async () => {
-    const res = await svc.app.inject({ url: '/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018', headers: { ...as('free'), 'x-request-id': '6f1c0c59-5d2b-4c55-9d0c-1df0e7d0b0a1' } });
+    const res = await svc.app.inject({
+      url: '/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018',
+      headers: { ...as('free'), 'x-request-id': '6f1c0c59-5d2b-4c55-9d0c-1df0e7d0b0a1' },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.data).toEqual([
-      expect.objectContaining({ geo_key: 'state:06', geo_name: 'California', variable: 'B19013_001E', census_code: 'B19013_001E', estimate: 75277, moe_numeric: 317, unit: 'dollar', vintage: 2018, table_id: 'B19013' }),
+      expect.objectContaining({
+        geo_key: 'state:06',
+        geo_name: 'California',
+        variable: 'B19013_001E',
+        census_code: 'B19013_001E',
+        estimate: 75277,
+        moe_numeric: 317,
+        unit: 'dollar',
+        vintage: 2018,
+        table_id: 'B19013',
+      }),
     ]);
-    expect(body.meta).toMatchObject({ variable_count: 1, geography_count: 1, request_id: '6f1c0c59-5d2b-4c55-9d0c-1df0e7d0b0a1', source: { dataset: 'acs1', vintage_year: 2018 } });
+    expect(body.meta).toMatchObject({
+      variable_count: 1,
+      geography_count: 1,
+      request_id: '6f1c0c59-5d2b-4c55-9d0c-1df0e7d0b0a1',
+      source: { dataset: 'acs1', vintage_year: 2018 },
+    });
     expect(body.links.self).toContain('/v1/data?');
     expect(res.headers['x-request-id']).toBe('6f1c0c59-5d2b-4c55-9d0c-1df0e7d0b0a1');
     expect(res.headers.ratelimit).toBeTruthy();
@@ -33,7 +51,9 @@ describe('GET /v1/data', () => {
     expect(pro.headers['content-type']).toMatch(/^text\/csv/);
     expect(pro.headers['content-disposition']).toMatch(/attachment; filename="data-acs1-2018\.csv"/);
     const lines = pro.body.trim().split('\n');
-    expect(lines[0]).toBe('geo_key,geo_name,geo_type,variable,census_code,label,unit,dataset,vintage,estimate,moe_numeric,estimate_annotation,moe_annotation');
+    expect(lines[0]).toBe(
+      'geo_key,geo_name,geo_type,variable,census_code,label,unit,dataset,vintage,estimate,moe_numeric,estimate_annotation,moe_annotation',
+    );
     expect(lines[1]).toMatch(/^state:06,California,state,B19013_001E,B19013_001E,.*,dollar,acs1,2018,75277,317,,$/);
     const free = await svc.app.inject({ url, headers: as('free') });
     expect(free.statusCode).toBe(403);
@@ -43,7 +63,10 @@ describe('GET /v1/data', () => {
 
   it('refuses a CSV over 10,000 rows with 413 before reading values, telling how to narrow it', async () => {
     // 254 Texas counties × 40 variables = 10,160 rows.
-    const vars = (svc.stores.catalog!.list({ offset: 0, limit: 40 }).items).map((v) => v.api_name).join(',');
+    const vars = svc.stores
+      .catalog!.list({ offset: 0, limit: 40 })
+      .items.map((v) => v.api_name)
+      .join(',');
     const res = await svc.app.inject({ url: `/v1/data?variables=${vars}&geo=county:48*&vintage=2023&format=csv`, headers: as('pro') });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ row_count: 10_160, row_cap: 10_000 });
@@ -101,7 +124,10 @@ describe('GET /v1/datasets', () => {
     const res = await svc.app.inject({ url: '/v1/datasets', headers: as('free') });
     const acs1 = res.json().data.find((d: { dataset: string }) => d.dataset === 'acs1');
     // The shared tree: acs1 nation and state files for 2005-2015, 2017, 2018 (README §1a).
-    expect(acs1.loaded_vintages).toEqual({ nation: [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018], state: [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018] });
+    expect(acs1.loaded_vintages).toEqual({
+      nation: [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018],
+      state: [2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018],
+    });
     const acs5 = res.json().data.find((d: { dataset: string }) => d.dataset === 'acs5');
     expect(acs5.loaded_vintages).toEqual({ county: [2022, 2023], metro: [2017] });
   });
@@ -109,13 +135,19 @@ describe('GET /v1/datasets', () => {
 
 describe('GET /v1/compare and /v1/timeseries', () => {
   it('compares two states with the significance of the difference', async () => {
-    const res = await svc.app.inject({ url: '/v1/compare?variables=B19013_001E&geo=state:06&geo=state:01&dataset=acs1&vintage=2018', headers: as('free') });
+    const res = await svc.app.inject({
+      url: '/v1/compare?variables=B19013_001E&geo=state:06&geo=state:01&dataset=acs1&vintage=2018',
+      headers: as('free'),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data[1].comparison).toMatchObject({ reference_geo_key: 'state:06', difference: 49861 - 75277, significant: true });
   });
 
   it('returns the national series with nulls for vintages not published', async () => {
-    const res = await svc.app.inject({ url: '/v1/timeseries?variables=B19013_001E&geo=nation:1&dataset=acs1&from=2017&to=2021', headers: as('free') });
+    const res = await svc.app.inject({
+      url: '/v1/timeseries?variables=B19013_001E&geo=nation:1&dataset=acs1&from=2017&to=2021',
+      headers: as('free'),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.map((c: { vintage: number; estimate: number | null }) => [c.vintage, c.estimate])).toEqual([
       [2017, 60336],

@@ -74,7 +74,12 @@ describe('GET /v1/geocode by address', () => {
     const { data } = res.json();
     expect(data.input).toEqual({ address: '1016-18 WILLOW AVE, HOBOKEN, NJ 07030' });
     expect(data.status).toBe('matched');
-    expect(data.parsed).toMatchObject({ street_key: 'WILLOW AVE', state: 'NJ', zip: '07030', number: { label: '1016-18', lo: 1016, hi: 1018 } });
+    expect(data.parsed).toMatchObject({
+      street_key: 'WILLOW AVE',
+      state: 'NJ',
+      zip: '07030',
+      number: { label: '1016-18', lo: 1016, hi: 1018 },
+    });
     expect(data.match).toMatchObject({ quality: 'exact', county: '34017', state: '34', zip: '07030' });
     expect(data.match.coordinates.lat).toBeCloseTo(40.75, 1);
     expect(data.match.coordinates.lng).toBeCloseTo(-74.03, 1);
@@ -125,6 +130,10 @@ describe('GET /v1/geocode input errors', () => {
   });
 
   it('requires a key (auth matrix)', async () => {
-    await assertAuthMatrix(svc.app, [{ url: '/v1/geocode?lat=38.8977&lng=-77.0365' }, { url: '/v1/geocode?address=1016-18%20Willow%20Ave%2C%20Hoboken%2C%20NJ' }], { valid: svc.keys.free });
+    await assertAuthMatrix(
+      svc.app,
+      [{ url: '/v1/geocode?lat=38.8977&lng=-77.0365' }, { url: '/v1/geocode?address=1016-18%20Willow%20Ave%2C%20Hoboken%2C%20NJ' }],
+      { valid: svc.keys.free },
+    );
   });
 });

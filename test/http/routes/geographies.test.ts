@@ -192,7 +192,14 @@ describe('GET /v1/geographies/{geo_key}', () => {
     const res = await get('/v1/geographies/county:48453');
     expect(res.statusCode).toBe(200);
     const { data } = res.json();
-    expect(data).toMatchObject({ geo_key: 'county:48453', type: 'county', fips: '48453', name: 'Travis County, Texas', parent_key: 'state:48', metro_key: 'metro:12420' });
+    expect(data).toMatchObject({
+      geo_key: 'county:48453',
+      type: 'county',
+      fips: '48453',
+      name: 'Travis County, Texas',
+      parent_key: 'state:48',
+      metro_key: 'metro:12420',
+    });
     expect(data.hierarchy).toEqual([
       { geo_key: 'state:48', type: 'state', name: 'Texas' },
       { geo_key: 'nation:1', type: 'nation', name: 'United States' },
@@ -232,7 +239,11 @@ describe('metering and auth', () => {
   it('requires a key on every geography route (auth matrix)', async () => {
     await assertAuthMatrix(
       svc.app,
-      [{ url: '/v1/geographies?type=state' }, { url: '/v1/geographies/state:06' }, { url: '/v1/geographies/metro:12420/children?type=county' }],
+      [
+        { url: '/v1/geographies?type=state' },
+        { url: '/v1/geographies/state:06' },
+        { url: '/v1/geographies/metro:12420/children?type=county' },
+      ],
       { valid: svc.keys.enterprise },
     );
   });

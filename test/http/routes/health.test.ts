@@ -10,7 +10,10 @@ import { SERVICE_VERSION } from '../../../src/version.js';
 import { emptyDataDir, makeApp } from '../support.js';
 
 function liveBuild(manifest: Partial<Manifest> = {}): LiveBuild {
-  return { dir: '/srv/builds/b1', manifest: { build_id: 'b1', created_at: '2026-04-04T00:00:00.000Z', steps: {}, ...manifest } as Manifest };
+  return {
+    dir: '/srv/builds/b1',
+    manifest: { build_id: 'b1', created_at: '2026-04-04T00:00:00.000Z', steps: {}, ...manifest } as Manifest,
+  };
 }
 
 function accounts(): AccountStore {
@@ -22,7 +25,14 @@ describe('GET /health', () => {
     const app = await makeApp({ stores: { build: liveBuild(), accounts: accounts() } });
     const res = await app.inject({ url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok', version: SERVICE_VERSION, data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z', synthetic: false }, database: 'ok', database_error: null, unavailable_partitions: [] });
+    expect(res.json()).toEqual({
+      status: 'ok',
+      version: SERVICE_VERSION,
+      data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z', synthetic: false },
+      database: 'ok',
+      database_error: null,
+      unavailable_partitions: [],
+    });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-request-id']).toBeTruthy();
     await app.close();

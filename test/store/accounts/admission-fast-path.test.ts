@@ -95,7 +95,16 @@ describe('key cache', () => {
 
 describe('group-committed charges', () => {
   const input = (accountId: string, now: number, burstQuota: number) => ({
-    accountId, keyId: null, period: '2026-03', minute: now - (now % 60_000), cost: 1, monthlyQuota: 1_000_000, burstQuota, route: '/v1/data', ip: null, now,
+    accountId,
+    keyId: null,
+    period: '2026-03',
+    minute: now - (now % 60_000),
+    cost: 1,
+    monthlyQuota: 1_000_000,
+    burstQuota,
+    route: '/v1/data',
+    ip: null,
+    now,
   });
 
   it('charges arriving together share one transaction and stay exact: 100 against a burst of 60', async () => {
@@ -117,7 +126,11 @@ describe('group-committed charges', () => {
   it('after kill -9, every charge the process was told succeeded is in the database', async () => {
     const h = harness();
     const a = createAccount(h.store.db, { email: 'kill@example.com', plan: 'enterprise', now: h.clock.t });
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'charge-worker.ts'), h.file, a.id, String(h.clock.t)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, 'charge-worker.ts'), h.file, a.id, String(h.clock.t)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (c) => (out += String(c)));
     // Let it get well into its run (at least a few hundred answered charges), then kill it.
@@ -132,7 +145,8 @@ describe('group-committed charges', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const answered = Number(out.trim().split('\n').at(-1));
-    const charged = (stmt(h.store.db, 'SELECT requests FROM usage_periods WHERE account_id = ?').get(a.id) as { requests: number }).requests;
+    const charged = (stmt(h.store.db, 'SELECT requests FROM usage_periods WHERE account_id = ?').get(a.id) as { requests: number })
+      .requests;
     expect(answered).toBeGreaterThanOrEqual(400);
     expect(charged).toBeGreaterThanOrEqual(answered);
     // At most the one batch in flight (20) can be committed without having been reported.

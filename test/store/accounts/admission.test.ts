@@ -15,7 +15,9 @@ const WORKERS = 4;
 async function fanOut(file: string, accountId: string, plan: string, perWorker: number, cost: number, now: number) {
   const outs = await Promise.all(
     Array.from({ length: WORKERS }, () =>
-      run(process.execPath, ['--import', 'tsx', WORKER, file, accountId, plan, String(perWorker), String(cost), String(now)], { timeout: 120_000 }),
+      run(process.execPath, ['--import', 'tsx', WORKER, file, accountId, plan, String(perWorker), String(cost), String(now)], {
+        timeout: 120_000,
+      }),
     ),
   );
   const parsed = outs.map((o) => JSON.parse(o.stdout) as { admitted: number; rejected: Record<string, number> });
@@ -29,8 +31,14 @@ async function fanOut(file: string, accountId: string, plan: string, perWorker: 
 }
 
 function counters(h: ReturnType<typeof harness>, accountId: string) {
-  const period = stmt(h.store.db, 'SELECT units, requests FROM usage_periods WHERE account_id = ?').get(accountId) as { units: number; requests: number };
-  const logs = (stmt(h.store.db, 'SELECT count(*) AS n, sum(units) AS u FROM request_log WHERE account_id = ?').get(accountId) as { n: number; u: number | null });
+  const period = stmt(h.store.db, 'SELECT units, requests FROM usage_periods WHERE account_id = ?').get(accountId) as {
+    units: number;
+    requests: number;
+  };
+  const logs = stmt(h.store.db, 'SELECT count(*) AS n, sum(units) AS u FROM request_log WHERE account_id = ?').get(accountId) as {
+    n: number;
+    u: number | null;
+  };
   return { ...period, logRows: logs.n, logUnits: logs.u ?? 0 };
 }
 
@@ -90,7 +98,9 @@ describe('admission in process', () => {
     await admitRequest({ ctx, input: { cost: 2, instance: '/v1/data' } });
     expect(h.store.concurrency.inFlight(a.id)).toBe(1);
     // A failed second charge must not release the slot the request still uses.
-    await expect(admitRequest({ ctx, input: { cost: 5000, instance: '/v1/data' } })).rejects.toMatchObject({ extensions: { limit_type: 'monthly' } });
+    await expect(admitRequest({ ctx, input: { cost: 5000, instance: '/v1/data' } })).rejects.toMatchObject({
+      extensions: { limit_type: 'monthly' },
+    });
     expect(h.store.concurrency.inFlight(a.id)).toBe(1);
     releaseAdmission(ctx);
     expect(h.store.concurrency.inFlight(a.id)).toBe(0);
@@ -103,14 +113,21 @@ describe('admission in process', () => {
     const caller = { accountId: a.id, keyId: 'k', plan: 'free' };
     const first = await admitRequest({ ctx: h.ctx(caller), input: { cost: 999, instance: '/v1/data' } });
     first.data.release();
-    expect(first.data.headers['RateLimit-Policy']).toBe('"monthly";q=1000;w=2678400, "burst";q=60;w=60, "concurrency";q=2;qu="concurrent-requests"');
+    expect(first.data.headers['RateLimit-Policy']).toBe(
+      '"monthly";q=1000;w=2678400, "burst";q=60;w=60, "concurrency";q=2;qu="concurrent-requests"',
+    );
     expect(first.data.headers.RateLimit).toBe('"monthly";r=1;t=30, "burst";r=59;t=30, "concurrency";r=1');
     const err = await admitRequest({ ctx: h.ctx(caller), input: { cost: 2, instance: '/v1/compare' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     const e = err as AppError;
     expect(e.status).toBe(429);
     expect(e.instance).toBe('/v1/compare');
-    expect(e.extensions).toEqual({ limit_type: 'monthly', plan: 'free', quota: 1000, upgrade_url: 'http://localhost:8080/dashboard/billing?plan=pioneer' });
+    expect(e.extensions).toEqual({
+      limit_type: 'monthly',
+      plan: 'free',
+      quota: 1000,
+      upgrade_url: 'http://localhost:8080/dashboard/billing?plan=pioneer',
+    });
     expect(e.headers['Retry-After']).toBe('30');
     expect(e.headers.RateLimit).toContain('"monthly";r=1;');
     // Exactly the remaining unit still fits, and a new month resets the quota.
@@ -125,9 +142,14 @@ describe('admission in process', () => {
     const a = createAccount(h.store.db, { email: 'f@example.com', plan: 'free', now: h.clock.t });
     const caller = { accountId: a.id, keyId: 'k', plan: 'free' };
     (await admitRequest({ ctx: h.ctx(caller), input: { cost: 1000, instance: '/v1/data' } })).data.release();
-    await expect(admitRequest({ ctx: h.ctx(caller), input: { cost: 1, instance: '/v1/data' } })).rejects.toMatchObject({ extensions: { limit_type: 'monthly' } });
-    for (let i = 0; i < 59; i++) (await admitRequest({ ctx: h.ctx(caller), input: { cost: 0, instance: '/v1/boundaries/state' } })).data.release();
-    const e = (await admitRequest({ ctx: h.ctx(caller), input: { cost: 0, instance: '/v1/boundaries/state' } }).catch((x: unknown) => x)) as AppError;
+    await expect(admitRequest({ ctx: h.ctx(caller), input: { cost: 1, instance: '/v1/data' } })).rejects.toMatchObject({
+      extensions: { limit_type: 'monthly' },
+    });
+    for (let i = 0; i < 59; i++)
+      (await admitRequest({ ctx: h.ctx(caller), input: { cost: 0, instance: '/v1/boundaries/state' } })).data.release();
+    const e = (await admitRequest({ ctx: h.ctx(caller), input: { cost: 0, instance: '/v1/boundaries/state' } }).catch(
+      (x: unknown) => x,
+    )) as AppError;
     expect(e.extensions.limit_type).toBe('burst');
     expect(e.extensions.quota).toBe(60);
     expect(Number(e.headers['Retry-After'])).toBeGreaterThan(0);

@@ -12,7 +12,18 @@ let answered = 0;
 for (;;) {
   const outs = await Promise.all(
     Array.from({ length: 20 }, () =>
-      batcher.charge({ accountId: accountId!, keyId: null, period: '2026-03', minute: now - (now % 60_000), cost: 1, monthlyQuota: 1e12, burstQuota: 1e12, route: '/v1/data', ip: null, now }),
+      batcher.charge({
+        accountId: accountId!,
+        keyId: null,
+        period: '2026-03',
+        minute: now - (now % 60_000),
+        cost: 1,
+        monthlyQuota: 1e12,
+        burstQuota: 1e12,
+        route: '/v1/data',
+        ip: null,
+        now,
+      }),
     ),
   );
   answered += outs.filter((o) => o.ok).length;

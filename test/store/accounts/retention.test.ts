@@ -48,9 +48,36 @@ describe('retention run', () => {
     logAt(h, gone.id, now - 40 * DAY, '192.0.2.1');
     softDeleteAccount(h.store.db, gone.id, now - 30 * DAY - 1);
     softDeleteAccount(h.store.db, recent.id, now - 29 * DAY);
-    upsertSubscription(h.store.db, { id: 'sub_gone', account_id: gone.id, customer_id: 'cus', plan: 'pro', interval: 'monthly', status: 'canceled', current_period_end: null, last_event_created: now - 60 * DAY, updated_at: now - 60 * DAY });
-    upsertSubscription(h.store.db, { id: 'sub_ancient', account_id: keep.id, customer_id: 'cus', plan: 'pro', interval: 'monthly', status: 'canceled', current_period_end: null, last_event_created: 0, updated_at: monthsBefore(now, 84) - 1 });
-    recordEvent(h.store.db, { id: 'evt_old', type: 'x', created: 0, accountId: keep.id, outcome: 'applied', now: monthsBefore(now, 84) - 1 });
+    upsertSubscription(h.store.db, {
+      id: 'sub_gone',
+      account_id: gone.id,
+      customer_id: 'cus',
+      plan: 'pro',
+      interval: 'monthly',
+      status: 'canceled',
+      current_period_end: null,
+      last_event_created: now - 60 * DAY,
+      updated_at: now - 60 * DAY,
+    });
+    upsertSubscription(h.store.db, {
+      id: 'sub_ancient',
+      account_id: keep.id,
+      customer_id: 'cus',
+      plan: 'pro',
+      interval: 'monthly',
+      status: 'canceled',
+      current_period_end: null,
+      last_event_created: 0,
+      updated_at: monthsBefore(now, 84) - 1,
+    });
+    recordEvent(h.store.db, {
+      id: 'evt_old',
+      type: 'x',
+      created: 0,
+      accountId: keep.id,
+      outcome: 'applied',
+      now: monthsBefore(now, 84) - 1,
+    });
     recordEvent(h.store.db, { id: 'evt_new', type: 'x', created: 0, accountId: keep.id, outcome: 'applied', now: monthsBefore(now, 83) });
     logAt(h, keep.id, monthsBefore(now, 24) - 1, '203.0.113.1'); // purged
     logAt(h, keep.id, monthsBefore(now, 24) + DAY, '203.0.113.2'); // kept, anonymized
@@ -69,11 +96,9 @@ describe('retention run', () => {
     // Billing records outlive the account (7 years), only the ancient ones go.
     expect((db.prepare('SELECT id FROM subscriptions').all() as { id: string }[]).map((x) => x.id)).toEqual(['sub_gone']);
     expect((db.prepare('SELECT id FROM stripe_events').all() as { id: string }[]).map((x) => x.id)).toEqual(['evt_new']);
-    expect((db.prepare('SELECT ip FROM request_log WHERE account_id = ? ORDER BY at').all(keep.id) as { ip: string }[]).map((x) => x.ip)).toEqual([
-      '203.0.113.0',
-      '203.0.113.0',
-      '203.0.113.4',
-    ]);
+    expect(
+      (db.prepare('SELECT ip FROM request_log WHERE account_id = ? ORDER BY at').all(keep.id) as { ip: string }[]).map((x) => x.ip),
+    ).toEqual(['203.0.113.0', '203.0.113.0', '203.0.113.4']);
     expect(db.prepare('SELECT ip FROM tos_acceptances WHERE account_id = ?').get(keep.id)).toEqual({ ip: '198.51.100.0' });
     // Idempotent.
     expect((await retentionRun({ ctx: h.ctx() })).data).toMatchObject({ accountsPurged: 0, requestLogsPurged: 0, ipsAnonymized: 0 });

@@ -37,7 +37,9 @@ describe('address geocoder: TIGER ADDRFEAT, Meagher County MT (30059)', () => {
     const edges = await readAddrfeat(path.join(SHARED_CENSUS, 'geocode/tiger/tl_2021_30059_addrfeat.zip'));
     const e = edges.find((x) => x.left && x.right && x.coords.length === 2 && x.left.from !== x.left.to)!;
     const r = g.address.geocode(`${e.left!.from} ${e.fullname}, MT`, g.point);
-    const c = r.candidates.find((k) => Math.abs(k.coordinates.lng - e.coords[0]![0]) < 0.001 && Math.abs(k.coordinates.lat - e.coords[0]![1]) < 0.001)!;
+    const c = r.candidates.find(
+      (k) => Math.abs(k.coordinates.lng - e.coords[0]![0]) < 0.001 && Math.abs(k.coordinates.lat - e.coords[0]![1]) < 0.001,
+    )!;
     expect(c).toBeDefined();
     const [a, b] = e.coords as [[number, number], [number, number]];
     const cross = (b[0] - a[0]) * (c.coordinates.lat - a[1]) - (b[1] - a[1]) * (c.coordinates.lng - a[0]);
@@ -46,7 +48,10 @@ describe('address geocoder: TIGER ADDRFEAT, Meagher County MT (30059)', () => {
 });
 
 describe('address geocoder: OpenAddresses Willow Ave, Hoboken NJ', () => {
-  const rows = parse(zlib.gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, 'geocode/openaddresses/hoboken_willow_ave.csv.gz'))).toString('utf8'), { columns: true }) as Record<string, string>[];
+  const rows = parse(
+    zlib.gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, 'geocode/openaddresses/hoboken_willow_ave.csv.gz'))).toString('utf8'),
+    { columns: true },
+  ) as Record<string, string>[];
 
   it('matches "1016-18 WILLOW AVE" exactly to its source point in Hudson County, NJ 07030', () => {
     const r = g.address.geocode('1016-18 WILLOW AVE, HOBOKEN, NJ 07030', g.point);
@@ -83,7 +88,13 @@ describe('address geocoder: OpenAddresses Willow Ave, Hoboken NJ', () => {
   });
 
   it('answers outside-coverage and unparseable input with reasons', () => {
-    expect(g.address.geocode('1600 Pennsylvania Ave NW, Washington, DC 20500', g.point)).toMatchObject({ status: 'no_match', reason: expect.stringMatching(/outside the address coverage/) });
-    expect(g.address.geocode('somewhere over the rainbow', g.point)).toMatchObject({ status: 'no_match', reason: expect.stringMatching(/unparseable/) });
+    expect(g.address.geocode('1600 Pennsylvania Ave NW, Washington, DC 20500', g.point)).toMatchObject({
+      status: 'no_match',
+      reason: expect.stringMatching(/outside the address coverage/),
+    });
+    expect(g.address.geocode('somewhere over the rainbow', g.point)).toMatchObject({
+      status: 'no_match',
+      reason: expect.stringMatching(/unparseable/),
+    });
   });
 });

@@ -76,7 +76,9 @@ describe('point geocoder on the real boundaries', () => {
   });
 
   it("puts every county's Gazetteer point in its own county, except explained cases", async () => {
-    const rows = parse(zlib.gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, 'geo/gazetteer2023/counties.csv.gz'))).toString('utf8'), { columns: true }) as Record<string, string>[];
+    const rows = parse(zlib.gunzipSync(fs.readFileSync(path.join(SHARED_CENSUS, 'geo/gazetteer2023/counties.csv.gz'))).toString('utf8'), {
+      columns: true,
+    }) as Record<string, string>[];
     const shapes = await store.file(store.entry('county', '20m')!.path);
     const explained = { water: 0, no_shape: 0, tiny_island: 0, tiny_city: 0 };
     const unexplained: string[] = [];

@@ -14,7 +14,10 @@ const ROWS: { label: string; cell: (p: PlanInfo) => string }[] = [
   { label: 'Concurrent requests', cell: (p) => num(p.limits.concurrentConnections!) },
   { label: 'Active API keys', cell: (p) => num(p.limits.apiKeys!) },
   { label: 'Max page size', cell: (p) => num(p.limits.pageSizeMax!) },
-  { label: 'Wildcards and name expansion', cell: (p) => (p.limits.wildcardExpansionMax ? `up to ${num(p.limits.wildcardExpansionMax)}` : '—') },
+  {
+    label: 'Wildcards and name expansion',
+    cell: (p) => (p.limits.wildcardExpansionMax ? `up to ${num(p.limits.wildcardExpansionMax)}` : '—'),
+  },
   { label: 'CSV export', cell: (p) => yes(p.features.csvExport) },
   { label: 'Geometry in answers', cell: (p) => yes(p.features.includeGeometry) },
   { label: 'Boundary levels', cell: (p) => (p.features.boundaryLevels as string[]).join(', ').replace('block_group', 'block group') },
@@ -78,7 +81,9 @@ export function BillingPage({ session, profile, reloadProfile }: AppState) {
       <PageTitle>Plan &amp; billing</PageTitle>
       {checkout === 'success' && (
         <Notice kind={waiting ? 'info' : 'success'}>
-          {waiting ? 'Payment received. Your plan changes as soon as the payment processor confirms it (usually a few seconds)…' : `Thank you! You are on the ${profile.plan.name} plan.`}
+          {waiting
+            ? 'Payment received. Your plan changes as soon as the payment processor confirms it (usually a few seconds)…'
+            : `Thank you! You are on the ${profile.plan.name} plan.`}
         </Notice>
       )}
       {checkout === 'cancelled' && <Notice kind="info">Checkout was cancelled; nothing was charged.</Notice>}
@@ -91,7 +96,8 @@ export function BillingPage({ session, profile, reloadProfile }: AppState) {
         </p>
         {sub ? (
           <p>
-            Subscription: {session.plans.find((p) => p.id === sub.plan)?.name ?? sub.plan}, billed {sub.interval === 'annual' ? 'yearly' : 'monthly'}, status <strong>{sub.status}</strong>
+            Subscription: {session.plans.find((p) => p.id === sub.plan)?.name ?? sub.plan}, billed{' '}
+            {sub.interval === 'annual' ? 'yearly' : 'monthly'}, status <strong>{sub.status}</strong>
             {sub.current_period_end && `, renews ${date(sub.current_period_end)}`}.
           </p>
         ) : (
@@ -150,7 +156,12 @@ export function BillingPage({ session, profile, reloadProfile }: AppState) {
                 {session.plans.map((p) => (
                   <td key={p.id}>
                     {p.purchasable && current && p.rank > current.rank && !live && (
-                      <button type="button" class="primary small" disabled={busy !== undefined || !session.billing} onClick={() => upgrade(p.id)}>
+                      <button
+                        type="button"
+                        class="primary small"
+                        disabled={busy !== undefined || !session.billing}
+                        onClick={() => upgrade(p.id)}
+                      >
                         Upgrade to {p.name}
                       </button>
                     )}

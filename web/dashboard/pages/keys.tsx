@@ -62,7 +62,8 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
     <>
       <PageTitle>API keys</PageTitle>
       <p class="lead">
-        Send a key in the <code>X-API-Key</code> header (or <code>Authorization: Bearer</code> for MCP). Your {profile.plan.name} plan allows {meta?.key_limit ?? '…'} active keys
+        Send a key in the <code>X-API-Key</code> header (or <code>Authorization: Bearer</code> for MCP). Your {profile.plan.name} plan
+        allows {meta?.key_limit ?? '…'} active keys
         {meta?.active_count !== undefined ? `; you have ${meta.active_count}.` : '.'}
       </p>
       {message && <Notice kind={message.kind}>{message.text}</Notice>}
@@ -71,13 +72,23 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
         <h2 id="create-title">Create a key</h2>
         <form onSubmit={create} class="inline">
           <label for="key-name">Key name</label>
-          <input id="key-name" value={name} maxLength={100} required placeholder="e.g. newsroom laptop" onInput={(e) => setName((e.target as HTMLInputElement).value)} aria-describedby="key-name-hint" />
+          <input
+            id="key-name"
+            value={name}
+            maxLength={100}
+            required
+            placeholder="e.g. newsroom laptop"
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            aria-describedby="key-name-hint"
+          />
           <button type="submit" class="primary" disabled={atLimit}>
             Create key
           </button>
         </form>
         <p id="key-name-hint" class="hint">
-          {atLimit ? 'You have reached your plan’s number of active keys: revoke one or upgrade.' : 'A name tells keys apart, e.g. one per app or machine.'}
+          {atLimit
+            ? 'You have reached your plan’s number of active keys: revoke one or upgrade.'
+            : 'A name tells keys apart, e.g. one per app or machine.'}
         </p>
       </section>
       <section aria-labelledby="list-title">
@@ -103,7 +114,9 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
                 {keys.map((k) => (
                   <tr key={k.id} data-key-id={k.id}>
                     <th scope="row">{k.name}</th>
-                    <td class="mono" data-label="Key">{k.prefix}</td>
+                    <td class="mono" data-label="Key">
+                      {k.prefix}
+                    </td>
                     <td data-label="Created">{date(k.created_at)}</td>
                     <td data-label="Last used">{date(k.last_used_at, true)}</td>
                     <td data-label="Status">
@@ -112,13 +125,28 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
                     <td class="actions">
                       {k.status === 'active' && (
                         <>
-                          <button type="button" class="secondary small" aria-label={`Rename ${k.name}`} onClick={() => (setNewName(k.name), setPending({ kind: 'rename', key: k }))}>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Rename ${k.name}`}
+                            onClick={() => (setNewName(k.name), setPending({ kind: 'rename', key: k }))}
+                          >
                             Rename
                           </button>
-                          <button type="button" class="secondary small" aria-label={`Rotate ${k.name}`} onClick={() => setPending({ kind: 'rotate', key: k })}>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Rotate ${k.name}`}
+                            onClick={() => setPending({ kind: 'rotate', key: k })}
+                          >
                             Rotate
                           </button>
-                          <button type="button" class="danger small" aria-label={`Revoke ${k.name}`} onClick={() => setPending({ kind: 'revoke', key: k })}>
+                          <button
+                            type="button"
+                            class="danger small"
+                            aria-label={`Revoke ${k.name}`}
+                            onClick={() => setPending({ kind: 'revoke', key: k })}
+                          >
                             Revoke
                           </button>
                         </>
@@ -134,7 +162,13 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
       <Dialog open={pending?.kind === 'rename'} title={`Rename “${pending?.key.name ?? ''}”`} onClose={() => setPending(null)}>
         <form onSubmit={(e) => (e.preventDefault(), confirm())}>
           <label for="rename-input">New name</label>
-          <input id="rename-input" value={newName} required maxLength={100} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} />
+          <input
+            id="rename-input"
+            value={newName}
+            required
+            maxLength={100}
+            onInput={(e) => setNewName((e.target as HTMLInputElement).value)}
+          />
           <div class="buttons">
             <button type="button" class="secondary" onClick={() => setPending(null)}>
               Cancel
@@ -147,7 +181,8 @@ export function KeysPage({ profile, lastKey, setLastKey }: AppState) {
       </Dialog>
       <Dialog open={pending?.kind === 'rotate'} title={`Rotate “${pending?.key.name ?? ''}”?`} onClose={() => setPending(null)}>
         <p>
-          The key <span class="mono">{pending?.key.prefix}</span> stops working <strong>immediately</strong>, and a new key with the same name is shown once. Update every program that uses it.
+          The key <span class="mono">{pending?.key.prefix}</span> stops working <strong>immediately</strong>, and a new key with the same
+          name is shown once. Update every program that uses it.
         </p>
         <div class="buttons">
           <button type="button" class="secondary" onClick={() => setPending(null)}>

@@ -49,11 +49,23 @@ export function ProfilePage({ profile, reloadProfile, onDeleted }: AppState & { 
           </div>
           <div>
             <label for="name">Name</label>
-            <input id="name" value={name} maxLength={200} autoComplete="name" onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+            <input
+              id="name"
+              value={name}
+              maxLength={200}
+              autoComplete="name"
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
           </div>
           <div>
             <label for="org">Organization</label>
-            <input id="org" value={org} maxLength={200} autoComplete="organization" onInput={(e) => setOrg((e.target as HTMLInputElement).value)} />
+            <input
+              id="org"
+              value={org}
+              maxLength={200}
+              autoComplete="organization"
+              onInput={(e) => setOrg((e.target as HTMLInputElement).value)}
+            />
           </div>
           <div>
             <button type="submit" class="primary">
@@ -64,7 +76,10 @@ export function ProfilePage({ profile, reloadProfile, onDeleted }: AppState & { 
       </section>
       <section class="panel danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">Delete account</h2>
-        <p>All your keys stop working at once. Your account, keys and usage records are purged after 30 days. Cancel any paid subscription in the billing portal first.</p>
+        <p>
+          All your keys stop working at once. Your account, keys and usage records are purged after 30 days. Cancel any paid subscription in
+          the billing portal first.
+        </p>
         <button type="button" class="danger" onClick={() => (setTyped(''), setDeleteError(undefined), setConfirming(true))}>
           Delete my account…
         </button>

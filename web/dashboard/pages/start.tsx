@@ -39,14 +39,26 @@ console.log(data[0]);`,
 function mcpConfigs(mcpUrl: string, key: string): { client: string; where: string; text: string }[] {
   const headers = { Authorization: `Bearer ${key}` };
   return [
-    { client: 'Claude Code', where: 'run in a terminal', text: `claude mcp add --transport http census ${mcpUrl} \\
-  --header "Authorization: Bearer ${key}"` },
+    {
+      client: 'Claude Code',
+      where: 'run in a terminal',
+      text: `claude mcp add --transport http census ${mcpUrl} \\
+  --header "Authorization: Bearer ${key}"`,
+    },
     { client: 'Cursor', where: '~/.cursor/mcp.json', text: JSON.stringify({ mcpServers: { census: { url: mcpUrl, headers } } }, null, 2) },
-    { client: 'VS Code', where: '.vscode/mcp.json', text: JSON.stringify({ servers: { census: { type: 'http', url: mcpUrl, headers } } }, null, 2) },
+    {
+      client: 'VS Code',
+      where: '.vscode/mcp.json',
+      text: JSON.stringify({ servers: { census: { type: 'http', url: mcpUrl, headers } } }, null, 2),
+    },
     {
       client: 'Claude Desktop',
       where: 'claude_desktop_config.json (through the mcp-remote bridge)',
-      text: JSON.stringify({ mcpServers: { census: { command: 'npx', args: ['mcp-remote', mcpUrl, '--header', `Authorization: Bearer ${key}`] } } }, null, 2),
+      text: JSON.stringify(
+        { mcpServers: { census: { command: 'npx', args: ['mcp-remote', mcpUrl, '--header', `Authorization: Bearer ${key}`] } } },
+        null,
+        2,
+      ),
     },
   ];
 }
@@ -87,7 +99,11 @@ export function StartPage({ session, profile, lastKey, setLastKey, navigate }: A
             <KeyReveal created={lastKey} onDismiss={() => setLastKey(null)} />
           ) : (
             <>
-              <p>{active.length === 0 ? 'You have no API key yet.' : `You have ${active.length} active key${active.length > 1 ? 's' : ''}. Keys are shown only once, when created — the examples below use a placeholder; replace YOUR_API_KEY with your key.`}</p>
+              <p>
+                {active.length === 0
+                  ? 'You have no API key yet.'
+                  : `You have ${active.length} active key${active.length > 1 ? 's' : ''}. Keys are shown only once, when created — the examples below use a placeholder; replace YOUR_API_KEY with your key.`}
+              </p>
               {error && <Notice kind="error">{error}</Notice>}
               <p class="actions-row">
                 <button type="button" class="primary" onClick={createFirst} disabled={busy || blocked}>
@@ -123,7 +139,8 @@ export function StartPage({ session, profile, lastKey, setLastKey, navigate }: A
         <li>
           <h2>Connect an AI assistant (MCP)</h2>
           <p>
-            MCP server address: <code data-testid="mcp-url">{session.mcp_url}</code> (streamable HTTP, key as <code>Authorization: Bearer</code>).
+            MCP server address: <code data-testid="mcp-url">{session.mcp_url}</code> (streamable HTTP, key as{' '}
+            <code>Authorization: Bearer</code>).
           </p>
           {profile.plan.features.mcp !== true && (
             <Notice kind="info">

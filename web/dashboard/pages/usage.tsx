@@ -53,8 +53,20 @@ export function UsagePage({ profile }: AppState) {
   const keys = useLoad(() => api<Key[]>('GET', '/v1/account/keys'));
   const u = usage.data?.data;
   const names = new Map((keys.data?.data ?? []).map((k) => [k.id, `${k.name} (${k.prefix})`]));
-  if (usage.error) return (<><PageTitle>Usage</PageTitle><Notice kind="error">{usage.error}</Notice></>);
-  if (!u) return (<><PageTitle>Usage</PageTitle><p aria-busy="true">Loading…</p></>);
+  if (usage.error)
+    return (
+      <>
+        <PageTitle>Usage</PageTitle>
+        <Notice kind="error">{usage.error}</Notice>
+      </>
+    );
+  if (!u)
+    return (
+      <>
+        <PageTitle>Usage</PageTitle>
+        <p aria-busy="true">Loading…</p>
+      </>
+    );
   const pct = Math.min(100, (u.units.used / u.units.quota) * 100);
   const days = daysOf(u);
   return (
@@ -68,7 +80,15 @@ export function UsagePage({ profile }: AppState) {
         <p class="big-number" data-testid="units-used">
           {num(u.units.used)} <span>of {num(u.units.quota)} units</span>
         </p>
-        <div class="meter" role="progressbar" aria-labelledby="units-title" aria-valuemin={0} aria-valuemax={u.units.quota} aria-valuenow={u.units.used} aria-valuetext={`${num(u.units.used)} of ${num(u.units.quota)} units`}>
+        <div
+          class="meter"
+          role="progressbar"
+          aria-labelledby="units-title"
+          aria-valuemin={0}
+          aria-valuemax={u.units.quota}
+          aria-valuenow={u.units.used}
+          aria-valuetext={`${num(u.units.used)} of ${num(u.units.quota)} units`}
+        >
           <div style={{ width: `${pct}%` }} class={pct >= 90 ? 'high' : ''} />
         </div>
         <p>
@@ -103,8 +123,12 @@ export function UsagePage({ profile }: AppState) {
               <thead>
                 <tr>
                   <th scope="col">Day</th>
-                  <th scope="col" class="num">Units</th>
-                  <th scope="col" class="num">Requests</th>
+                  <th scope="col" class="num">
+                    Units
+                  </th>
+                  <th scope="col" class="num">
+                    Requests
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -130,14 +154,20 @@ export function UsagePage({ profile }: AppState) {
               <thead>
                 <tr>
                   <th scope="col">Key</th>
-                  <th scope="col" class="num">Requests</th>
-                  <th scope="col" class="num">Units</th>
+                  <th scope="col" class="num">
+                    Requests
+                  </th>
+                  <th scope="col" class="num">
+                    Units
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {u.by_key.map((k) => (
                   <tr key={k.key_id ?? 'none'}>
-                    <th scope="row">{k.key_id === 'explorer' ? 'Explorer (signed in)' : k.key_id ? names.get(k.key_id) ?? k.key_id : '(no key)'}</th>
+                    <th scope="row">
+                      {k.key_id === 'explorer' ? 'Explorer (signed in)' : k.key_id ? (names.get(k.key_id) ?? k.key_id) : '(no key)'}
+                    </th>
                     <td class="num">{num(k.requests)}</td>
                     <td class="num">{num(k.units)}</td>
                   </tr>
@@ -155,14 +185,20 @@ export function UsagePage({ profile }: AppState) {
               <thead>
                 <tr>
                   <th scope="col">Endpoint</th>
-                  <th scope="col" class="num">Requests</th>
-                  <th scope="col" class="num">Units</th>
+                  <th scope="col" class="num">
+                    Requests
+                  </th>
+                  <th scope="col" class="num">
+                    Units
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {u.by_route.map((r) => (
                   <tr key={r.route ?? 'none'}>
-                    <th scope="row" class="mono">{r.route}</th>
+                    <th scope="row" class="mono">
+                      {r.route}
+                    </th>
                     <td class="num">{num(r.requests)}</td>
                     <td class="num">{num(r.units)}</td>
                   </tr>

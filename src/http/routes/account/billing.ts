@@ -14,7 +14,8 @@ export function billingRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/v1/account/checkout',
     summary: 'Start a checkout session',
-    description: 'Payment-processor checkout for `plan` (pioneer, pro, business) and `interval` (`monthly` default, or `annual`). Redirect the user to `url`.',
+    description:
+      'Payment-processor checkout for `plan` (pioneer, pro, business) and `interval` (`monthly` default, or `annual`). Redirect the user to `url`.',
     body: checkoutInput,
     data: z.object({
       id: z.string(),

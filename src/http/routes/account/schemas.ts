@@ -49,7 +49,13 @@ export const profileSchema = z.object({
   }),
 });
 
-const breakdown = <K extends string>(k: K) => z.array(z.object({ [k]: z.string().nullable(), units: z.number().int(), requests: z.number().int() } as Record<K, z.ZodNullable<z.ZodString>> & { units: z.ZodNumber; requests: z.ZodNumber }));
+const breakdown = <K extends string>(k: K) =>
+  z.array(
+    z.object({ [k]: z.string().nullable(), units: z.number().int(), requests: z.number().int() } as Record<
+      K,
+      z.ZodNullable<z.ZodString>
+    > & { units: z.ZodNumber; requests: z.ZodNumber }),
+  );
 
 export const usageSchema = z.object({
   period: z.string(),

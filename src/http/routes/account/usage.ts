@@ -11,7 +11,8 @@ export function usageRoutes(app: FastifyInstance) {
     needs: ['accounts'],
     url: '/v1/account/usage',
     summary: 'Usage for the billing period',
-    description: 'Units against the monthly quota, this minute’s burst count, in-flight requests, and breakdowns by day, route and key. `period=YYYY-MM` reads an earlier month.',
+    description:
+      'Units against the monthly quota, this minute’s burst count, in-flight requests, and breakdowns by day, route and key. `period=YYYY-MM` reads an earlier month.',
     querystring: usageInput,
     data: usageSchema,
     handler: async ({ ctx, query }) => (await accountUsage({ ctx, input: query })) as never,

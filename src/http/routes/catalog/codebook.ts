@@ -33,7 +33,6 @@ async function loadStatic(file: string): Promise<StaticFile | undefined> {
   return entry;
 }
 
-
 export async function sendStatic(req: FastifyRequest, reply: FastifyReply, file: StaticFile, type: string, downloadName: string) {
   reply.header('ETag', file.etag);
   setCaching(reply, CODEBOOK_CACHE_CONTROL);

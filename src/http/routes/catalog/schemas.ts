@@ -28,11 +28,20 @@ const yearsByDatasetSchema = z.object({ acs5: z.array(z.number().int()), acs1: z
 
 /** A search result: a catalog variable, or a published census code the search named by code. */
 export const variableSearchItemSchema = variableSummarySchema.extend({
-  kind: z.enum(['catalog', 'census_code']).describe('`catalog`: a curated variable (api_name). `census_code`: a code as the Bureau published it, found by its code; pass it in `variables` as is.'),
-  unit: z.string().nullable().describe('One of: count, dollar, percent, year. For census codes inferred from the table title where certain, else null.'),
+  kind: z
+    .enum(['catalog', 'census_code'])
+    .describe(
+      '`catalog`: a curated variable (api_name). `census_code`: a code as the Bureau published it, found by its code; pass it in `variables` as is.',
+    ),
+  unit: z
+    .string()
+    .nullable()
+    .describe('One of: count, dollar, percent, year. For census codes inferred from the table title where certain, else null.'),
   table_id: z.string().optional().describe('census_code results: the Detailed Table.'),
   table_title: z.string().nullable().optional().describe('census_code results: the latest title of the table.'),
-  availability: yearsByDatasetSchema.optional().describe('census_code results: vintages in which the Bureau published the code, per dataset.'),
+  availability: yearsByDatasetSchema
+    .optional()
+    .describe('census_code results: vintages in which the Bureau published the code, per dataset.'),
 });
 
 export const tableSummarySchema = z.object({
@@ -48,15 +57,25 @@ export const tableDetailSchema = z.object({
   universe: z.string().nullable(),
   dataset: z.enum(['acs5', 'acs1']),
   vintage: z.number().int(),
-  columns: z.array(z.object({ code: z.string().describe('Estimate code (the MOE is …M).'), label: z.string().nullable(), indent: z.number().int().nullable() })),
+  columns: z.array(
+    z.object({
+      code: z.string().describe('Estimate code (the MOE is …M).'),
+      label: z.string().nullable(),
+      indent: z.number().int().nullable(),
+    }),
+  ),
   published: yearsByDatasetSchema,
-  loaded: z.object({ acs5: z.record(z.string(), z.array(z.number().int())), acs1: z.record(z.string(), z.array(z.number().int())) }).describe('Per dataset and level, the vintages this service holds the values of this table for.'),
+  loaded: z
+    .object({ acs5: z.record(z.string(), z.array(z.number().int())), acs1: z.record(z.string(), z.array(z.number().int())) })
+    .describe('Per dataset and level, the vintages this service holds the values of this table for.'),
   request: z.string().describe('The data request for the whole table.'),
 });
 
 export const variableDetailSchema = variableSummarySchema.omit({ matched_census_codes: true }).extend({
   availability: yearsByDataset.describe('Vintages in which the variable has values, per dataset.'),
-  census_codes: z.array(z.object({ code: z.string(), vintages: z.array(z.number().int()) })).describe('Every census code that maps to this variable, with the vintages it does.'),
+  census_codes: z
+    .array(z.object({ code: z.string(), vintages: z.array(z.number().int()) }))
+    .describe('Every census code that maps to this variable, with the vintages it does.'),
   not_comparable: z.object({
     acs5: z.array(z.object({ vintage: z.number().int(), reason: z.string() })),
     acs1: z.array(z.object({ vintage: z.number().int(), reason: z.string() })),
@@ -71,7 +90,15 @@ export const datasetSchema = z.object({
   dataset: z.enum(['acs5', 'acs1']),
   label: z.string(),
   vintages: z.array(z.number().int()),
-  default_vintage: z.number().int().nullable().describe('The dataset\'s latest vintage: the default when this deployment holds no values for a request (otherwise the latest loaded vintage is used).'),
+  default_vintage: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The dataset's latest vintage: the default when this deployment holds no values for a request (otherwise the latest loaded vintage is used).",
+    ),
   variable_count: z.number().int(),
-  loaded_vintages: z.record(z.string(), z.array(z.number().int())).describe('Per geography level, the vintages this deployment holds values for.'),
+  loaded_vintages: z
+    .record(z.string(), z.array(z.number().int()))
+    .describe('Per geography level, the vintages this deployment holds values for.'),
 });

@@ -20,7 +20,13 @@ export async function catalogDataDir(): Promise<CatalogDataDir> {
   await runStepIsolated(createCatalogStep(), { outDir: buildDir });
   fs.writeFileSync(
     path.join(buildDir, 'manifest.json'),
-    JSON.stringify({ build_id: 'test-build', created_at: '2026-04-04T00:00:00.000Z', synthetic: false, source: { dir: '', mode: 'local' }, steps: {} }),
+    JSON.stringify({
+      build_id: 'test-build',
+      created_at: '2026-04-04T00:00:00.000Z',
+      synthetic: false,
+      source: { dir: '', mode: 'local' },
+      steps: {},
+    }),
   );
   fs.symlinkSync(path.join('builds', 'test-build'), path.join(dataDir, 'current'));
   return { dataDir, buildDir, catalog: CatalogStore.load(buildDir) };

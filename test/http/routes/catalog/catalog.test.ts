@@ -15,7 +15,10 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   fx = await catalogDataDir();
-  app = await makeApp({ config: testConfig({ DATA_DIR: fx.dataDir }), stores: { catalog: fx.catalog, build: { dir: fx.buildDir, manifest: readManifest(fx.buildDir) } } });
+  app = await makeApp({
+    config: testConfig({ DATA_DIR: fx.dataDir }),
+    stores: { catalog: fx.catalog, build: { dir: fx.buildDir, manifest: readManifest(fx.buildDir) } },
+  });
 }, 120_000);
 afterAll(() => app?.close());
 
@@ -119,9 +122,17 @@ describe('GET /v1/variables/{api_name}', () => {
 describe('GET /v1/topics and /v1/datasets', () => {
   it('lists the 9 topics with active-variable counts adding up to the catalog', async () => {
     const body = (await app.inject({ url: '/v1/topics', headers: pro })).json();
-    expect(body.data.map((t: { topic_key: string }) => t.topic_key).sort()).toEqual(
-      ['core', 'demographics', 'economics', 'environment', 'equity', 'health', 'housing', 'social', 'transport'],
-    );
+    expect(body.data.map((t: { topic_key: string }) => t.topic_key).sort()).toEqual([
+      'core',
+      'demographics',
+      'economics',
+      'environment',
+      'equity',
+      'health',
+      'housing',
+      'social',
+      'transport',
+    ]);
     expect(body.data.reduce((n: number, t: { variable_count: number }) => n + t.variable_count, 0)).toBeLessThanOrEqual(392);
     expect(body.meta.total_count).toBe(9);
   });
@@ -170,7 +181,10 @@ describe('codebook downloads', () => {
 
 describe('catalog routes without a catalog store', () => {
   it('answer 503 dependency-unavailable while /health keeps answering', async () => {
-    const bare = await makeApp({ config: testConfig({ DATA_DIR: fx.dataDir }), stores: { build: { dir: fx.buildDir, manifest: readManifest(fx.buildDir) } } });
+    const bare = await makeApp({
+      config: testConfig({ DATA_DIR: fx.dataDir }),
+      stores: { build: { dir: fx.buildDir, manifest: readManifest(fx.buildDir) } },
+    });
     for (const url of ['/v1/variables', '/v1/variables/x', '/v1/topics', '/v1/datasets']) {
       const res = await bare.inject({ url, headers: pro });
       expect(res.statusCode, url).toBe(503);
@@ -186,7 +200,14 @@ describe('catalog auth', () => {
   it('satisfies the auth matrix', async () => {
     await assertAuthMatrix(
       app,
-      ['/v1/variables', '/v1/variables/core_median_household_income', '/v1/topics', '/v1/datasets', '/v1/codebook.json', '/v1/codebook.csv'].map((url) => ({ url })),
+      [
+        '/v1/variables',
+        '/v1/variables/core_median_household_income',
+        '/v1/topics',
+        '/v1/datasets',
+        '/v1/codebook.json',
+        '/v1/codebook.csv',
+      ].map((url) => ({ url })),
       { valid: KEYS.pro, revoked: KEYS.revoked },
     );
   });

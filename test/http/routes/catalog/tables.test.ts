@@ -65,7 +65,12 @@ describe('GET /v1/variables?search= finds census codes too, and says which is wh
     const codes = res.json().data.filter((v: { kind: string }) => v.kind === 'census_code');
     expect(codes.map((v: { census_code: string }) => v.census_code)).toContain('B07009_025E');
     const c = codes.find((v: { census_code: string }) => v.census_code === 'B07009_025E');
-    expect(c).toMatchObject({ api_name: 'B07009_025E', table_id: 'B07009', unit: 'count', availability: { acs1: expect.arrayContaining([2018]) } });
+    expect(c).toMatchObject({
+      api_name: 'B07009_025E',
+      table_id: 'B07009',
+      unit: 'count',
+      availability: { acs1: expect.arrayContaining([2018]) },
+    });
     expect(res.json().meta.matching_tables[0].table_id).toBe('B07009');
   });
 
