@@ -12,57 +12,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { heavyPath } from './lib/heavy-request.js';
 import { nowMs, summarize } from './lib/stats.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? 'data');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const HEAVY = Number(process.env.PLAN_CONCURRENCY ?? 25);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const VARS = [
-  'B01002_001E',
-  'B19013_001E',
-  'B19301_001E',
-  'B19113_001E',
-  'B17001_002E',
-  'B25010_001E',
-  'B01001_002E',
-  'B01001_026E',
-  'B01002_002E',
-  'B01002_003E',
-  'B02001_002E',
-  'B02001_003E',
-  'B02001_004E',
-  'B02001_005E',
-  'B02001_006E',
-  'B02001_007E',
-  'B02001_008E',
-  'B03002_012E',
-  'B03002_003E',
-  'B03002_004E',
-  'B03002_005E',
-  'B03002_006E',
-  'B03002_007E',
-  'B03002_008E',
-  'B03002_009E',
-  'B19001_002E',
-  'B19001_003E',
-  'B19001_004E',
-  'B19001_005E',
-  'B19001_006E',
-  'B19001_007E',
-  'B19001_008E',
-  'B19001_009E',
-  'B19001_010E',
-  'B19001_011E',
-  'B19001_012E',
-  'B19001_013E',
-  'B19001_014E',
-  'B19001_015E',
-  'B19001_016E',
-];
-const VINTAGES = [2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018];
-const heavyPath = (i: number) =>
-  `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=${VINTAGES[i % VINTAGES.length]}&include_geometry=true`;
 
 function adminKey(db: string, plan: string, email: string): string {
   const r = spawnSync(

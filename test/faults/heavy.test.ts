@@ -6,51 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heavyPath } from '../../bench/lib/heavy-request.js';
 import { adminKey, copyTestData, FULL, startServer, tempDir, type DataCopy, type ServerProcess } from './support.js';
-
-const VARS = [
-  'B01002_001E',
-  'B19013_001E',
-  'B19301_001E',
-  'B19113_001E',
-  'B17001_002E',
-  'B25010_001E',
-  'B01001_002E',
-  'B01001_026E',
-  'B01002_002E',
-  'B01002_003E',
-  'B02001_002E',
-  'B02001_003E',
-  'B02001_004E',
-  'B02001_005E',
-  'B02001_006E',
-  'B02001_007E',
-  'B02001_008E',
-  'B03002_012E',
-  'B03002_003E',
-  'B03002_004E',
-  'B03002_005E',
-  'B03002_006E',
-  'B03002_007E',
-  'B03002_008E',
-  'B03002_009E',
-  'B19001_002E',
-  'B19001_003E',
-  'B19001_004E',
-  'B19001_005E',
-  'B19001_006E',
-  'B19001_007E',
-  'B19001_008E',
-  'B19001_009E',
-  'B19001_010E',
-  'B19001_011E',
-  'B19001_012E',
-  'B19001_013E',
-  'B19001_014E',
-  'B19001_015E',
-  'B19001_016E',
-];
-const VINTAGES = [2010, 2011, 2012, 2013, 2014, 2015, 2017, 2018];
 
 let data: DataCopy;
 let server: ServerProcess;
@@ -88,11 +45,7 @@ describe.runIf(FULL)('heavy requests with a light probe', () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       let n = i;
       while (!stop) {
-        const r = await timed(
-          `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=${VINTAGES[n++ % VINTAGES.length]}&include_geometry=true`,
-          keys[1 + (i % 5)]!,
-          agent,
-        );
+        const r = await timed(heavyPath(n++), keys[1 + (i % 5)]!, agent);
         if (r.status !== 200) await new Promise((res) => setTimeout(res, 500));
       }
       agent.destroy();

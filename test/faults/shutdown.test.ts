@@ -4,53 +4,13 @@
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HEAVY_VARIABLES, HEAVY_VINTAGES, heavyPath } from '../../bench/lib/heavy-request.js';
 import { adminKey, copyTestData, FULL, get, startServer, tempDir, type DataCopy, type ServerProcess } from './support.js';
 
 // 40 variables × 52 states, each cell with its state's geometry: ~16 MB per answer, more than
 // the loopback socket buffers hold, so a client that stops reading keeps the response in flight.
-const VARS = [
-  'B01002_001E',
-  'B19013_001E',
-  'B19301_001E',
-  'B19113_001E',
-  'B17001_002E',
-  'B25010_001E',
-  'B01001_002E',
-  'B01001_026E',
-  'B01002_002E',
-  'B01002_003E',
-  'B02001_002E',
-  'B02001_003E',
-  'B02001_004E',
-  'B02001_005E',
-  'B02001_006E',
-  'B02001_007E',
-  'B02001_008E',
-  'B03002_012E',
-  'B03002_003E',
-  'B03002_004E',
-  'B03002_005E',
-  'B03002_006E',
-  'B03002_007E',
-  'B03002_008E',
-  'B03002_009E',
-  'B19001_002E',
-  'B19001_003E',
-  'B19001_004E',
-  'B19001_005E',
-  'B19001_006E',
-  'B19001_007E',
-  'B19001_008E',
-  'B19001_009E',
-  'B19001_010E',
-  'B19001_011E',
-  'B19001_012E',
-  'B19001_013E',
-  'B19001_014E',
-  'B19001_015E',
-  'B19001_016E',
-];
-const BIG = `/v1/data?variables=${VARS.join(',')}&geo=state:*&dataset=acs1&vintage=2018&include_geometry=true`;
+const VARS = HEAVY_VARIABLES;
+const BIG = heavyPath(HEAVY_VINTAGES.indexOf(2018));
 
 let server: ServerProcess | undefined;
 let data: DataCopy | undefined;
