@@ -21,7 +21,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openAccountStores } from '../src/store/accounts/index.js';
 import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
-import type { VerbContext } from '../src/verbs/context.js';
+import type { VerbContext } from '../src/context/verb-context.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? '.cache/test-data');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

@@ -8,7 +8,7 @@
 // variable): each geometry object is serialized once and its text reused.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { VerbResult } from '../verbs/context.js';
+import type { VerbResult } from '../context/verb-context.js';
 import { renderEnvelope } from './envelope.js';
 
 /** Arrays longer than this are streamed; shorter ones go through the normal serializer. */
