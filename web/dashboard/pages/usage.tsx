@@ -48,6 +48,43 @@ function DailyChart({ days }: { days: { date: string; units: number }[] }) {
   );
 }
 
+/** Requests and units per row (a key, an endpoint): one table shape for every breakdown. */
+function CountsTable(props: {
+  heading: string;
+  rows: { id: string; label: string; requests: number; units: number }[];
+  testId?: string;
+  mono?: boolean;
+}) {
+  return (
+    <div class="table-wrap">
+      <table data-testid={props.testId}>
+        <thead>
+          <tr>
+            <th scope="col">{props.heading}</th>
+            <th scope="col" class="num">
+              Requests
+            </th>
+            <th scope="col" class="num">
+              Units
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr key={r.id}>
+              <th scope="row" class={props.mono ? 'mono' : undefined}>
+                {r.label}
+              </th>
+              <td class="num">{num(r.requests)}</td>
+              <td class="num">{num(r.units)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function UsagePage({ profile }: AppState) {
   const usage = useLoad(() => api<Usage>('GET', '/v1/account/usage'));
   const keys = useLoad(() => api<Key[]>('GET', '/v1/account/keys'));
@@ -149,63 +186,26 @@ export function UsagePage({ profile }: AppState) {
         {u.by_key.length === 0 ? (
           <p>No API requests this month yet.</p>
         ) : (
-          <div class="table-wrap">
-            <table data-testid="by-key">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col" class="num">
-                    Requests
-                  </th>
-                  <th scope="col" class="num">
-                    Units
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {u.by_key.map((k) => (
-                  <tr key={k.key_id ?? 'none'}>
-                    <th scope="row">
-                      {k.key_id === 'explorer' ? 'Explorer (signed in)' : k.key_id ? (names.get(k.key_id) ?? k.key_id) : '(no key)'}
-                    </th>
-                    <td class="num">{num(k.requests)}</td>
-                    <td class="num">{num(k.units)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <CountsTable
+            testId="by-key"
+            heading="Key"
+            rows={u.by_key.map((k) => ({
+              id: k.key_id ?? 'none',
+              label: k.key_id === 'explorer' ? 'Explorer (signed in)' : k.key_id ? (names.get(k.key_id) ?? k.key_id) : '(no key)',
+              requests: k.requests,
+              units: k.units,
+            }))}
+          />
         )}
       </section>
       {u.by_route.length > 0 && (
         <section class="panel" aria-labelledby="byroute-title">
           <h2 id="byroute-title">By endpoint</h2>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col" class="num">
-                    Requests
-                  </th>
-                  <th scope="col" class="num">
-                    Units
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {u.by_route.map((r) => (
-                  <tr key={r.route ?? 'none'}>
-                    <th scope="row" class="mono">
-                      {r.route}
-                    </th>
-                    <td class="num">{num(r.requests)}</td>
-                    <td class="num">{num(r.units)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <CountsTable
+            heading="Endpoint"
+            mono
+            rows={u.by_route.map((r) => ({ id: r.route ?? 'none', label: r.route ?? '', requests: r.requests, units: r.units }))}
+          />
         </section>
       )}
     </>
