@@ -95,6 +95,18 @@ async function finishConsent(provider: Provider, req: IncomingMessage, reply: Fa
 
 export function registerDevIdp(app: FastifyInstance, provider: Provider): void {
   const callback = provider.callback();
+  /** The interaction is gone (expired or replayed): offer a fresh sign-in. */
+  const expired = (reply: FastifyReply) =>
+    reply
+      .code(400)
+      .type('text/html')
+      .send(
+        page(
+          'Sign-in expired',
+          '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>',
+        ),
+      );
+
   app.register(async (scope) => {
     // oidc-provider reads request bodies itself: leave the stream untouched.
     scope.removeAllContentTypeParsers();
@@ -102,32 +114,14 @@ export function registerDevIdp(app: FastifyInstance, provider: Provider): void {
 
     scope.get<{ Params: { uid: string } }>(`${DEV_IDP_PATH}/interaction/:uid`, { schema: { hide: true } }, async (req, reply) => {
       const details = await provider.interactionDetails(req.raw, reply.raw).catch(() => undefined);
-      if (!details)
-        return reply
-          .code(400)
-          .type('text/html')
-          .send(
-            page(
-              'Sign-in expired',
-              '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>',
-            ),
-          );
+      if (!details) return expired(reply);
       if (details.prompt.name === 'consent') return finishConsent(provider, req.raw, reply);
       return reply.type('text/html').header('Cache-Control', 'no-store').send(loginForm(details.uid));
     });
 
     scope.post<{ Params: { uid: string } }>(`${DEV_IDP_PATH}/interaction/:uid`, { schema: { hide: true } }, async (req, reply) => {
       const details = await provider.interactionDetails(req.raw, reply.raw).catch(() => undefined);
-      if (!details)
-        return reply
-          .code(400)
-          .type('text/html')
-          .send(
-            page(
-              'Sign-in expired',
-              '<main class="card"><h1>This sign-in has expired</h1><p><a href="/dashboard/auth/login">Start again</a></p></main>',
-            ),
-          );
+      if (!details) return expired(reply);
       const body = await readForm(req.raw);
       const email = (body.get('email') ?? '').trim().toLowerCase();
       if (!EMAIL.test(email)) {
