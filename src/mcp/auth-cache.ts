@@ -4,7 +4,8 @@
 // last_used_at every time. A verified caller is trusted for `ttlMs`, so a revoked key, a changed
 // plan or a newly required terms acceptance takes effect within that bound and no later.
 //
-// Revocation does not wait for the TTL: the accounts database keeps an auth generation that moves
+// Revocation does not wait for the TTL: the accounts database keeps one auth generation (the key
+// cache's, src/store/accounts/key-cache.ts) that moves
 // (by trigger) whenever a key is revoked or rotated or an account's plan changes or it is deleted,
 // whichever process did it (this server, the admin CLI, another replica). Each lookup reads it
 // (one indexed SELECT, microseconds) and drops every entry when it moved, so a revoked key is

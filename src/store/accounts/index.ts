@@ -9,6 +9,7 @@ import type { Stores } from '../../context/stores.js';
 import { createStripe } from './stripe-client.js';
 import { closeAccountsDb, openAccountsDb, stmt, type Db } from './db.js';
 import { IdentityVerifier } from './identity.js';
+import { authGeneration } from './key-cache.js';
 
 export interface DatabaseHealth {
   ok: boolean;
@@ -45,9 +46,9 @@ export class AccountStore {
     return this.health().ok;
   }
 
-  /** Moves whenever a key is revoked or an account's plan changes (triggers; any process). */
+  /** The key cache's generation (migration 4 triggers; any process): the MCP caller cache reads it. */
   authGeneration(): number {
-    return (stmt(this.db, 'SELECT auth_generation AS g FROM service_state WHERE id = 1').get() as { g: number } | undefined)?.g ?? 0;
+    return authGeneration(this.db);
   }
 
   close(): void {

@@ -8,40 +8,14 @@
 // accepted). Triggers fire whichever process or tool writes (server, admin CLI, another replica
 // sharing the file), so a revocation is seen by every process on its next request.
 //
-// The triggers and the counter table are created idempotently on first use instead of in a
-// numbered migration: they are derived state (dropping them loses nothing) and keep this module
-// independent of the migration list.
+// The counter and its triggers are created by migration 4 (src/store/accounts/migrations.ts);
+// it is the service's only auth generation (the MCP caller cache reads the same one).
 import type { Config } from '../../config.js';
 import { stmt, type Db } from './db.js';
 import { lookupKeyHash, type KeyLookup } from './keys-repo.js';
 import { tosState, type TosState } from './tos-policy.js';
 
-const BUMP = 'UPDATE auth_generation SET gen = gen + 1 WHERE id = 1;';
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS auth_generation (id INTEGER PRIMARY KEY CHECK (id = 1), gen INTEGER NOT NULL);
-  INSERT OR IGNORE INTO auth_generation (id, gen) VALUES (1, 0);
-  CREATE TRIGGER IF NOT EXISTS auth_gen_key_update AFTER UPDATE OF revoked_at, account_id, key_hash ON api_keys BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_key_delete AFTER DELETE ON api_keys BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_account_update AFTER UPDATE OF plan, deleted_at, created_at ON accounts BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_account_delete AFTER DELETE ON accounts BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_tos_insert AFTER INSERT ON tos_documents BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_tos_update AFTER UPDATE ON tos_documents BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_tos_delete AFTER DELETE ON tos_documents BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_acceptance_insert AFTER INSERT ON tos_acceptances BEGIN ${BUMP} END;
-  CREATE TRIGGER IF NOT EXISTS auth_gen_acceptance_delete AFTER DELETE ON tos_acceptances BEGIN ${BUMP} END;
-`;
-
-const prepared = new WeakSet<Db>();
-
-/** Creates the counter and its triggers once per connection (idempotent across processes). */
-export function ensureAuthGeneration(db: Db): void {
-  if (prepared.has(db)) return;
-  db.transaction(() => db.exec(SCHEMA)).immediate();
-  prepared.add(db);
-}
-
 export function authGeneration(db: Db): number {
-  ensureAuthGeneration(db);
   return (stmt(db, 'SELECT gen FROM auth_generation WHERE id = 1').get() as { gen: number }).gen;
 }
 

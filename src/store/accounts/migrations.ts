@@ -1,5 +1,8 @@
 // Schema migrations, applied in order; the index+1 is stored in PRAGMA user_version. Append only:
 // never edit a migration that has shipped. Times are integer milliseconds since the epoch (UTC).
+/** What the auth-generation triggers run (migration 4). */
+const BUMP = 'UPDATE auth_generation SET gen = gen + 1 WHERE id = 1;';
+
 export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE accounts (
@@ -147,5 +150,27 @@ export const MIGRATIONS: readonly string[] = [
     BEGIN UPDATE service_state SET auth_generation = auth_generation + 1 WHERE id = 1; END;
   CREATE TRIGGER auth_generation_account_delete AFTER DELETE ON accounts
     BEGIN UPDATE service_state SET auth_generation = auth_generation + 1 WHERE id = 1; END;
+  `,
+  `
+  -- One auth generation instead of two (migration 3's service_state.auth_generation, read by the
+  -- MCP caller cache, and the key cache's own counter). The key cache's counter is the complete
+  -- one (it also moves on terms changes and key re-assignment), so it becomes the only one and is
+  -- owned here from now on; IF NOT EXISTS because the key cache used to create it on first use.
+  DROP TRIGGER auth_generation_key_update;
+  DROP TRIGGER auth_generation_key_delete;
+  DROP TRIGGER auth_generation_account;
+  DROP TRIGGER auth_generation_account_delete;
+  ALTER TABLE service_state DROP COLUMN auth_generation;
+  CREATE TABLE IF NOT EXISTS auth_generation (id INTEGER PRIMARY KEY CHECK (id = 1), gen INTEGER NOT NULL);
+  INSERT OR IGNORE INTO auth_generation (id, gen) VALUES (1, 0);
+  CREATE TRIGGER IF NOT EXISTS auth_gen_key_update AFTER UPDATE OF revoked_at, account_id, key_hash ON api_keys BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_key_delete AFTER DELETE ON api_keys BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_account_update AFTER UPDATE OF plan, deleted_at, created_at ON accounts BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_account_delete AFTER DELETE ON accounts BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_tos_insert AFTER INSERT ON tos_documents BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_tos_update AFTER UPDATE ON tos_documents BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_tos_delete AFTER DELETE ON tos_documents BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_acceptance_insert AFTER INSERT ON tos_acceptances BEGIN ${BUMP} END;
+  CREATE TRIGGER IF NOT EXISTS auth_gen_acceptance_delete AFTER DELETE ON tos_acceptances BEGIN ${BUMP} END;
   `,
 ];
