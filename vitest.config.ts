@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // PostgreSQL for the accounts-store tests that run against both implementations.
+    globalSetup: ['test/support/postgres-global-setup.ts'],
   },
 });

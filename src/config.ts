@@ -22,6 +22,20 @@ export const configSchema = z.object({
   CENSUS_SOURCE_DIR: z.string().default('../shared/census'),
   /** SQLite file for accounts, keys and usage. */
   DATABASE_PATH: z.string().default('data/accounts.sqlite'),
+  /**
+   * PostgreSQL for accounts, keys, usage and limits, shared by every replica (docs/replicas.md).
+   * Set: DATABASE_PATH is not used. Unset: the embedded SQLite file.
+   */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** PostgreSQL: connections per replica. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(10),
+  /** PostgreSQL: a concurrency slot of a replica that died is freed after this long (renewed every third of it while held). */
+  CONCURRENCY_LEASE_TTL_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
+  /** PostgreSQL: how often a replica checks the auth generation (revocations, plan changes); bounds how late one is seen. */
+  AUTH_GENERATION_POLL_MS: z.coerce.number().int().min(20).max(1_000).default(250),
   /** Public base address, used in links when set (otherwise derived from the request). */
   BASE_URL: z.string().url().optional(),
   ERRORS_URL: z.string().url().default('https://census-data-service.dev/errors'),

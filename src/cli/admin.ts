@@ -1,13 +1,12 @@
-// Admin CLI (`npm run --silent admin -- <command>`). It opens the same accounts database as the
-// server (DATABASE_PATH) and calls the same verbs. Logs go to stderr so stdout carries only the
+// Admin CLI (`npm run --silent admin -- <command>`). It opens the same accounts store as the
+// server (DATABASE_URL when set, else DATABASE_PATH) and calls the same verbs. Logs go to stderr so stdout carries only the
 // result: `keys create` prints the key alone, for `KEY=$(npm run --silent admin -- keys create …)`.
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { isAppError } from '../domain/errors.js';
-import { openAccountsDb } from '../store/accounts/db.js';
-import { AccountStore } from '../store/accounts/index.js';
+import { openAccountsStore, type AccountsStore } from '../store/accounts/index.js';
 import { PathSettingError } from '../store/fs-check.js';
 import { adminIssueKey } from '../verbs/account-admin-issue-key.js';
 import { adminRevokeKey } from '../verbs/account-admin-revoke-key.js';
@@ -20,10 +19,10 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 type AnyVerb = (args: { ctx: VerbContext; input: unknown }) => Promise<VerbResult<unknown>>;
 
 export async function main(argv: string[], io = { out: process.stdout, err: process.stderr }): Promise<number> {
-  let store: AccountStore | undefined;
+  let store: AccountsStore | undefined;
   const exec = async (verb: AnyVerb, input: unknown) => {
     const config = loadConfig();
-    store ??= new AccountStore(openAccountsDb(config.DATABASE_PATH));
+    store ??= openAccountsStore(config);
     const log = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, redact: ['key', '*.key'] }, pino.destination(2));
     const ctx: VerbContext = {
       requestId: randomUUID(),
@@ -113,7 +112,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     io.err.write(`error: ${(e as Error).message}\n`);
     return 1;
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 

@@ -4,7 +4,7 @@
 // them may be missing without stopping the service.
 import type Stripe from 'stripe';
 import { AppError } from '../domain/errors.js';
-import type { AccountStore } from '../store/accounts/index.js';
+import type { AccountsStore } from '../store/accounts/store.js';
 import type { IdentityVerifier } from '../store/accounts/identity.js';
 import type { BoundaryStore } from '../store/boundaries.js';
 import type { CatalogStore } from '../store/catalog.js';
@@ -26,7 +26,7 @@ export interface StoreRegistry {
   /** What the Bureau published per vintage: census codes, labels, tables (raw-code requests, /v1/tables). */
   censusTables: CensusTableStore;
   boundaries: BoundaryStore;
-  accounts: AccountStore;
+  accounts: AccountsStore;
   /** Dashboard sign-in tokens; absent when OIDC is not configured. */
   identity: IdentityVerifier;
   /** Billing; absent when Stripe is not configured. */

@@ -55,10 +55,12 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; detail: string }> = {
  * to a bug such as a constraint violation: 503, retry with backoff.
  */
 const SQLITE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB|BUSY|LOCKED|PERM|PROTOCOL|NOLFS|AUTH)/;
+/** The PostgreSQL store's own code for an unreachable or refusing server (src/store/accounts/postgres/store.ts). */
+const OTHER_UNAVAILABLE = new Set(['ACCOUNTS_UNAVAILABLE']);
 
 export function isStoreUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && SQLITE_UNAVAILABLE.test(code);
+  return typeof code === 'string' && (SQLITE_UNAVAILABLE.test(code) || OTHER_UNAVAILABLE.has(code));
 }
 
 export interface FrameworkError {

@@ -3,8 +3,6 @@
 // one: accepting a page the user saw before a newer version took effect would be meaningless.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { recordAcceptance } from '../store/accounts/tos-repo.js';
-import { currentTos } from '../store/accounts/tos-policy.js';
 import { iso, parseInput, signedInAccount } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
@@ -23,16 +21,16 @@ export async function accountAcceptTos({
   input: unknown;
 }): Promise<VerbResult<{ version: string; accepted_at: string; status: 'accepted' }>> {
   const body = parseInput(acceptTosInput, input);
-  const { store, account } = signedInAccount(ctx);
+  const { store, account } = await signedInAccount(ctx);
   const now = ctx.now().getTime();
-  const doc = currentTos(store.db, ctx.config, now);
+  const doc = await store.currentTos(ctx.config, now);
   if (!doc) throw new AppError('conflict', 'No terms of service are published yet.');
   if (body.version !== undefined && body.version !== doc.version) {
     throw new AppError('conflict', `Version ${body.version} is not the current terms (${doc.version}); reload and accept again.`, {
       extensions: { current_version: doc.version },
     });
   }
-  const a = recordAcceptance(store.db, {
+  const a = await store.recordAcceptance({
     accountId: account.id,
     version: doc.version,
     ip: body.ip ?? null,

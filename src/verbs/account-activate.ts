@@ -4,8 +4,6 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { planOf } from '../domain/plans.js';
-import { markActivated, setPlan } from '../store/accounts/accounts-repo.js';
-import { redeemInvite } from '../store/accounts/invites-repo.js';
 import { iso, parseInput, signedInAccount } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
@@ -19,7 +17,7 @@ export async function accountActivate({
   input: unknown;
 }): Promise<VerbResult<{ activated: true; activated_at: string; plan: string }>> {
   const { code } = parseInput(activateInput, input);
-  const { store, account } = signedInAccount(ctx);
+  const { store, account } = await signedInAccount(ctx);
   if (account.activated_at !== null) {
     return {
       data: { activated: true, activated_at: iso(account.activated_at)!, plan: account.plan },
@@ -27,16 +25,7 @@ export async function accountActivate({
     };
   }
   const now = ctx.now().getTime();
-  const db = store.db;
-  const out = db
-    .transaction(() => {
-      const r = redeemInvite(db, code, account.id, now);
-      if (!r.ok) return r;
-      markActivated(db, account.id, now);
-      if (r.plan && planOf(r.plan).rank > planOf(account.plan).rank) setPlan(db, account.id, r.plan, now);
-      return r;
-    })
-    .immediate();
+  const out = await store.activate(account.id, code, now);
   if (!out.ok) {
     if (out.reason === 'unknown') throw new AppError('not-found', 'Invite code not found.');
     throw new AppError('conflict', out.reason === 'used' ? 'This invite code has already been used.' : 'This invite code has expired.');

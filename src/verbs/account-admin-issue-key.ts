@@ -3,8 +3,6 @@
 // create-key does enforce it).
 import { z } from 'zod';
 import { PLAN_IDS } from '../domain/plans.js';
-import { createAccount, findAccountByEmail, setPlan } from '../store/accounts/accounts-repo.js';
-import { createKey } from '../store/accounts/keys-repo.js';
 import { keyPayload, parseInput, type KeyPayload } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -23,18 +21,7 @@ export async function adminIssueKey({
   input: unknown;
 }): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> {
   const { email, plan, name } = parseInput(issueKeyInput, input, 'option');
-  const db = storeOf(ctx.stores, 'accounts').db;
-  const now = ctx.now().getTime();
-  const out = db
-    .transaction(() => {
-      let account = findAccountByEmail(db, email);
-      const created = !account;
-      if (!account) account = createAccount(db, { email, plan, now });
-      else if (account.plan !== plan) setPlan(db, account.id, plan, now);
-      const key = createKey(db, account.id, name, Number.MAX_SAFE_INTEGER, now);
-      return { accountId: account.id, created, ...key };
-    })
-    .immediate();
+  const out = await storeOf(ctx.stores, 'accounts').issueKey({ email, plan, name, now: ctx.now().getTime() });
   ctx.log.info({ accountId: out.accountId, keyId: out.row.id, via: ctx.via }, 'api key issued by admin');
   return { data: { ...keyPayload(out.row), key: out.rawKey, account_id: out.accountId, account_created: out.created } };
 }

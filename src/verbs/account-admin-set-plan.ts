@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { PLAN_IDS } from '../domain/plans.js';
-import { findAccountByEmail, getAccount, setPlan } from '../store/accounts/accounts-repo.js';
 import { parseInput } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -18,10 +17,10 @@ export async function adminSetPlan({
   input: unknown;
 }): Promise<VerbResult<{ account_id: string; plan: string; previous_plan: string }>> {
   const { account: ref, plan } = parseInput(setPlanInput, input, 'option');
-  const db = storeOf(ctx.stores, 'accounts').db;
-  const account = ref.includes('@') ? findAccountByEmail(db, ref) : getAccount(db, ref);
+  const store = storeOf(ctx.stores, 'accounts');
+  const account = ref.includes('@') ? await store.findAccountByEmail(ref) : await store.getAccount(ref);
   if (!account) throw new AppError('not-found', `No account ${ref}.`);
-  setPlan(db, account.id, plan, ctx.now().getTime());
+  await store.setPlan(account.id, plan, ctx.now().getTime());
   ctx.log.info({ accountId: account.id, plan, previous: account.plan }, 'plan set by admin');
   return { data: { account_id: account.id, plan, previous_plan: account.plan } };
 }

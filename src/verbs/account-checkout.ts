@@ -5,8 +5,6 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { isPurchasable, planOf } from '../domain/plans.js';
-import { subscriptionsOf } from '../store/accounts/billing-repo.js';
-import { setStripeCustomer } from '../store/accounts/accounts-repo.js';
 import { parseInput, signedInAccount } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -28,12 +26,12 @@ export interface CheckoutSession {
 
 export async function accountCheckout({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<CheckoutSession>> {
   const body = parseInput(checkoutInput, input);
-  const { store, account } = signedInAccount(ctx);
+  const { store, account } = await signedInAccount(ctx);
   const stripe = storeOf(ctx.stores, 'stripe');
   const plan = planOf(body.plan);
   const amount = body.interval === 'annual' ? plan.price.annual : plan.price.monthly;
   if (!isPurchasable(plan) || amount === null) throw new AppError('validation-error', `The ${plan.name} plan is not sold online.`);
-  const live = subscriptionsOf(store.db, account.id).find((s) => ['active', 'trialing', 'past_due'].includes(s.status));
+  const live = (await store.subscriptionsOf(account.id)).find((s) => ['active', 'trialing', 'past_due'].includes(s.status));
   if (live) {
     throw new AppError('conflict', `The account already has a ${live.plan} subscription; change plans in the billing portal.`, {
       extensions: { portal: '/v1/account/portal' },
@@ -50,7 +48,7 @@ export async function accountCheckout({ ctx, input }: { ctx: VerbContext; input:
         { idempotencyKey: `customer-${account.id}` },
       );
       customer = c.id;
-      setStripeCustomer(store.db, account.id, customer, ctx.now().getTime());
+      await store.setStripeCustomer(account.id, customer, ctx.now().getTime());
     }
     const session = await stripe.checkout.sessions.create({
       mode: 'subscription',

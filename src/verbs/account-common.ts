@@ -4,9 +4,9 @@ import type { z } from 'zod';
 import { parseInput as parseValidated } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { planOf } from '../domain/plans.js';
-import { getAccount, type AccountRow } from '../store/accounts/accounts-repo.js';
+import type { AccountRow } from '../store/accounts/accounts-repo.js';
 import type { KeyRow } from '../store/accounts/keys-repo.js';
-import { type AccountStore } from '../store/accounts/index.js';
+import type { AccountsStore } from '../store/accounts/store.js';
 import type { VerbContext } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
@@ -27,10 +27,10 @@ export function invalidToken(detail: string, withError = true): AppError {
 }
 
 /** The signed-in account of an account operation; a deleted account reads as signed out. */
-export function signedInAccount(ctx: VerbContext): { store: AccountStore; account: AccountRow } {
+export async function signedInAccount(ctx: VerbContext): Promise<{ store: AccountsStore; account: AccountRow }> {
   const store = storeOf(ctx.stores, 'accounts');
   if (!ctx.caller) throw invalidToken('Sign in to the dashboard first.', false);
-  const account = getAccount(store.db, ctx.caller.accountId);
+  const account = await store.getAccount(ctx.caller.accountId);
   if (!account) throw invalidToken('The account for this sign-in no longer exists.');
   return { store, account };
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { PLAN_IDS, PLANS, planOf, upgradeUrl } from '../domain/plans.js';
-import { createKey, KeyLimitError } from '../store/accounts/keys-repo.js';
+import { KeyLimitError } from '../store/accounts/keys-repo.js';
 import { keyPayload, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
@@ -13,7 +13,7 @@ export type CreatedKey = KeyPayload & { key: string };
 
 export async function accountCreateKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<CreatedKey>> {
   const { name } = parseInput(createKeyInput, input);
-  const { store, account } = signedInAccount(ctx);
+  const { store, account } = await signedInAccount(ctx);
   if (ctx.config.INVITE_REQUIRED && account.activated_at === null) {
     throw new AppError('forbidden', 'The service is in private beta: activate an invite code before creating keys.', {
       extensions: { activate_url: `${ctx.config.DASHBOARD_URL.replace(/\/$/, '')}/activate` },
@@ -21,7 +21,7 @@ export async function accountCreateKey({ ctx, input }: { ctx: VerbContext; input
   }
   const plan = planOf(account.plan);
   try {
-    const { row, rawKey } = createKey(store.db, account.id, name, plan.limits.apiKeys, ctx.now().getTime());
+    const { row, rawKey } = await store.createKey(account.id, name, plan.limits.apiKeys, ctx.now().getTime());
     ctx.log.info({ accountId: account.id, keyId: row.id }, 'api key created');
     return { data: { ...keyPayload(row), key: rawKey }, meta: { hint: 'Store this key now: it is shown only once.' } };
   } catch (e) {

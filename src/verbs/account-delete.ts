@@ -3,8 +3,6 @@
 // account: the user cancels in the billing portal first.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { softDeleteAccount } from '../store/accounts/accounts-repo.js';
-import { subscriptionsOf } from '../store/accounts/billing-repo.js';
 import { RETENTION } from '../store/accounts/retention.js';
 import { parseInput, signedInAccount } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
@@ -20,12 +18,12 @@ export async function accountDelete({
   input: unknown;
 }): Promise<VerbResult<{ deleted_at: string; purge_after: string }>> {
   parseInput(deleteAccountInput, input);
-  const { store, account } = signedInAccount(ctx);
-  if (subscriptionsOf(store.db, account.id).some((s) => LIVE.has(s.status))) {
+  const { store, account } = await signedInAccount(ctx);
+  if ((await store.subscriptionsOf(account.id)).some((s) => LIVE.has(s.status))) {
     throw new AppError('conflict', 'Cancel the subscription in the billing portal before deleting the account.');
   }
   const now = ctx.now().getTime();
-  softDeleteAccount(store.db, account.id, now);
+  await store.softDeleteAccount(account.id, now);
   ctx.log.info({ accountId: account.id }, 'account soft-deleted');
   return {
     data: { deleted_at: new Date(now).toISOString(), purge_after: new Date(now + RETENTION.deletedAccountDays * 86_400_000).toISOString() },

@@ -1,15 +1,14 @@
 // GET /v1/account — the signed-in account: profile, plan (features and limits), terms status,
 // billing summary.
-import { subscriptionsOf } from '../store/accounts/billing-repo.js';
-import { tosState } from '../store/accounts/tos-policy.js';
+
 import { iso, planPayload, signedInAccount } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
 export async function accountGetProfile({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<Record<string, unknown>>> {
-  const { store, account } = signedInAccount(ctx);
+  const { store, account } = await signedInAccount(ctx);
   const now = ctx.now().getTime();
-  const tos = tosState(store.db, ctx.config, account, now);
-  const sub = subscriptionsOf(store.db, account.id)[0];
+  const tos = await store.tosState(ctx.config, account, now);
+  const sub = (await store.subscriptionsOf(account.id))[0];
   return {
     data: {
       id: account.id,

@@ -1,7 +1,6 @@
 // Admin (CLI): mint a private-beta invite code (single use; shown once, stored hashed).
 import { z } from 'zod';
 import { PLAN_IDS } from '../domain/plans.js';
-import { createInvite } from '../store/accounts/invites-repo.js';
 import { parseInput } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -21,6 +20,6 @@ export async function inviteCreate({
   const body = parseInput(inviteInput, input, 'option');
   const now = ctx.now().getTime();
   const expiresAt = now + body.expires_days * 86_400_000;
-  const code = createInvite(storeOf(ctx.stores, 'accounts').db, { plan: body.plan ?? null, expiresAt, now });
+  const code = await storeOf(ctx.stores, 'accounts').createInvite({ plan: body.plan ?? null, expiresAt, now });
   return { data: { code, expires_at: new Date(expiresAt).toISOString(), plan: body.plan ?? null } };
 }

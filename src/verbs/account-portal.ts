@@ -5,7 +5,7 @@ import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
 export async function accountPortal({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<{ id: string; url: string }>> {
-  const { account } = signedInAccount(ctx);
+  const { account } = await signedInAccount(ctx);
   const stripe = storeOf(ctx.stores, 'stripe');
   if (!account.stripe_customer_id) {
     throw new AppError('conflict', 'There is no billing account yet; start a subscription with POST /v1/account/checkout.');

@@ -2,7 +2,6 @@
 // revoked key leaves it revoked), so renaming it is a conflict.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { getKey, renameKey } from '../store/accounts/keys-repo.js';
 import { keyPayload, notFound, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
 import { keyName } from './account-create-key.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
@@ -11,9 +10,9 @@ export const renameKeyInput = z.strictObject({ id: z.string().min(1).max(64), na
 
 export async function accountRenameKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<KeyPayload>> {
   const { id, name } = parseInput(renameKeyInput, input);
-  const { store, account } = signedInAccount(ctx);
-  const key = getKey(store.db, account.id, id);
+  const { store, account } = await signedInAccount(ctx);
+  const key = await store.getKey(account.id, id);
   if (!key) throw notFound('API key');
   if (key.revoked_at !== null) throw new AppError('conflict', 'A revoked key cannot be changed.');
-  return { data: keyPayload(renameKey(store.db, account.id, id, name)!) };
+  return { data: keyPayload((await store.renameKey(account.id, id, name))!) };
 }

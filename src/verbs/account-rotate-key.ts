@@ -2,7 +2,6 @@
 // active in the same transaction. The new full key is shown once.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { rotateKey } from '../store/accounts/keys-repo.js';
 import { keyPayload, notFound, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
 import type { CreatedKey } from './account-create-key.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
@@ -17,8 +16,8 @@ export async function accountRotateKey({
   input: unknown;
 }): Promise<VerbResult<{ key: CreatedKey; revoked: KeyPayload }>> {
   const { id } = parseInput(keyIdInput, input, 'path');
-  const { store, account } = signedInAccount(ctx);
-  const out = rotateKey(store.db, account.id, id, ctx.now().getTime());
+  const { store, account } = await signedInAccount(ctx);
+  const out = await store.rotateKey(account.id, id, ctx.now().getTime());
   if (out.kind === 'not-found') throw notFound('API key');
   if (out.kind === 'revoked') throw new AppError('conflict', 'This key is revoked; revocation cannot be undone. Create a new key instead.');
   ctx.log.info({ accountId: account.id, oldKeyId: out.old.id, keyId: out.row.id }, 'api key rotated');

@@ -1,7 +1,6 @@
 // Admin (CLI): publish a terms-of-service version. It becomes current at `effective_at` (default
 // now); accounts that have not accepted it get 30 days of grace from then.
 import { z } from 'zod';
-import { publishTos } from '../store/accounts/tos-repo.js';
 import { iso, parseInput } from './account-common.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -25,7 +24,7 @@ export async function tosPublish({
 }): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> {
   const body = parseInput(publishTosInput, input, 'option');
   const now = ctx.now().getTime();
-  const doc = publishTos(storeOf(ctx.stores, 'accounts').db, {
+  const doc = await storeOf(ctx.stores, 'accounts').publishTos({
     version: body.version,
     effectiveAt: body.effective_at ? Date.parse(body.effective_at) : now,
     url: body.url ?? null,

@@ -1,7 +1,6 @@
 // PATCH /v1/account — name and organization. E-mail belongs to the identity provider and plan to
 // billing, so neither is writable here.
 import { z } from 'zod';
-import { updateProfile } from '../store/accounts/accounts-repo.js';
 import { parseInput, signedInAccount } from './account-common.js';
 import { accountGetProfile } from './account-get-profile.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
@@ -17,9 +16,8 @@ export async function accountUpdateProfile({
   input: unknown;
 }): Promise<VerbResult<Record<string, unknown>>> {
   const body = parseInput(updateProfileInput, input);
-  const { store, account } = signedInAccount(ctx);
-  updateProfile(
-    store.db,
+  const { store, account } = await signedInAccount(ctx);
+  await store.updateProfile(
     account.id,
     { name: body.name === '' ? null : body.name, organization: body.organization === '' ? null : body.organization },
     ctx.now().getTime(),

@@ -6,9 +6,7 @@ import { AppError } from '../domain/errors.js';
 import { rateLimitHeaders, type LimitState } from '../domain/limits/headers.js';
 import { minuteStart, MINUTE_MS, periodBounds, periodOf, secondsUntil } from '../domain/limits/windows.js';
 import { PLAN_IDS, PLANS, planOf, upgradeUrl, type Plan } from '../domain/plans.js';
-import { type AccountStore } from '../store/accounts/index.js';
-import { chargeBatcherOf } from '../store/accounts/charge-batcher.js';
-import { burstRequests, monthlyUnits, refund, tryCharge } from '../store/accounts/usage-repo.js';
+import type { AccountsStore } from '../store/accounts/store.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -34,22 +32,22 @@ function nextPlan(p: Plan): Plan | undefined {
   return PLAN_IDS.map((id) => PLANS[id]).find((q) => q.rank === p.rank + 1);
 }
 
-function limitState(store: AccountStore, plan: Plan, accountId: string, now: Date, used?: { monthly: number; burst: number }): LimitState {
+function limitState(plan: Plan, now: Date, used: { monthly: number; burst: number; inFlight: number }): LimitState {
   const { start, end } = periodBounds(now);
   const minute = minuteStart(now);
   return {
     monthly: {
       quota: plan.limits.monthlyUnits,
-      used: used?.monthly ?? monthlyUnits(store.db, accountId, periodOf(now)),
+      used: used.monthly,
       windowSeconds: Math.round((end.getTime() - start.getTime()) / 1000),
       resetSeconds: secondsUntil(now, end.getTime()),
     },
     burst: {
       quota: plan.limits.burstPerMinute,
-      used: used?.burst ?? burstRequests(store.db, accountId, minute),
+      used: used.burst,
       resetSeconds: secondsUntil(now, minute + MINUTE_MS),
     },
-    concurrency: { quota: plan.limits.concurrentConnections, inFlight: store.concurrency.inFlight(accountId) },
+    concurrency: { quota: plan.limits.concurrentConnections, inFlight: used.inFlight },
   };
 }
 
@@ -73,83 +71,73 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
     });
   };
 
-  // A verb may charge more than once per request (e.g. per expansion step); the request still
-  // occupies one connection, so it keeps the slot it has instead of taking (and leaking) another.
-  const held = store.concurrency.heldBy(ctx.requestId);
-  const lease = held ?? store.concurrency.tryAcquire(accountId, plan.limits.concurrentConnections, ctx.requestId);
-  if (!lease) {
+  const { end } = periodBounds(now);
+  const minute = minuteStart(now);
+  const period = periodOf(now);
+  // Concurrency slot, monthly units and burst window in one step of the store: group-committed
+  // with the other admissions of this event-loop turn (one transaction on SQLite, one statement
+  // on PostgreSQL), settled after COMMIT. A verb may charge more than once per request (e.g. per
+  // expansion step); the request keeps the slot it holds instead of taking another.
+  const out = await store.admit({
+    accountId,
+    keyId,
+    period,
+    minute,
+    cost,
+    monthlyQuota: plan.limits.monthlyUnits,
+    burstQuota: plan.limits.burstPerMinute,
+    route: input.instance,
+    ip: input.ip ?? null,
+    now: now.getTime(),
+    requestId: ctx.requestId,
+    maxConcurrent: plan.limits.concurrentConnections,
+  });
+  const state = limitState(plan, now, { monthly: out.monthlyUsed, burst: out.burstUsed, inFlight: out.inFlight });
+  if (!out.ok && out.limit === 'concurrency') {
     const q = plan.limits.concurrentConnections;
+    throw reject('concurrency', q, 1, state, `The ${plan.name} plan allows ${q} concurrent requests; wait for one to finish.`);
+  }
+  if (!out.ok && out.limit === 'monthly') {
+    const q = plan.limits.monthlyUnits;
     throw reject(
-      'concurrency',
+      'monthly',
       q,
-      1,
-      limitState(store, plan, accountId, now),
-      `The ${plan.name} plan allows ${q} concurrent requests; wait for one to finish.`,
+      secondsUntil(now, end.getTime()),
+      state,
+      `This request costs ${cost} units and ${Math.max(0, q - out.monthlyUsed)} of the ${plan.name} plan's ${q} monthly units are left; the quota resets at ${end.toISOString()}.`,
     );
   }
-  try {
-    const { end } = periodBounds(now);
-    const minute = minuteStart(now);
-    // Group-committed with the other charges of this event-loop turn; settles after COMMIT.
-    const out = await chargeBatcherOf(store.db).charge({
-      accountId,
-      keyId,
-      period: periodOf(now),
-      minute,
-      cost,
-      monthlyQuota: plan.limits.monthlyUnits,
-      burstQuota: plan.limits.burstPerMinute,
-      route: input.instance,
-      ip: input.ip ?? null,
-      now: now.getTime(),
-    });
-    const state = limitState(store, plan, accountId, now, { monthly: out.monthlyUsed, burst: out.burstUsed });
-    if (!out.ok && out.limit === 'monthly') {
-      const q = plan.limits.monthlyUnits;
-      throw reject(
-        'monthly',
-        q,
-        secondsUntil(now, end.getTime()),
-        state,
-        `This request costs ${cost} units and ${Math.max(0, q - out.monthlyUsed)} of the ${plan.name} plan's ${q} monthly units are left; the quota resets at ${end.toISOString()}.`,
-      );
-    }
-    if (!out.ok) {
-      const q = plan.limits.burstPerMinute;
-      throw reject('burst', q, secondsUntil(now, minute + MINUTE_MS), state, `The ${plan.name} plan allows ${q} requests per minute.`);
-    }
-    const period = periodOf(now);
-    let refunded = false;
-    const undo = () => {
-      if (refunded) return;
-      refunded = true;
-      try {
-        refund(store.db, { accountId, period, logId: out.logId });
-      } catch (err) {
-        // The database that failed the request may fail the refund too: logged for reconciliation.
-        ctx.log.error?.({ err, account_id: accountId, request_log_id: out.logId, units: cost }, 'refund failed');
-      }
-    };
-    return { data: { units: cost, headers: rateLimitHeaders(state), release: lease.release, refund: undo } };
-  } catch (e) {
-    if (!held) lease.release();
-    throw e;
+  if (!out.ok) {
+    const q = plan.limits.burstPerMinute;
+    throw reject('burst', q, secondsUntil(now, minute + MINUTE_MS), state, `The ${plan.name} plan allows ${q} requests per minute.`);
   }
+  let refunded = false;
+  const undo = () => {
+    if (refunded) return;
+    refunded = true;
+    store.refund({ accountId, period, logId: out.logId }).catch((err: unknown) => {
+      // The database that failed the request may fail the refund too: logged for reconciliation.
+      ctx.log.error?.({ err, account_id: accountId, request_log_id: out.logId, units: cost }, 'refund failed');
+    });
+  };
+  return { data: { units: cost, headers: rateLimitHeaders(state), release: out.lease.release, refund: undo } };
 }
 
 /** End of response: give the concurrency slot back (no-op when the request held none). */
 export function releaseAdmission(ctx: Pick<VerbContext, 'stores' | 'requestId'>): void {
-  const s = ctx.stores.accounts;
-  if (s && typeof (s as AccountStore).concurrency?.releaseRequest === 'function')
-    (s as AccountStore).concurrency.releaseRequest(ctx.requestId);
+  const s = ctx.stores.accounts as Partial<AccountsStore> | null | undefined;
+  if (s && typeof s.releaseRequest === 'function') s.releaseRequest(ctx.requestId);
 }
 
 /**
  * Rate-limit headers without charging, for authenticated responses that never reached admission
- * (403 gates, 400s): the spec puts the headers on all authenticated responses.
+ * (403 gates, 400s): the spec puts the headers on all authenticated responses. No round trip: on
+ * SQLite the counters are read in place; on PostgreSQL they are this replica's last view.
  */
 export function currentRateLimitHeaders(ctx: VerbContext): Record<string, string> {
   if (!ctx.caller || ctx.caller.keyId === DASHBOARD_KEY_ID) return {};
   const store = storeOf(ctx.stores, 'accounts');
-  return rateLimitHeaders(limitState(store, planOf(ctx.caller.plan), ctx.caller.accountId, ctx.now()));
+  const now = ctx.now();
+  const p = store.peekUsage(ctx.caller.accountId, periodOf(now), minuteStart(now));
+  return rateLimitHeaders(limitState(planOf(ctx.caller.plan), now, { monthly: p.monthlyUnits, burst: p.burst, inFlight: p.inFlight }));
 }

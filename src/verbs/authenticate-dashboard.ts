@@ -3,7 +3,6 @@
 // earlier by the admin CLI for the same e-mail is linked instead, but only when the provider says
 // the e-mail is verified — otherwise anyone could claim an account by typing its address.
 import { AppError } from '../domain/errors.js';
-import { createAccount, findAccountByEmail, findAccountBySubject, linkSubject, type AccountRow } from '../store/accounts/accounts-repo.js';
 import { TokenRejected } from '../store/accounts/identity.js';
 import { invalidToken } from './account-common.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
@@ -33,24 +32,7 @@ export async function authenticateDashboard({
     ctx.log.warn({ err: e }, 'identity provider unavailable');
     throw new AppError('dependency-unavailable', 'The sign-in provider is unavailable; retry with backoff.');
   }
-  const db = store.db;
-  const now = ctx.now().getTime();
-  const resolve = db.transaction((): { account: AccountRow; created: boolean } => {
-    const bySubject = findAccountBySubject(db, claims.issuer, claims.subject);
-    if (bySubject) return { account: bySubject, created: false };
-    if (claims.email && claims.emailVerified) {
-      const byEmail = findAccountByEmail(db, claims.email);
-      if (byEmail && byEmail.oidc_subject === null) {
-        linkSubject(db, byEmail.id, claims.issuer, claims.subject, now);
-        return { account: { ...byEmail, oidc_issuer: claims.issuer, oidc_subject: claims.subject }, created: false };
-      }
-    }
-    return {
-      account: createAccount(db, { email: claims.email, plan: 'free', issuer: claims.issuer, subject: claims.subject, now }),
-      created: true,
-    };
-  });
-  const { account, created } = resolve.immediate();
+  const { account, created } = await store.resolveSignIn(claims, ctx.now().getTime());
   if (created) ctx.log.info({ accountId: account.id }, 'account created on first sign-in');
   return { data: { accountId: account.id, keyId: DASHBOARD_KEY_ID, plan: account.plan, created } };
 }

@@ -3,9 +3,6 @@
 // (X-CSRF-Token): the cookie alone proves only that the browser sent it, not that our page did.
 import { timingSafeEqual } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
-import { getAccount } from '../store/accounts/accounts-repo.js';
-import { deleteSession, extendSession, findSession } from '../store/accounts/sessions-repo.js';
-import { tosState } from '../store/accounts/tos-policy.js';
 import { invalidToken } from './account-common.js';
 import { DASHBOARD_KEY_ID } from './authenticate-dashboard.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
@@ -30,18 +27,18 @@ export async function authenticateSession({
 }): Promise<VerbResult<Caller & { csrfToken: string; email: string | null }>> {
   const store = storeOf(ctx.stores, 'accounts');
   const now = ctx.now().getTime();
-  const session = findSession(store.db, input.sessionId, now);
+  const session = await store.findSession(input.sessionId, now);
   if (!session) throw invalidToken('Your dashboard session has ended; sign in again.', false);
-  const account = getAccount(store.db, session.account_id);
+  const account = await store.getAccount(session.account_id);
   if (!account) {
-    deleteSession(store.db, input.sessionId);
+    await store.deleteSession(input.sessionId);
     throw invalidToken('The account for this sign-in no longer exists.', false);
   }
   if (input.stateChanging && !(input.csrfToken && sameSecret(input.csrfToken, session.csrf_token))) {
     throw new AppError('forbidden', 'Missing or wrong X-CSRF-Token for this session; reload the dashboard and retry.');
   }
   if (input.forData) {
-    const tos = tosState(store.db, ctx.config, account, now);
+    const tos = await store.tosState(ctx.config, account, now);
     if (tos.status === 'required') {
       throw new AppError(
         'tos-acceptance-required',
@@ -52,7 +49,7 @@ export async function authenticateSession({
       );
     }
   }
-  extendSession(store.db, session, now, ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
+  await store.extendSession(session, now, ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
   // Data read through the explorer is metered like a key (usage shows it as "explorer").
   return {
     data: {

@@ -3,9 +3,7 @@
 // learns nothing about which keys exist. Also enforces the terms-of-service grace period.
 import { AppError } from '../domain/errors.js';
 import { extractApiKey, hashApiKey, isWellFormedKey } from '../domain/keys.js';
-import { keyCacheOf } from '../store/accounts/key-cache.js';
-import { LAST_USED_RESOLUTION_MS, lookupKeyHash, touchKey } from '../store/accounts/keys-repo.js';
-import { tosState } from '../store/accounts/tos-policy.js';
+import { LAST_USED_RESOLUTION_MS } from '../store/accounts/keys-repo.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
@@ -21,17 +19,15 @@ export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { 
   const now = ctx.now().getTime();
   // Cached per process, revalidated on every request by a generation counter that every
   // revocation, plan change or terms change bumps (store/accounts/key-cache.ts).
-  const cache = keyCacheOf(store.db);
   const hash = hashApiKey(raw);
-  const found = cache.lookup(hash, ctx.config, now);
+  const found = await store.authenticateKey(hash, ctx.config, now);
   if (!found) throw invalid();
   const { row, tos } = found;
   if (row.revoked_at !== null || row.deleted_at !== null) throw invalid();
   // Checked here first: even a no-op UPDATE takes SQLite's write lock, which every request
   // would then contend for across processes.
   if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) {
-    touchKey(store.db, row.key_id, now);
-    cache.noteUsed(hash, now);
+    await store.touchKey(hash, row.key_id, now);
   }
   if (tos.status === 'required') {
     throw new AppError(

@@ -2,7 +2,7 @@
 // verified by the same operation that verifies Bearer tokens (authenticateDashboard: issuer,
 // audience, signature, expiry; first sign-in creates the account), then a server-side session is
 // opened. The transport puts the session id in an httpOnly cookie and never shows it to scripts.
-import { createSession } from '../store/accounts/sessions-repo.js';
+
 import { authenticateDashboard } from './authenticate-dashboard.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
@@ -18,7 +18,7 @@ export interface SignedIn {
 export async function dashboardSignIn({ ctx, input }: { ctx: VerbContext; input: { idToken: string } }): Promise<VerbResult<SignedIn>> {
   const who = (await authenticateDashboard({ ctx, input: { token: input.idToken } })).data;
   const store = storeOf(ctx.stores, 'accounts');
-  const { id, row } = createSession(store.db, who.accountId, ctx.now().getTime(), ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
+  const { id, row } = await store.createSession(who.accountId, ctx.now().getTime(), ctx.config.DASHBOARD_SESSION_HOURS * 3_600_000);
   ctx.log.info({ accountId: who.accountId }, 'dashboard sign-in');
   return {
     data: {

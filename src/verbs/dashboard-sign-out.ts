@@ -1,6 +1,6 @@
 // Dashboard sign-out: the server-side session row is deleted, so the cookie is dead even if a copy
 // of it survives somewhere.
-import { deleteSession } from '../store/accounts/sessions-repo.js';
+
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 
@@ -11,6 +11,6 @@ export async function dashboardSignOut({
   ctx: VerbContext;
   input: { sessionId: string };
 }): Promise<VerbResult<{ signed_out: true }>> {
-  deleteSession(storeOf(ctx.stores, 'accounts').db, input.sessionId);
+  await storeOf(ctx.stores, 'accounts').deleteSession(input.sessionId);
   return { data: { signed_out: true } };
 }

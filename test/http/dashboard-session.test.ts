@@ -150,7 +150,7 @@ describe('session and CSRF', () => {
   it('the session id is stored hashed, never in clear', async () => {
     const c = await signIn('hash@example.org');
     const id = c.cookies.get('cds_session')!;
-    const db = (svc.stores.accounts as { db: { prepare(s: string): { all(): { id_hash: string }[] } } }).db;
+    const db = (svc.stores.accounts as unknown as { db: { prepare(s: string): { all(): { id_hash: string }[] } } }).db;
     const rows = db.prepare('SELECT id_hash FROM dashboard_sessions').all();
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((r) => r.id_hash === id)).toBe(false);

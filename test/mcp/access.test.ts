@@ -9,6 +9,7 @@ import { charge, monthlyUnits, usageByRoute } from '../../src/store/accounts/usa
 import { adminRevokeKey } from '../../src/verbs/account-admin-revoke-key.js';
 import { adminSetPlan } from '../../src/verbs/account-admin-set-plan.js';
 import { INITIALIZE, call, connect, rawPost, startMcpService, textOf, type McpService } from './support.js';
+import type { SqliteAccountStore } from '../../src/store/accounts/sqlite-store.js';
 
 const TTL = 30_000;
 let svc: McpService;
@@ -155,7 +156,7 @@ describe('quota', () => {
   it('tool calls are charged in SQLite like REST: data by expansion, lookups 1 unit, bad arguments free; slots released', async () => {
     const { key, accountId } = await svc.issueKey('pro');
     const c = await clientFor(key);
-    const db = svc.accounts.accounts.db;
+    const db = (svc.accounts.accounts as SqliteAccountStore).db;
     const period = () => periodOf(new Date(svc.clock.t));
     expect(monthlyUnits(db, accountId, period())).toBe(0);
     // 254 Texas counties: ceil(254 / 10) = 26 units (the same cost the REST route charges).
@@ -174,13 +175,13 @@ describe('quota', () => {
         { key: 'mcp:search_geographies', units: 1, requests: 1 },
       ]),
     );
-    expect(svc.accounts.accounts.concurrency.inFlight(accountId)).toBe(0);
+    expect((svc.accounts.accounts as SqliteAccountStore).concurrency.inFlight(accountId)).toBe(0);
   });
 
   it('an exhausted monthly quota is a tool error with when it resets; a call that still fits passes', async () => {
     const { key, accountId, keyId } = await svc.issueKey('pioneer');
     const c = await clientFor(key);
-    const db = svc.accounts.accounts.db;
+    const db = (svc.accounts.accounts as SqliteAccountStore).db;
     const now = new Date(svc.clock.t);
     const quota = PLANS.pioneer.limits.monthlyUnits;
     charge(db, {
@@ -201,7 +202,7 @@ describe('quota', () => {
     expect(textOf(r)).toMatch(/Next step: The monthly quota is used up; it resets in \d+ seconds/);
     expect((await call(c, 'list_topics')).isError).toBeFalsy();
     expect(monthlyUnits(db, accountId, periodOf(now))).toBe(quota);
-    expect(svc.accounts.accounts.concurrency.inFlight(accountId)).toBe(0);
+    expect((svc.accounts.accounts as SqliteAccountStore).concurrency.inFlight(accountId)).toBe(0);
   });
 });
 

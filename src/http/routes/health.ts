@@ -35,7 +35,8 @@ const healthSchema = z.object({
     ),
 });
 
-type Pingable = { ping?: () => unknown; health?: () => { ok: boolean; reason?: string } };
+type Health = { ok: boolean; reason?: string };
+type Pingable = { ping?: () => unknown; health?: () => Health | Promise<Health> };
 type Guarded = { guard?: { faults(): Promise<Array<{ partition: string; reason: string; since: string }>> } };
 
 async function databaseStatus(accounts: unknown): Promise<{ state: 'ok' | 'unavailable'; error: string | null }> {
@@ -43,7 +44,7 @@ async function databaseStatus(accounts: unknown): Promise<{ state: 'ok' | 'unava
   const p = accounts as Pingable;
   try {
     if (typeof p.health === 'function') {
-      const h = p.health.call(accounts);
+      const h = await p.health.call(accounts);
       return h.ok ? { state: 'ok', error: null } : { state: 'unavailable', error: h.reason ?? 'error' };
     }
     if (typeof p.ping !== 'function') return { state: 'ok', error: null };

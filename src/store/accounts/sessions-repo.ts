@@ -12,13 +12,21 @@ export interface SessionRow {
 }
 
 const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
+/** What is stored for a cookie value (both store implementations). */
+export const sessionIdHash = hashOf;
+
+/** A new session's cookie value, its stored hash and its CSRF secret. */
+export function newSessionSecrets(): { id: string; idHash: string; csrfToken: string } {
+  const id = randomBytes(32).toString('base64url');
+  return { id, idHash: hashOf(id), csrfToken: randomBytes(24).toString('base64url') };
+}
 
 export function createSession(db: Db, accountId: string, now: number, ttlMs: number): { id: string; row: SessionRow } {
-  const id = randomBytes(32).toString('base64url');
+  const { id, idHash, csrfToken } = newSessionSecrets();
   const row: SessionRow = {
-    id_hash: hashOf(id),
+    id_hash: idHash,
     account_id: accountId,
-    csrf_token: randomBytes(24).toString('base64url'),
+    csrf_token: csrfToken,
     created_at: now,
     expires_at: now + ttlMs,
   };

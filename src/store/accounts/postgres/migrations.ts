@@ -1,0 +1,215 @@
+// Versioned schema of the PostgreSQL accounts store. Append only: never edit a migration that has
+// shipped. Applied at first use by every replica inside one transaction holding an advisory lock,
+// so replicas starting together cannot race; `schema_migrations` records what was applied. The
+// tables mirror the SQLite schema (src/store/accounts/migrations.ts, times in epoch ms) so the
+// two implementations answer alike; what PostgreSQL adds is the shared concurrency leases and
+// cds_admit(), which does a request's whole admission in one statement.
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    email TEXT,
+    name TEXT,
+    organization TEXT,
+    plan TEXT NOT NULL DEFAULT 'free',
+    oidc_issuer TEXT,
+    oidc_subject TEXT,
+    stripe_customer_id TEXT UNIQUE,
+    activated_at BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    deleted_at BIGINT
+  );
+  CREATE UNIQUE INDEX accounts_subject ON accounts(oidc_issuer, oidc_subject) WHERE oidc_subject IS NOT NULL;
+  CREATE INDEX accounts_email ON accounts(lower(email));
+  CREATE INDEX accounts_deleted ON accounts(deleted_at) WHERE deleted_at IS NOT NULL;
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE,
+    display_prefix TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT,
+    last_used_at BIGINT,
+    replaced_by TEXT
+  );
+  CREATE INDEX api_keys_account ON api_keys(account_id);
+
+  CREATE TABLE usage_periods (
+    account_id TEXT NOT NULL,
+    period TEXT NOT NULL,
+    units BIGINT NOT NULL DEFAULT 0,
+    requests BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, period)
+  );
+  CREATE TABLE usage_minutes (
+    account_id TEXT NOT NULL,
+    window_start BIGINT NOT NULL,
+    requests BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, window_start)
+  );
+  CREATE TABLE request_log (
+    id BIGSERIAL PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    key_id TEXT,
+    at BIGINT NOT NULL,
+    route TEXT NOT NULL,
+    units BIGINT NOT NULL,
+    ip TEXT,
+    ip_anonymized BOOLEAN NOT NULL DEFAULT FALSE
+  );
+  CREATE INDEX request_log_at ON request_log(at);
+  CREATE INDEX request_log_account ON request_log(account_id, at);
+
+  CREATE TABLE tos_documents (
+    version TEXT PRIMARY KEY,
+    effective_at BIGINT NOT NULL,
+    url TEXT,
+    sha256 TEXT,
+    created_at BIGINT NOT NULL
+  );
+  CREATE TABLE tos_acceptances (
+    id BIGSERIAL PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    version TEXT NOT NULL,
+    accepted_at BIGINT NOT NULL,
+    ip TEXT,
+    user_agent TEXT,
+    ip_anonymized BOOLEAN NOT NULL DEFAULT FALSE
+  );
+  CREATE INDEX tos_acceptances_account ON tos_acceptances(account_id, version);
+
+  CREATE TABLE invite_codes (
+    code_hash TEXT PRIMARY KEY,
+    plan TEXT,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT,
+    used_by TEXT
+  );
+
+  CREATE TABLE stripe_events (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    created BIGINT NOT NULL,
+    account_id TEXT,
+    outcome TEXT NOT NULL,
+    processed_at BIGINT NOT NULL
+  );
+  CREATE TABLE subscriptions (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    customer_id TEXT,
+    plan TEXT NOT NULL,
+    interval TEXT,
+    status TEXT NOT NULL,
+    current_period_end BIGINT,
+    last_event_created BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX subscriptions_account ON subscriptions(account_id);
+
+  CREATE TABLE dashboard_sessions (
+    id_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    csrf_token TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  );
+  CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+  CREATE INDEX dashboard_sessions_expires ON dashboard_sessions(expires_at);
+
+  CREATE TABLE service_state (id INTEGER PRIMARY KEY CHECK (id = 1), health_probe_at BIGINT);
+  INSERT INTO service_state (id) VALUES (1);
+
+  -- The auth generation (as on SQLite): moved by statement triggers on every write that can change
+  -- a key's standing, whichever replica or tool wrote; replicas poll it (AUTH_GENERATION_POLL_MS).
+  CREATE TABLE auth_generation (id INTEGER PRIMARY KEY CHECK (id = 1), gen BIGINT NOT NULL);
+  INSERT INTO auth_generation (id, gen) VALUES (1, 0);
+  CREATE FUNCTION cds_bump_auth_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE auth_generation SET gen = gen + 1 WHERE id = 1;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER auth_gen_key_update AFTER UPDATE OF revoked_at, account_id, key_hash ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_auth_generation();
+  CREATE TRIGGER auth_gen_key_delete AFTER DELETE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_auth_generation();
+  CREATE TRIGGER auth_gen_account_update AFTER UPDATE OF plan, deleted_at, created_at ON accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_auth_generation();
+  CREATE TRIGGER auth_gen_account_delete AFTER DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_auth_generation();
+  CREATE TRIGGER auth_gen_tos AFTER INSERT OR UPDATE OR DELETE ON tos_documents
+    FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_auth_generation();
+  CREATE TRIGGER auth_gen_acceptance AFTER INSERT OR DELETE ON tos_acceptances
+    FOR EACH STATEMENT EXECUTE FUNCTION cds_bump_auth_generation();
+
+  -- Concurrency slots shared by all replicas. A replica renews the slots it holds; one that dies
+  -- stops renewing and its slots lapse at expires_at (CONCURRENCY_LEASE_TTL_MS).
+  CREATE TABLE concurrency_leases (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    expires_at BIGINT NOT NULL
+  );
+  CREATE INDEX concurrency_leases_account ON concurrency_leases(account_id, expires_at);
+
+  -- One request's admission, in the order concurrency -> monthly units -> burst. The per-account
+  -- advisory lock serializes admissions of one account across replicas until COMMIT (accounts do
+  -- not wait for each other); callers pass a batch sorted by account so two batches always take
+  -- their locks in the same order. A refused request leaves no trace but the per-minute window row.
+  CREATE FUNCTION cds_admit(
+    p_account TEXT, p_key TEXT, p_period TEXT, p_minute BIGINT, p_cost BIGINT, p_monthly BIGINT, p_burst BIGINT,
+    p_route TEXT, p_ip TEXT, p_now BIGINT, p_lease TEXT, p_max_concurrent INTEGER, p_lease_expires BIGINT
+  ) RETURNS TABLE (outcome TEXT, monthly_used BIGINT, burst_used BIGINT, in_flight INTEGER, log_id BIGINT)
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    m BIGINT;
+    b BIGINT;
+    n INTEGER;
+    lid BIGINT;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_account, 0));
+    DELETE FROM concurrency_leases WHERE account_id = p_account AND expires_at <= p_now;
+    SELECT count(*) INTO n FROM concurrency_leases WHERE account_id = p_account;
+    INSERT INTO usage_periods (account_id, period) VALUES (p_account, p_period) ON CONFLICT DO NOTHING;
+    INSERT INTO usage_minutes (account_id, window_start) VALUES (p_account, p_minute) ON CONFLICT DO NOTHING;
+    IF p_lease IS NOT NULL THEN
+      IF n >= p_max_concurrent THEN
+        RETURN QUERY SELECT 'concurrency'::TEXT,
+          (SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period),
+          (SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), n, NULL::BIGINT;
+        RETURN;
+      END IF;
+      INSERT INTO concurrency_leases (id, account_id, expires_at) VALUES (p_lease, p_account, p_lease_expires);
+      n := n + 1;
+    END IF;
+    UPDATE usage_periods u SET units = u.units + p_cost, requests = u.requests + 1
+      WHERE u.account_id = p_account AND u.period = p_period AND u.units + p_cost <= p_monthly RETURNING u.units INTO m;
+    IF m IS NULL THEN
+      IF p_lease IS NOT NULL THEN
+        DELETE FROM concurrency_leases WHERE id = p_lease;
+        n := n - 1;
+      END IF;
+      RETURN QUERY SELECT 'monthly'::TEXT,
+        (SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period),
+        (SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), n, NULL::BIGINT;
+      RETURN;
+    END IF;
+    UPDATE usage_minutes w SET requests = w.requests + 1
+      WHERE w.account_id = p_account AND w.window_start = p_minute AND w.requests + 1 <= p_burst RETURNING w.requests INTO b;
+    IF b IS NULL THEN
+      UPDATE usage_periods u SET units = u.units - p_cost, requests = u.requests - 1 WHERE u.account_id = p_account AND u.period = p_period;
+      IF p_lease IS NOT NULL THEN
+        DELETE FROM concurrency_leases WHERE id = p_lease;
+        n := n - 1;
+      END IF;
+      RETURN QUERY SELECT 'burst'::TEXT, m - p_cost,
+        (SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), n, NULL::BIGINT;
+      RETURN;
+    END IF;
+    INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (p_account, p_key, p_now, p_route, p_cost, p_ip)
+      RETURNING id INTO lid;
+    RETURN QUERY SELECT 'ok'::TEXT, m, b, n, lid;
+  END $$;
+  `,
+];
