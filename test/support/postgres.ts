@@ -71,7 +71,7 @@ export async function startPostgres(opts: { durable?: boolean; log?: (m: string)
       ...speed,
     ],
     onLog: opts.log ?? (() => {}),
-    onError: opts.log ?? (() => {}),
+    onError: (e: unknown) => opts.log?.(String(e)),
   });
   await server.initialise();
   await server.start();
