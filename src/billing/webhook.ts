@@ -8,16 +8,9 @@
 //     subscription is never resurrected by a late "active" update.
 import Stripe from 'stripe';
 import { isPlanId, PLANS, planOf } from '../domain/plans.js';
-import { findAccountByStripeCustomer, getAccount, setPlan, setStripeCustomer } from '../store/accounts/accounts-repo.js';
-import {
-  eventProcessed,
-  getSubscription,
-  recordEvent,
-  subscriptionsOf,
-  upsertSubscription,
-  type SubscriptionRow,
-} from '../store/accounts/billing-repo.js';
-import type { Db } from '../store/accounts/db.js';
+import type { AccountRow } from '../store/accounts/accounts-repo.js';
+import type { SubscriptionRow } from '../store/accounts/billing-repo.js';
+import type { AccountsStore, BillingProgram, BillingStep } from '../store/accounts/store.js';
 
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
@@ -71,17 +64,26 @@ export function verifyWebhook(rawBody: Buffer | string, signature: string | unde
 
 const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
 
-function accountFor(db: Db, metadata: Stripe.Metadata | null | undefined, customer: string | null): string | null {
+// The logic below is written once as generators of store steps (BillingStep): each store runs a
+// program inside one transaction of its own (SQLite: synchronously in BEGIN IMMEDIATE;
+// PostgreSQL: awaiting each step in BEGIN … COMMIT), so the effect and the record of the event
+// commit together on either.
+function* step<T>(s: BillingStep): BillingProgram<T> {
+  return (yield s) as T;
+}
+const getAccount = (id: string) => step<AccountRow | undefined>({ op: 'getAccount', id });
+
+function* accountFor(metadata: Stripe.Metadata | null | undefined, customer: string | null): BillingProgram<string | null> {
   const fromMeta = metadata?.account_id;
-  if (fromMeta && getAccount(db, fromMeta)) return fromMeta;
-  if (customer) return findAccountByStripeCustomer(db, customer)?.id ?? null;
+  if (fromMeta && (yield* getAccount(fromMeta))) return fromMeta;
+  if (customer) return (yield* step<AccountRow | undefined>({ op: 'findAccountByStripeCustomer', customerId: customer }))?.id ?? null;
   return null;
 }
 
 /** The plan an account is entitled to by its subscriptions: the best entitled one, else Free. */
-function entitledPlan(db: Db, accountId: string): string {
+function* entitledPlan(accountId: string): BillingProgram<string> {
   let best = PLANS.free.id as string;
-  for (const s of subscriptionsOf(db, accountId)) {
+  for (const s of yield* step<SubscriptionRow[]>({ op: 'subscriptionsOf', accountId })) {
     if (ENTITLED.has(s.status) && planOf(s.plan).rank > planOf(best).rank) best = s.plan;
   }
   return best;
@@ -95,8 +97,7 @@ function isStale(stored: SubscriptionRow | undefined, created: number, status: s
   return false;
 }
 
-function applySubscription(
-  db: Db,
+function* applySubscription(
   ev: { created: number; now: number },
   s: {
     id: string;
@@ -107,21 +108,24 @@ function applySubscription(
     status: string;
     periodEnd: number | null;
   },
-): 'applied' | 'stale' {
-  const stored = getSubscription(db, s.id);
+): BillingProgram<'applied' | 'stale'> {
+  const stored = yield* step<SubscriptionRow | undefined>({ op: 'getSubscription', id: s.id });
   if (isStale(stored, ev.created, s.status)) return 'stale';
-  upsertSubscription(db, {
-    id: s.id,
-    account_id: s.accountId,
-    customer_id: s.customer,
-    plan: s.plan,
-    interval: s.interval,
-    status: s.status,
-    current_period_end: s.periodEnd ?? stored?.current_period_end ?? null,
-    last_event_created: ev.created,
-    updated_at: ev.now,
+  yield* step({
+    op: 'upsertSubscription',
+    s: {
+      id: s.id,
+      account_id: s.accountId,
+      customer_id: s.customer,
+      plan: s.plan,
+      interval: s.interval,
+      status: s.status,
+      current_period_end: s.periodEnd ?? stored?.current_period_end ?? null,
+      last_event_created: ev.created,
+      updated_at: ev.now,
+    },
   });
-  setPlan(db, s.accountId, entitledPlan(db, s.accountId), ev.now);
+  yield* step({ op: 'setPlan', id: s.accountId, plan: yield* entitledPlan(s.accountId), now: ev.now });
   return 'applied';
 }
 
@@ -130,7 +134,7 @@ function planFromMetadata(metadata: Stripe.Metadata | null | undefined, fallback
   return p && isPlanId(p) ? p : null;
 }
 
-function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome, 'event_id' | 'type'> {
+function* dispatch(event: Stripe.Event, now: number): BillingProgram<Omit<WebhookOutcome, 'event_id' | 'type'>> {
   const created = event.created * 1000;
   switch (event.type) {
     case 'checkout.session.completed': {
@@ -138,17 +142,18 @@ function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome
       if (session.mode !== 'subscription') return { status: 'ignored', account_id: null, plan: null };
       const customer = idOf(session.customer);
       const accountId =
-        accountFor(db, session.metadata, customer) ??
-        (session.client_reference_id && getAccount(db, session.client_reference_id) ? session.client_reference_id : null);
+        (yield* accountFor(session.metadata, customer)) ??
+        (session.client_reference_id && (yield* getAccount(session.client_reference_id)) ? session.client_reference_id : null);
       const subId = idOf(session.subscription);
       const plan = planFromMetadata(session.metadata);
       if (!accountId || !subId || !plan) return { status: 'ignored', account_id: accountId, plan: null };
-      if (customer && !getAccount(db, accountId)?.stripe_customer_id) setStripeCustomer(db, accountId, customer, now);
+      if (customer && !(yield* getAccount(accountId))?.stripe_customer_id)
+        yield* step({ op: 'setStripeCustomer', id: accountId, customerId: customer, now });
       // Payment done: treat the subscription as active until its own events say otherwise.
       const status = session.payment_status === 'unpaid' ? 'incomplete' : 'active';
       const interval = session.metadata?.interval ?? null;
-      const r = applySubscription(db, { created, now }, { id: subId, accountId, customer, plan, interval, status, periodEnd: null });
-      return { status: r, account_id: accountId, plan: getAccount(db, accountId)?.plan ?? null };
+      const r = yield* applySubscription({ created, now }, { id: subId, accountId, customer, plan, interval, status, periodEnd: null });
+      return { status: r, account_id: accountId, plan: (yield* getAccount(accountId))?.plan ?? null };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -157,16 +162,15 @@ function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome
     case 'customer.subscription.resumed': {
       const sub = event.data.object;
       const customer = idOf(sub.customer);
-      const accountId = accountFor(db, sub.metadata, customer);
-      const stored = getSubscription(db, sub.id);
+      const accountId = yield* accountFor(sub.metadata, customer);
+      const stored = yield* step<SubscriptionRow | undefined>({ op: 'getSubscription', id: sub.id });
       const plan = planFromMetadata(sub.metadata, stored?.plan);
       if (!accountId || !plan) return { status: 'ignored', account_id: accountId, plan: null };
       const item = sub.items?.data?.[0] as (Stripe.SubscriptionItem & { current_period_end?: number }) | undefined;
       const recurring = item?.price?.recurring?.interval;
       const periodEnd = item?.current_period_end ?? (sub as unknown as { current_period_end?: number }).current_period_end ?? null;
       const status = event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status;
-      const r = applySubscription(
-        db,
+      const r = yield* applySubscription(
         { created, now },
         {
           id: sub.id,
@@ -179,29 +183,23 @@ function dispatch(db: Db, event: Stripe.Event, now: number): Omit<WebhookOutcome
           periodEnd: periodEnd === null ? null : periodEnd * 1000,
         },
       );
-      return { status: r, account_id: accountId, plan: getAccount(db, accountId)?.plan ?? null };
+      return { status: r, account_id: accountId, plan: (yield* getAccount(accountId))?.plan ?? null };
     }
     default:
       return { status: 'ignored', account_id: null, plan: null };
   }
 }
 
-/** Apply one verified event exactly once. */
-export function applyStripeEvent(db: Db, event: Stripe.Event, now: number): WebhookOutcome {
-  return db
-    .transaction((): WebhookOutcome => {
-      const head = { event_id: event.id, type: event.type };
-      if (eventProcessed(db, event.id)) return { ...head, status: 'duplicate', account_id: null, plan: null };
-      const out = dispatch(db, event, now);
-      recordEvent(db, {
-        id: event.id,
-        type: event.type,
-        created: event.created * 1000,
-        accountId: out.account_id,
-        outcome: out.status,
-        now,
-      });
-      return { ...head, ...out };
-    })
-    .immediate();
+/** Apply one verified event exactly once (one transaction of the accounts store). */
+export function applyStripeEvent(store: AccountsStore, event: Stripe.Event, now: number): Promise<WebhookOutcome> {
+  return store.runBilling(function* (): BillingProgram<WebhookOutcome> {
+    const head = { event_id: event.id, type: event.type };
+    if (yield* step<boolean>({ op: 'eventProcessed', id: event.id })) return { ...head, status: 'duplicate', account_id: null, plan: null };
+    const out = yield* dispatch(event, now);
+    yield* step({
+      op: 'recordEvent',
+      e: { id: event.id, type: event.type, created: event.created * 1000, accountId: out.account_id, outcome: out.status, now },
+    });
+    return { ...head, ...out };
+  });
 }

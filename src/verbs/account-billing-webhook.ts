@@ -3,7 +3,6 @@
 import { applyStripeEvent, verifyWebhook, WebhookSignatureError, type WebhookOutcome } from '../billing/webhook.js';
 import { AppError } from '../domain/errors.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
-import { SqliteAccountStore } from '../store/accounts/sqlite-store.js';
 import { storeOf } from '../context/stores.js';
 
 export async function billingWebhook({
@@ -25,12 +24,7 @@ export async function billingWebhook({
     ctx.log.warn({ reason: e.message }, 'stripe webhook rejected');
     throw new AppError('validation-error', 'Webhook signature verification failed.');
   }
-  // Applying an event is one synchronous SQLite transaction (src/billing/webhook.ts); the
-  // PostgreSQL store does not carry billing yet (docs/replicas.md, "Left to do").
-  if (!(store instanceof SqliteAccountStore)) {
-    throw new AppError('dependency-unavailable', 'Billing webhooks are not available with the PostgreSQL accounts store yet.');
-  }
-  const out = applyStripeEvent(store.db, event, now);
+  const out = await applyStripeEvent(store, event, now);
   ctx.log.info({ eventId: out.event_id, type: out.type, status: out.status, accountId: out.account_id, plan: out.plan }, 'stripe webhook');
   return { data: out };
 }

@@ -9,6 +9,7 @@ import type { Config } from '../../config.js';
 import {
   createAccount,
   findAccountByEmail,
+  findAccountByStripeCustomer,
   findAccountBySubject,
   getAccount,
   linkSubject,
@@ -19,7 +20,7 @@ import {
   updateProfile,
   type AccountRow,
 } from './accounts-repo.js';
-import { subscriptionsOf } from './billing-repo.js';
+import { eventProcessed, getSubscription, recordEvent, subscriptionsOf, upsertSubscription } from './billing-repo.js';
 import { chargeBatcherOf } from './charge-batcher.js';
 import { closeAccountsDb, stmt, type Db } from './db.js';
 import { createInvite, redeemInvite } from './invites-repo.js';
@@ -28,7 +29,16 @@ import { countActiveKeys, createKey, getKey, listKeys, renameKey, revokeKey, rot
 import { planRank } from './plan-rank.js';
 import { runRetention } from './retention.js';
 import { createSession, deleteSession, extendSession, findSession } from './sessions-repo.js';
-import type { AccountsStore, AdmitInput, AdmitOutcome, DatabaseHealth, SignInClaims, UsagePeek } from './store.js';
+import type {
+  AccountsStore,
+  AdmitInput,
+  BillingProgram,
+  BillingStep,
+  AdmitOutcome,
+  DatabaseHealth,
+  SignInClaims,
+  UsagePeek,
+} from './store.js';
 import { currentTos, tosState } from './tos-policy.js';
 import { publishTos, recordAcceptance } from './tos-repo.js';
 import { burstRequests, monthlyRequests, monthlyUnits, refund, usageByDay, usageByKey, usageByRoute } from './usage-repo.js';
@@ -231,6 +241,40 @@ export class SqliteAccountStore implements AccountsStore {
 
   async subscriptionsOf(accountId: string) {
     return subscriptionsOf(this.db, accountId);
+  }
+  async runBilling<T>(program: () => BillingProgram<T>): Promise<T> {
+    const db = this.db;
+    return db
+      .transaction((): T => {
+        const g = program();
+        let r = g.next();
+        while (!r.done) r = g.next(this.billingStep(r.value));
+        return r.value;
+      })
+      .immediate();
+  }
+  private billingStep(s: BillingStep): unknown {
+    const db = this.db;
+    switch (s.op) {
+      case 'getAccount':
+        return getAccount(db, s.id);
+      case 'findAccountByStripeCustomer':
+        return findAccountByStripeCustomer(db, s.customerId);
+      case 'setPlan':
+        return setPlan(db, s.id, s.plan, s.now);
+      case 'setStripeCustomer':
+        return setStripeCustomer(db, s.id, s.customerId, s.now);
+      case 'eventProcessed':
+        return eventProcessed(db, s.id);
+      case 'recordEvent':
+        return recordEvent(db, s.e);
+      case 'getSubscription':
+        return getSubscription(db, s.id);
+      case 'upsertSubscription':
+        return upsertSubscription(db, s.s);
+      case 'subscriptionsOf':
+        return subscriptionsOf(db, s.accountId);
+    }
   }
   async runRetention(now: number) {
     return runRetention(this.db, now);

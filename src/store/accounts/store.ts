@@ -60,6 +60,21 @@ export interface SignInClaims {
   emailVerified: boolean;
 }
 
+/** One read or write of a billing transaction; src/billing/webhook.ts writes its logic as a program of these. */
+export type BillingStep =
+  | { op: 'getAccount'; id: string }
+  | { op: 'findAccountByStripeCustomer'; customerId: string }
+  | { op: 'setPlan'; id: string; plan: string; now: number }
+  | { op: 'setStripeCustomer'; id: string; customerId: string; now: number }
+  | { op: 'eventProcessed'; id: string }
+  | { op: 'recordEvent'; e: { id: string; type: string; created: number; accountId: string | null; outcome: string; now: number } }
+  | { op: 'getSubscription'; id: string }
+  | { op: 'upsertSubscription'; s: SubscriptionRow }
+  | { op: 'subscriptionsOf'; accountId: string };
+
+/** A billing transaction: yields steps, receives each step's result, returns its outcome. */
+export type BillingProgram<T> = Generator<BillingStep, T, unknown>;
+
 export interface AccountsStore {
   readonly kind: 'sqlite' | 'postgres';
 
@@ -139,6 +154,8 @@ export interface AccountsStore {
 
   // Billing
   subscriptionsOf(accountId: string): Promise<SubscriptionRow[]>;
+  /** Run a billing program in one transaction (webhooks serialized: Stripe events are rare). */
+  runBilling<T>(program: () => BillingProgram<T>): Promise<T>;
 
   runRetention(now: number): Promise<RetentionReport>;
   /** For /health: a real write, at most once a second. */

@@ -5,6 +5,8 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import type Stripe from 'stripe';
+import { applyStripeEvent } from '../../../src/billing/webhook.js';
 import { loadConfig } from '../../../src/config.js';
 import { hashApiKey } from '../../../src/domain/keys.js';
 import { openAccountsDb } from '../../../src/store/accounts/db.js';
@@ -254,6 +256,41 @@ describe.each(BACKENDS)('accounts store on $name', (backend) => {
     expect(twice[0].account.id).toBe(twice[1].account.id);
     expect(twice.filter((t) => t.created)).toHaveLength(1);
     expect(twice[0].account.plan).toBe('free');
+  });
+
+  it('billing events apply once, in one transaction, and move the plan', async () => {
+    const s = (await backend.fresh())();
+    const a = await s.issueKey({ email: 'pay@example.org', plan: 'free', name: 'k', now: T0 });
+    await s.setStripeCustomer(a.accountId, 'cus_pay', T0);
+    const sub = (id: string, type: string, created: number, status: string) =>
+      ({
+        id,
+        type,
+        created,
+        data: {
+          object: {
+            id: 'sub_pay',
+            customer: 'cus_pay',
+            status,
+            metadata: { plan: 'pro' },
+            items: { data: [{ current_period_end: created + 30 * 86_400, price: { recurring: { interval: 'month' } } }] },
+          },
+        },
+      }) as unknown as Stripe.Event;
+    const t = Math.floor(T0 / 1000);
+    const created = sub('evt_1', 'customer.subscription.created', t, 'active');
+    expect(await applyStripeEvent(s, created, T0)).toMatchObject({ status: 'applied', account_id: a.accountId, plan: 'pro' });
+    expect(await applyStripeEvent(s, created, T0)).toMatchObject({ status: 'duplicate' });
+    expect((await s.subscriptionsOf(a.accountId)).map((x) => [x.status, x.interval])).toEqual([['active', 'monthly']]);
+    // An older event delivered late is stale; a later cancellation drops the plan to Free.
+    expect(await applyStripeEvent(s, sub('evt_0', 'customer.subscription.updated', t - 10, 'past_due'), T0)).toMatchObject({
+      status: 'stale',
+    });
+    expect(await applyStripeEvent(s, sub('evt_2', 'customer.subscription.deleted', t + 10, 'canceled'), T0)).toMatchObject({
+      status: 'applied',
+      plan: 'free',
+    });
+    expect((await s.getAccount(a.accountId))?.plan).toBe('free');
   });
 
   it('deletion stops the keys; retention purges after 30 days; health probes a write', async () => {

@@ -168,6 +168,12 @@ export const PG_MIGRATIONS: readonly string[] = [
     n INTEGER;
     lid BIGINT;
   BEGIN
+    -- Commit without waiting for the WAL flush (this transaction only): durable against a replica's
+    -- crash (the database has the row the moment it answers), not against the database server's own
+    -- crash, which may lose the last fraction of a second of counts: the trade SQLite makes with
+    -- synchronous=NORMAL, for counters and request logs only. Keys, accounts and billing commit
+    -- synchronously.
+    PERFORM set_config('synchronous_commit', 'off', true);
     PERFORM pg_advisory_xact_lock(hashtextextended(p_account, 0));
     DELETE FROM concurrency_leases WHERE account_id = p_account AND expires_at <= p_now;
     SELECT count(*) INTO n FROM concurrency_leases WHERE account_id = p_account;
@@ -210,6 +216,18 @@ export const PG_MIGRATIONS: readonly string[] = [
     INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (p_account, p_key, p_now, p_route, p_cost, p_ip)
       RETURNING id INTO lid;
     RETURN QUERY SELECT 'ok'::TEXT, m, b, n, lid;
+  END $$;
+
+  -- Slots given back after responses, batched; asynchronous commit as for cds_admit (a lost
+  -- release only keeps a slot until its expiry).
+  CREATE FUNCTION cds_release(p_ids TEXT[]) RETURNS INTEGER LANGUAGE plpgsql AS $$
+  DECLARE
+    n INTEGER;
+  BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    DELETE FROM concurrency_leases WHERE id = ANY(p_ids);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
   END $$;
   `,
 ];

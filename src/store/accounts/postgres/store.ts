@@ -22,7 +22,18 @@ import { KeyLimitError, LAST_USED_RESOLUTION_MS, type KeyLookup, type KeyRow, ty
 import { displayPrefix, generateApiKey, hashApiKey } from '../../../domain/keys.js';
 import { planRank } from '../plan-rank.js';
 import { sessionIdHash, newSessionSecrets, type SessionRow } from '../sessions-repo.js';
-import type { AccountsStore, AdmitInput, AdmitOutcome, DatabaseHealth, KeyAuth, Lease, SignInClaims, UsagePeek } from '../store.js';
+import type {
+  AccountsStore,
+  AdmitInput,
+  BillingProgram,
+  BillingStep,
+  AdmitOutcome,
+  DatabaseHealth,
+  KeyAuth,
+  Lease,
+  SignInClaims,
+  UsagePeek,
+} from '../store.js';
 import { TOS_GRACE_DAYS, type TosState } from '../tos-policy.js';
 import type { TosAcceptance, TosDocument } from '../tos-repo.js';
 import type { UsageBreakdownRow } from '../usage-repo.js';
@@ -625,7 +636,7 @@ export class PostgresAccountStore implements AccountsStore {
     const ids = this.releases;
     this.releases = [];
     if (ids.length === 0 || this.closed) return;
-    this.pool.query('DELETE FROM concurrency_leases WHERE id = ANY($1::text[])', [ids]).catch(() => {});
+    this.pool.query('SELECT cds_release($1::text[])', [ids]).catch(() => {});
   }
 
   private notePeek(accountId: string, period: string, minute: number, p: UsagePeek): void {
@@ -759,6 +770,59 @@ export class PostgresAccountStore implements AccountsStore {
 
   async subscriptionsOf(accountId: string) {
     return (await this.q<SubscriptionRow>('SELECT * FROM subscriptions WHERE account_id = $1 ORDER BY updated_at DESC', [accountId])).rows;
+  }
+
+  runBilling<T>(program: () => BillingProgram<T>): Promise<T> {
+    return this.tx(async (c) => {
+      // Webhooks one at a time across replicas: a redelivered event cannot be applied twice by two
+      // replicas at once, and an account's plan is recomputed from a stable set of subscriptions.
+      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', ['billing']);
+      const g = program();
+      let r = g.next();
+      while (!r.done) r = g.next(await this.billingStep(c, r.value));
+      return r.value;
+    });
+  }
+
+  private async billingStep(c: pg.PoolClient, s: BillingStep): Promise<unknown> {
+    switch (s.op) {
+      case 'getAccount':
+        return this.getAccountOn(c, s.id);
+      case 'findAccountByStripeCustomer':
+        return this.one<AccountRow>('SELECT * FROM accounts WHERE stripe_customer_id = $1 AND deleted_at IS NULL', [s.customerId], c);
+      case 'setPlan':
+        return this.setPlanOn(c, s.id, s.plan, s.now);
+      case 'setStripeCustomer':
+        await c.query('UPDATE accounts SET stripe_customer_id = $1, updated_at = $2 WHERE id = $3', [s.customerId, s.now, s.id]);
+        return undefined;
+      case 'eventProcessed':
+        return (await this.one('SELECT 1 FROM stripe_events WHERE id = $1', [s.id], c)) !== undefined;
+      case 'recordEvent': {
+        const r = await c.query(
+          `INSERT INTO stripe_events (id, type, created, account_id, outcome, processed_at) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (id) DO NOTHING`,
+          [s.e.id, s.e.type, s.e.created, s.e.accountId, s.e.outcome, s.e.now],
+        );
+        return r.rowCount === 1;
+      }
+      case 'getSubscription':
+        return this.one<SubscriptionRow>('SELECT * FROM subscriptions WHERE id = $1', [s.id], c);
+      case 'upsertSubscription': {
+        const x = s.s;
+        await c.query(
+          `INSERT INTO subscriptions (id, account_id, customer_id, plan, interval, status, current_period_end, last_event_created, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, customer_id = excluded.customer_id, plan = excluded.plan,
+             interval = excluded.interval, status = excluded.status, current_period_end = excluded.current_period_end,
+             last_event_created = excluded.last_event_created, updated_at = excluded.updated_at`,
+          [x.id, x.account_id, x.customer_id, x.plan, x.interval, x.status, x.current_period_end, x.last_event_created, x.updated_at],
+        );
+        return undefined;
+      }
+      case 'subscriptionsOf':
+        return (await c.query<SubscriptionRow>('SELECT * FROM subscriptions WHERE account_id = $1 ORDER BY updated_at DESC', [s.accountId]))
+          .rows;
+    }
   }
 
   // ---------------------------------------------------------------- retention, health
