@@ -48,12 +48,53 @@ interface Run {
 
 async function mint(store: AccountsStore): Promise<string[]> {
   const keys: string[] = [];
+  const accounts: Array<{ accountId: string; keyId: string }> = [];
   for (let a = 0; a < ACCOUNTS; a++) {
-    keys.push((await store.issueKey({ email: `bench${a}@example.org`, plan: 'enterprise', name: 'bench', now: Date.now() })).rawKey);
+    const k = await store.issueKey({ email: `bench${a}@example.org`, plan: 'enterprise', name: 'bench', now: Date.now() });
+    keys.push(k.rawKey);
+    accounts.push({ accountId: k.accountId, keyId: k.row.id });
   }
+  await admissionsAlone(store, accounts);
   await store.close();
   return keys;
 }
+
+/**
+ * The store alone, no HTTP: ADMIT_N admissions, ADMIT_PARALLEL in flight at a time (as many
+ * requests in one process), each released at once. Prints µs of wall time per admission.
+ */
+async function admissionsAlone(store: AccountsStore, accounts: Array<{ accountId: string; keyId: string }>): Promise<void> {
+  const N = Number(process.env.BENCH_ADMIT_N ?? 4_000);
+  const PARALLEL = Number(process.env.BENCH_ADMIT_PARALLEL ?? 32);
+  let next = 0;
+  const t0 = process.hrtime.bigint();
+  const worker = async () => {
+    while (next < N) {
+      const i = next++;
+      const a = accounts[i % accounts.length]!;
+      const now = Date.now();
+      const out = await store.admit({
+        ...a,
+        period: new Date(now).toISOString().slice(0, 7),
+        minute: Math.floor(now / 60_000) * 60_000,
+        cost: 1,
+        monthlyQuota: 1e9,
+        burstQuota: 1e9,
+        route: '/v1/data',
+        ip: '203.0.113.1',
+        now,
+        requestId: `alone-${i}`,
+        maxConcurrent: 1_000,
+      });
+      if (!out.ok) throw new Error(`refused: ${out.limit}`);
+      out.lease.release();
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  const us = Number(process.hrtime.bigint() - t0) / 1e3 / N;
+  aloneFigures.push(`${store.kind}: ${us.toFixed(0)} µs/admission (${(1e6 / us).toFixed(0)}/s)`);
+}
+const aloneFigures: string[] = [];
 
 /** One autocannon per target, connections split between them, run at once; rates summed. */
 async function load(urls: string[], keys: string[] | null): Promise<Run> {

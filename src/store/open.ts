@@ -57,7 +57,7 @@ export async function openDataStores(
 }
 
 export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Promise<Runtime> {
-  const closers: Array<() => void> = [];
+  const closers: Array<() => void | Promise<void>> = [];
   const stores: Stores = {};
   // An accounts database that cannot be opened at start is a configuration error (DATABASE_PATH):
   // it throws, and the server stops with the message. Faults after start answer 503 instead.
@@ -74,5 +74,11 @@ export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Pro
   } else {
     log.warn({ dataDir: config.DATA_DIR }, 'no data build found: data endpoints answer 503 until one is built');
   }
-  return { stores, build, close: async () => closers.forEach((c) => c()) };
+  return {
+    stores,
+    build,
+    close: async () => {
+      for (const c of closers) await c();
+    },
+  };
 }

@@ -591,8 +591,10 @@ export class PostgresAccountStore implements AccountsStore {
     }
     this.stats.batches++;
     this.stats.admissions += batch.length;
+    const answered = new Set<PendingAdmit>();
     for (const row of rows) {
       const p = batch[order[row.ord - 1]!]!;
+      answered.add(p);
       const { input } = p;
       const monthlyUsed = row.monthly_used ?? 0;
       const burstUsed = row.burst_used ?? 0;
@@ -607,9 +609,13 @@ export class PostgresAccountStore implements AccountsStore {
         });
         continue;
       }
-      const lease = this.held.get(input.requestId)?.lease ?? this.holdLease(input.requestId, input.accountId, p.leaseId!);
+      // A request charged again keeps the slot it holds (no new lease was taken for it).
+      const lease =
+        this.held.get(input.requestId)?.lease ??
+        (p.leaseId ? this.holdLease(input.requestId, input.accountId, p.leaseId) : { accountId: input.accountId, release: () => {} });
       p.resolve({ ok: true, monthlyUsed, burstUsed, inFlight: row.in_flight, logId: row.log_id!, lease });
     }
+    for (const p of batch) if (!answered.has(p)) p.reject(new AccountsUnavailableError('no answer for this admission'));
   }
 
   private holdLease(requestId: string, accountId: string, leaseId: string): Lease {
