@@ -3,6 +3,7 @@
 // (s3rver) on a loopback port. The prebuilt test build is what is published; a "newer build" is
 // the same files under another build id (hard links and a rewritten manifest), so its upload and
 // pull move one new file and link the rest — which is also what keeps this file fast.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
@@ -61,6 +62,8 @@ function publisherDir(testBuild: string): { dataDir: string; a: string; b: strin
 
 let s3: LocalS3;
 let pub: { dataDir: string; a: string; b: string };
+/** The directory target the first test publishes A then B to. */
+let dirTarget: string | undefined;
 const cleanup: string[] = [];
 
 beforeAll(async () => {
@@ -79,6 +82,7 @@ describe('etl publish', () => {
   it('to a directory: every file under its SHA-256, the index, latest last; again: a no-op', async () => {
     const target = scratch();
     cleanup.push(target);
+    dirTarget = target;
     const first = await publishToStore({ dataDir: pub.dataDir, to: target });
     expect(first.buildId).toBe(pub.a);
     expect(first.uploaded).toBeGreaterThan(50);
@@ -283,6 +287,53 @@ describe('s3: publish, pull, verify, switch', () => {
     await follower.stop();
     live.close();
   }, 60_000);
+});
+
+describe('npm start with DATA_SOURCE', () => {
+  it('pulls the published latest build into an empty DATA_DIR, verifies it, serves it and reports it in /health', async () => {
+    expect(dirTarget).toBeDefined();
+    const dataDir = scratch();
+    cleanup.push(dataDir);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/server.ts')], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'test',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: path.join(dataDir, 'data'),
+        DATABASE_PATH: path.join(dataDir, 'accounts.sqlite'),
+        DATA_SOURCE: dirTarget!,
+        DATA_POLL_INTERVAL_MS: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const end = Date.now() + 90_000;
+      while (!/listening at http:\/\/127\.0\.0\.1:\d+/.test(out)) {
+        if (Date.now() > end || child.exitCode !== null) throw new Error(`server did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const port = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1];
+      const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as {
+        data: { build_id: string };
+        source: { url: string; reachable: boolean; latest: string };
+      };
+      // The first test left `latest` on B.
+      expect(health.data.build_id).toBe(pub.b);
+      expect(health.source).toMatchObject({ url: dirTarget, reachable: true, latest: pub.b });
+      expect(out).toContain('data build pulled and verified');
+      expect(fs.existsSync(path.join(dataDir, 'data', 'builds', pub.b, PULLED_MARKER))).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 150_000);
 });
 
 describe('makeCurrent', () => {
