@@ -15,8 +15,8 @@ import { openObjectStore, type ObjectStore } from './object-store/index.js';
 import { BuildVerificationError, makeCurrent, prunePulled, pullBuild, readLatest } from './build-pull.js';
 
 export interface BuildSourceStatus {
-  /** DATA_SOURCE as configured (no credentials are ever part of it). */
-  url: string;
+  /** What DATA_SOURCE is (its address stays in the configuration and the log: /health is public). */
+  kind: 's3' | 'directory';
   /** DATA_BUILD, when the replica is pinned to one build. */
   pinned: string | null;
   reachable: boolean | null;
@@ -44,8 +44,10 @@ export interface FollowerOptions {
 /** What an operator can act on, without stack traces or addresses beyond the configured source. */
 function reasonOf(e: unknown): string {
   if (e instanceof BuildVerificationError) return `refused: ${e.message}`;
-  const err = e as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const err = e as { name?: string; code?: string; path?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
+  // A file-system error names a path: it is this replica's disk (full, read-only), not the source.
+  if (err.path !== undefined && err.code) return `local data directory error (${err.code})`;
   if (status) return `object store answered HTTP ${status} (${err.name ?? 'error'})`;
   return `object store unreachable (${err.code ?? err.name ?? 'error'})`;
 }
@@ -61,7 +63,7 @@ export class BuildFollower {
   constructor(private readonly opts: FollowerOptions) {
     this.store = opts.store;
     this.status = {
-      url: opts.source,
+      kind: opts.source.startsWith('s3://') ? 's3' : 'directory',
       pinned: opts.buildId ?? null,
       reachable: null,
       latest: null,
@@ -100,7 +102,7 @@ export class BuildFollower {
   async prepare(): Promise<void> {
     try {
       const id = await this.target();
-      if (!id) throw new BuildVerificationError(`nothing is published in ${this.opts.source} yet`);
+      if (!id) throw new BuildVerificationError(`nothing is published in the data source yet`);
       const pulled = await pullBuild(await this.objectStore(), this.opts.dataDir, { buildId: id });
       await makeCurrent(this.opts.dataDir, pulled.buildId);
       this.ok(this.status.latest ?? id);

@@ -60,7 +60,7 @@ export async function readLatest(store: ObjectStore): Promise<Latest | undefined
 export async function readIndex(store: ObjectStore, buildId: string, expectedSha?: string): Promise<BuildIndex> {
   if (!isBuildId(buildId)) throw new BuildVerificationError(`not a build id: ${buildId}`);
   const raw = await store.read(indexKey(buildId));
-  if (!raw) throw new BuildVerificationError(`build ${buildId} is not published in ${store.url}`);
+  if (!raw) throw new BuildVerificationError(`build ${buildId} is not published in the data source`);
   if (expectedSha && sha256Of(raw) !== expectedSha)
     throw new BuildVerificationError(`the index of build ${buildId} does not match latest.json`);
   const index = parseJson(raw, buildIndexSchema, `index of build ${buildId}`);
@@ -140,7 +140,7 @@ export async function pullBuild(
   let expectedSha: string | undefined;
   if (!buildId) {
     const latest = await readLatest(store);
-    if (!latest) throw new BuildVerificationError(`nothing is published in ${store.url} yet (no latest.json)`);
+    if (!latest) throw new BuildVerificationError(`nothing is published in the data source yet (no latest.json)`);
     buildId = latest.build_id;
     expectedSha = latest.index_sha256;
   }
@@ -153,7 +153,9 @@ export async function pullBuild(
   if (fs.existsSync(finalDir)) {
     // Built here by the ETL (the publisher's own data directory), or marked by another index.
     if (!(await matches(finalDir, index)))
-      throw new BuildVerificationError(`${finalDir} exists and differs from the published build ${buildId}; move it away`);
+      throw new BuildVerificationError(
+        `a local build ${buildId} exists and differs from the published one; move it away from DATA_DIR/builds`,
+      );
     await fsp.writeFile(path.join(finalDir, PULLED_MARKER), `${JSON.stringify(index)}\n`);
     return { buildId, dir: finalDir, downloaded: 0, downloadedBytes: 0, linked: 0 };
   }

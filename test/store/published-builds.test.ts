@@ -322,11 +322,12 @@ describe('npm start with DATA_SOURCE', () => {
       const port = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1];
       const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as {
         data: { build_id: string };
-        source: { url: string; reachable: boolean; latest: string };
+        source: { kind: string; reachable: boolean; latest: string };
       };
       // The first test left `latest` on B.
       expect(health.data.build_id).toBe(pub.b);
-      expect(health.source).toMatchObject({ url: dirTarget, reachable: true, latest: pub.b });
+      expect(health.source).toMatchObject({ kind: 'directory', reachable: true, latest: pub.b });
+      expect(JSON.stringify(health)).not.toContain(dirTarget!);
       expect(out).toContain('data build pulled and verified');
       expect(fs.existsSync(path.join(dataDir, 'data', 'builds', pub.b, PULLED_MARKER))).toBe(true);
     } finally {

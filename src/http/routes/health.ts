@@ -31,7 +31,7 @@ const healthSchema = z.object({
     ),
   source: z
     .object({
-      url: z.string(),
+      kind: z.enum(['s3', 'directory']),
       pinned: z.string().nullable(),
       reachable: z.boolean().nullable(),
       latest: z.string().nullable(),
