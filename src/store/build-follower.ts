@@ -184,9 +184,12 @@ export class BuildFollower {
     }
   }
 
+  /**
+   * No more polls. A pull under way is not waited for (it may be gigabytes; shutdown has a grace
+   * period): its temporary directory is removed by the next start, and it is never switched to.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.busy?.catch(() => {});
   }
 }
