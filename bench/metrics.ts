@@ -87,7 +87,7 @@ async function main() {
     `  ratio with ÷ without: throughput ${(avg(b, 'rps') / avg(a, 'rps')).toFixed(3)}, p50 ${(avg(b, 'p50') / avg(a, 'p50')).toFixed(2)}×`,
   );
   const scrape = await measured.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
-  const line = scrape.body.split('\n').find((l) => l.startsWith('cds_http_requests_total{') && l.includes('status="200"'));
+  const line = scrape.body.split('\n').find((l) => l.startsWith('census_http_requests_total{') && l.includes('status="200"'));
   console.log(`  scrape: ${scrape.body.length} bytes; ${line}`);
   const bad = [...a, ...b].reduce((s, r) => s + r.bad, 0);
   if (bad) console.log(`  warning: ${bad} non-2xx or errored responses`);

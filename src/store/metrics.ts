@@ -5,14 +5,14 @@
 import { Counter, Histogram } from 'prom-client';
 
 export const duckdbQuerySeconds = new Histogram({
-  name: 'cds_duckdb_query_duration_seconds',
+  name: 'census_duckdb_query_duration_seconds',
   help: 'DuckDB query time (from a pooled connection to the last row read), excluding waits for a connection.',
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [],
 });
 
 export const cacheLookups = new Counter({
-  name: 'cds_cache_lookups_total',
+  name: 'census_cache_lookups_total',
   help: 'Lookups per in-process cache (observation_results, serving_index, api_keys) by result (hit, miss).',
   labelNames: ['cache', 'result'] as const,
   registers: [],

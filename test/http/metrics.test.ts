@@ -44,7 +44,7 @@ describe('/metrics', () => {
       expect(res.statusCode).toBe(401);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.headers['www-authenticate']).toContain('Bearer');
-      expect(res.body).not.toContain('cds_');
+      expect(res.body).not.toContain('census_');
     }
   });
 
@@ -62,20 +62,20 @@ describe('/metrics', () => {
     const after = await scrape();
 
     const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
-    expect(delta('cds_http_requests_total', { method: 'GET', route: '/v1/data', status: '200' })).toBe(4);
-    expect(delta('cds_http_requests_total', { method: 'GET', route: '/v1/data', status: '401' })).toBe(2);
-    expect(delta('cds_http_requests_total', { method: 'GET', route: '/v1/geographies/:geo_key', status: '200' })).toBe(1);
-    expect(delta('cds_http_request_duration_seconds_count', { route: '/v1/data', status: '200' })).toBe(4);
+    expect(delta('census_http_requests_total', { method: 'GET', route: '/v1/data', status: '200' })).toBe(4);
+    expect(delta('census_http_requests_total', { method: 'GET', route: '/v1/data', status: '401' })).toBe(2);
+    expect(delta('census_http_requests_total', { method: 'GET', route: '/v1/geographies/:geo_key', status: '200' })).toBe(1);
+    expect(delta('census_http_request_duration_seconds_count', { route: '/v1/data', status: '200' })).toBe(4);
     // Route patterns only: no raw URL, no query string in any label.
     expect(after).not.toContain('state:06');
     expect(after).not.toContain('variables=');
-    expect(delta('cds_admission_total', { outcome: 'admitted' })).toBeGreaterThanOrEqual(4);
-    expect(delta('cds_admission_total', { outcome: 'refused', reason: 'auth' })).toBe(2);
-    expect(delta('cds_cache_lookups_total', { cache: 'api_keys', result: 'hit' })).toBeGreaterThanOrEqual(3);
-    expect(delta('cds_cache_lookups_total', { cache: 'observation_results', result: 'hit' })).toBeGreaterThanOrEqual(2);
-    expect(delta('cds_duckdb_query_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(delta('census_admission_total', { outcome: 'admitted' })).toBeGreaterThanOrEqual(4);
+    expect(delta('census_admission_total', { outcome: 'refused', reason: 'auth' })).toBe(2);
+    expect(delta('census_cache_lookups_total', { cache: 'api_keys', result: 'hit' })).toBeGreaterThanOrEqual(3);
+    expect(delta('census_cache_lookups_total', { cache: 'observation_results', result: 'hit' })).toBeGreaterThanOrEqual(2);
+    expect(delta('census_duckdb_query_duration_seconds_count')).toBeGreaterThanOrEqual(1);
     const build = svc.stores.build!.manifest.build_id;
-    expect(sample(after, 'cds_build_info', { build_id: build })).toBe(1);
+    expect(sample(after, 'census_build_info', { build_id: build })).toBe(1);
   });
 
   it('counts refusals by reason (burst)', async () => {
@@ -90,8 +90,8 @@ describe('/metrics', () => {
     expect(refused).toBe(2);
     const after = await scrape();
     const delta =
-      sample(after, 'cds_admission_total', { outcome: 'refused', reason: 'burst' }) -
-      sample(before, 'cds_admission_total', { outcome: 'refused', reason: 'burst' });
+      sample(after, 'census_admission_total', { outcome: 'refused', reason: 'burst' }) -
+      sample(before, 'census_admission_total', { outcome: 'refused', reason: 'burst' });
     expect(delta).toBe(2);
   });
 

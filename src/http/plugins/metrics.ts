@@ -1,10 +1,10 @@
 // GET /metrics in the Prometheus text format (prom-client), served only when METRICS_TOKEN is set
 // and only to a request carrying it as `Authorization: Bearer <token>` (docs/operations.md).
 // Unset: no route, no hook, no cost. What is measured:
-//   cds_http_requests_total / cds_http_request_duration_seconds  by method, route pattern, status
-//   cds_admission_total       admitted, or refused by reason (quota, burst, concurrency, terms, auth)
-//   cds_duckdb_query_duration_seconds, cds_cache_lookups_total   (src/store/metrics.ts)
-//   cds_build_info{build_id}  the live build; cds_builds_draining; cds_build_source_up
+//   census_http_requests_total / census_http_request_duration_seconds  by method, route pattern, status
+//   census_admission_total       admitted, or refused by reason (quota, burst, concurrency, terms, auth)
+//   census_duckdb_query_duration_seconds, census_cache_lookups_total   (src/store/metrics.ts)
+//   census_build_info{build_id}  the live build; census_builds_draining; census_build_source_up
 // plus prom-client's process metrics. Route labels are the registered pattern
 // (`/v1/geographies/:geo_id`), never the raw URL, so label sets stay bounded.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -44,22 +44,22 @@ export class HttpMetrics {
     const registers = [this.registry];
     this.registry.registerMetric(duckdbQuerySeconds);
     this.registry.registerMetric(cacheLookups);
-    collectDefaultMetrics({ register: this.registry, prefix: 'cds_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'census_' });
     this.requests = new Counter({
-      name: 'cds_http_requests_total',
+      name: 'census_http_requests_total',
       help: 'HTTP responses by method, route pattern and status.',
       labelNames: ['method', 'route', 'status'] as const,
       registers,
     });
     this.duration = new Histogram({
-      name: 'cds_http_request_duration_seconds',
+      name: 'census_http_request_duration_seconds',
       help: 'Time from request to response sent, by method, route pattern and status.',
       labelNames: ['method', 'route', 'status'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
     this.admission = new Counter({
-      name: 'cds_admission_total',
+      name: 'census_admission_total',
       help: 'Admission decisions: outcome admitted, or refused with reason quota, burst, concurrency, terms, auth (401 responses); error when admission itself failed.',
       labelNames: ['outcome', 'reason'] as const,
       registers,
@@ -67,7 +67,7 @@ export class HttpMetrics {
     this.admitted = this.admission.labels('admitted', '');
     this.refusedAuth = this.admission.labels('refused', 'auth');
     new Gauge({
-      name: 'cds_build_info',
+      name: 'census_build_info',
       help: 'The data build being served (value 1, id in the build_id label).',
       labelNames: ['build_id'] as const,
       registers,
@@ -78,7 +78,7 @@ export class HttpMetrics {
       },
     });
     new Gauge({
-      name: 'cds_builds_draining',
+      name: 'census_builds_draining',
       help: 'Builds switched away from whose requests are still running.',
       registers,
       collect() {
@@ -86,7 +86,7 @@ export class HttpMetrics {
       },
     });
     new Gauge({
-      name: 'cds_build_source_up',
+      name: 'census_build_source_up',
       help: 'Whether DATA_SOURCE answered the last check (1), did not (0); absent without DATA_SOURCE.',
       registers,
       collect() {
