@@ -30,6 +30,11 @@ export class LiveStores {
     return this.gen.stores;
   }
 
+  /** Requests being served from the live generation right now. */
+  get inFlight(): number {
+    return this.gen.inFlight;
+  }
+
   /** Generations switched away from whose requests are still running. */
   get drainingCount(): number {
     return this.draining.size;

@@ -119,8 +119,14 @@ export class BuildFollower {
     } catch (e) {
       this.failed(e);
       const local = resolveCurrentBuild(this.opts.dataDir);
+      let serving: string | null = null;
+      try {
+        serving = local ? readManifest(local).build_id : null;
+      } catch {
+        // An unreadable manifest is reported by the stores when they open.
+      }
       this.opts.log.error(
-        { err: e, source: this.opts.source, serving: local ? readManifest(local).build_id : null },
+        { err: e, source: this.opts.source, serving },
         local
           ? 'data source unavailable at start: serving the build already pulled'
           : 'data source unavailable at start and no build pulled yet',

@@ -230,6 +230,18 @@ describe('s3: publish, pull, verify, switch', () => {
       const workers = [0, 1, 2, 3].map(worker);
       await new Promise((r) => setTimeout(r, 300));
 
+      // Switch at a moment when requests are running on the old build (waited for, at most 5 s).
+      let inFlightAtSwitch = 0;
+      const switchTo = live.switchTo.bind(live);
+      live.switchTo = (...args) => {
+        const at = async () => {
+          const end = Date.now() + 5_000;
+          while (live.inFlight === 0 && Date.now() < end) await new Promise((r) => setImmediate(r));
+          inFlightAtSwitch = live.inFlight;
+          return switchTo(...args);
+        };
+        return at();
+      };
       const published = await publishToStore({ dataDir: pub.dataDir, to: s3.url('census'), env: s3.env, buildId: pub.b });
       expect(published).toMatchObject({ uploaded: 0, latestMoved: true });
       const switchStart = performance.now();
@@ -240,6 +252,7 @@ describe('s3: publish, pull, verify, switch', () => {
       await Promise.all(workers);
 
       expect(results.filter((r) => r.status !== 200)).toEqual([]);
+      expect(inFlightAtSwitch).toBeGreaterThan(0);
       expect(results.length).toBeGreaterThan(50);
       // Requests were running across the switch, and the builds answered in order A… then B….
       expect(results.some((r) => r.start < switched && r.end > switchStart)).toBe(true);
