@@ -82,7 +82,7 @@ export function healthRoutes(app: FastifyInstance) {
     url: '/health',
     summary: 'Service health',
     description:
-      'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes.',
+      'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes. With DATA_SOURCE, `source` tells how the last check of the published builds went; an unreachable source does not degrade a replica that serves a verified build.',
     tags: ['service'],
     auth: 'none',
     logLevel: 'silent',
