@@ -78,6 +78,14 @@ export class HttpMetrics {
       },
     });
     new Gauge({
+      name: 'census_http_requests_in_flight',
+      help: 'Requests being served from the live build right now.',
+      registers,
+      collect() {
+        this.set(live.inFlight);
+      },
+    });
+    new Gauge({
       name: 'census_builds_draining',
       help: 'Builds switched away from whose requests are still running.',
       registers,

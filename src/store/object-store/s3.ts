@@ -97,10 +97,44 @@ export class S3ObjectStore implements ObjectStore {
     await this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.loc.bucket, Key: this.key(key), Body: body }));
   }
 
+  /** Files from this size on go up in parts (S3 takes at most 5 GB in one PutObject). */
+  multipartThreshold = 256 * 1024 * 1024;
+  /** At least 5 MiB (S3's minimum for every part but the last); at most 10,000 parts per object. */
+  partBytes = 64 * 1024 * 1024;
+
   async writeFile(key: string, file: string, bytes: number): Promise<void> {
-    // One PutObject per file (S3 allows 5 GB; a build's largest files are well under that).
+    if (bytes >= this.multipartThreshold) return this.writeParts(key, file, bytes);
     await this.client.send(
       new this.sdk.PutObjectCommand({ Bucket: this.loc.bucket, Key: this.key(key), Body: fs.createReadStream(file), ContentLength: bytes }),
     );
+  }
+
+  /** A multipart upload: the object appears only on CompleteMultipartUpload; a failure aborts it. */
+  private async writeParts(key: string, file: string, bytes: number): Promise<void> {
+    const Bucket = this.loc.bucket;
+    const Key = this.key(key);
+    const partBytes = Math.max(this.partBytes, Math.ceil(bytes / 10_000));
+    const { UploadId } = await this.client.send(new this.sdk.CreateMultipartUploadCommand({ Bucket, Key }));
+    try {
+      const parts: Array<{ ETag: string | undefined; PartNumber: number }> = [];
+      for (let start = 0, n = 1; start < bytes; start += partBytes, n++) {
+        const end = Math.min(bytes, start + partBytes);
+        const r = await this.client.send(
+          new this.sdk.UploadPartCommand({
+            Bucket,
+            Key,
+            UploadId,
+            PartNumber: n,
+            Body: fs.createReadStream(file, { start, end: end - 1 }),
+            ContentLength: end - start,
+          }),
+        );
+        parts.push({ ETag: r.ETag, PartNumber: n });
+      }
+      await this.client.send(new this.sdk.CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+    } catch (e) {
+      await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+      throw e;
+    }
   }
 }
