@@ -319,6 +319,24 @@ describe('PostgreSQL store when the server is unreachable', () => {
     expect(h.reason).toBe('ECONNREFUSED');
   });
 
+  it('a revocation is pushed to other replicas by NOTIFY, well before the next poll', async () => {
+    const url = await freshDatabase();
+    const writer = new PostgresAccountStore({ url });
+    const reader = new PostgresAccountStore({ url, pollMs: 1_000 });
+    opened.push(writer, reader);
+    const a = await writer.issueKey({ email: 'notify@example.org', plan: 'pro', name: 'k', now: T0 });
+    expect((await reader.authenticateKey(hashApiKey(a.rawKey), config, T0))?.row.revoked_at).toBeNull();
+    await new Promise((r) => setTimeout(r, 200)); // the reader's listener is up
+    const t0 = Date.now();
+    await writer.revokeKey(a.accountId, a.row.id, T0);
+    const seen = await waitFor(
+      async () => (await reader.authenticateKey(hashApiKey(a.rawKey), config, T0))?.row.revoked_at !== null,
+      2_000,
+    );
+    expect(seen).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(400);
+  });
+
   it('migrations are versioned and applied once however many replicas start together', async () => {
     const url = await freshDatabase();
     const stores = Array.from({ length: 4 }, () => new PostgresAccountStore({ url, poolSize: 2 }));
@@ -328,6 +346,6 @@ describe('PostgreSQL store when the server is unreachable', () => {
     await c.connect();
     const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
     await c.end();
-    expect(rows.map((r) => r.version)).toEqual([1]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2]);
   });
 });

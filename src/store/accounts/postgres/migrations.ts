@@ -230,4 +230,15 @@ export const PG_MIGRATIONS: readonly string[] = [
     RETURN n;
   END $$;
   `,
+  `
+  -- Revocations reach replicas at once: the generation trigger also notifies (delivered at COMMIT)
+  -- every replica listening on cds_auth_generation; the poll stays as the fallback for a listener
+  -- connection that was lost.
+  CREATE OR REPLACE FUNCTION cds_bump_auth_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE auth_generation SET gen = gen + 1 WHERE id = 1;
+    PERFORM pg_notify('cds_auth_generation', '');
+    RETURN NULL;
+  END $$;
+  `,
 ];

@@ -1,10 +1,10 @@
 // The accounts store on PostgreSQL (DATABASE_URL), shared by N replicas (docs/replicas.md).
 //
 // What costs a round trip per request and what does not:
-//   * authentication: none on a cache hit. Each replica keeps verified keys in memory and polls the
-//     auth generation (one tiny SELECT every AUTH_GENERATION_POLL_MS, 250 ms by default), which
-//     triggers move on every revocation, rotation, plan or terms change: a revoked key is refused
-//     everywhere within one poll interval plus the request's own time, well under 1 s.
+//   * authentication: none on a cache hit. Each replica keeps verified keys in memory and re-reads
+//     the auth generation, which triggers move on every revocation, rotation, plan or terms change,
+//     when the trigger's NOTIFY arrives (at COMMIT) and at the latest every AUTH_GENERATION_POLL_MS
+//     (250 ms): a revoked key is refused everywhere well under 1 s.
 //   * admission: one statement per event-loop turn, shared by every request admitted in that turn
 //     (cds_admit over the batch, autocommitted). Monthly units, burst and concurrency are shared
 //     counters that any replica may move at any moment, so checking them exactly needs the
@@ -116,6 +116,8 @@ export class PostgresAccountStore implements AccountsStore {
   private releases: string[] = [];
   private probe: { at: number; health: DatabaseHealth } | undefined;
   private closed = false;
+  private listener: pg.Client | undefined;
+  private readonly url: string;
   readonly leaseTtlMs: number;
   readonly pollMs: number;
   /** Admission statements sent and requests in them, for the benchmark and tests. */
@@ -124,6 +126,7 @@ export class PostgresAccountStore implements AccountsStore {
   constructor(opts: PostgresStoreOptions) {
     this.leaseTtlMs = opts.leaseTtlMs ?? 15_000;
     this.pollMs = opts.pollMs ?? 250;
+    this.url = opts.url;
     this.pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
@@ -176,6 +179,36 @@ export class PostgresAccountStore implements AccountsStore {
     this.pollTimer.unref();
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.leaseTtlMs / 3)));
     this.renewTimer.unref();
+    void this.listen();
+  }
+
+  /**
+   * LISTEN for generation bumps (migration 2) on a connection of its own: a revocation reaches this
+   * replica as soon as it commits. Lost connections are re-opened after a second; meanwhile the
+   * poll keeps the bound (AUTH_GENERATION_POLL_MS).
+   */
+  private async listen(): Promise<void> {
+    if (this.closed || this.listener) return;
+    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 3_000, application_name: 'census-data-service' });
+    this.listener = c;
+    const retry = () => {
+      if (this.listener !== c) return;
+      this.listener = undefined;
+      c.end().catch(() => {});
+      if (!this.closed) setTimeout(() => void this.listen(), 1_000).unref();
+    };
+    c.on('error', retry);
+    c.on('end', retry);
+    c.on('notification', () => void this.pollGeneration());
+    try {
+      await c.connect();
+      await c.query('LISTEN cds_auth_generation');
+      // The listener must not keep a process alive on its own (the admin CLI, tests).
+      (c as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      await this.pollGeneration(); // anything that moved before LISTEN took effect
+    } catch {
+      retry();
+    }
   }
 
   private async pollGeneration(): Promise<void> {
@@ -911,6 +944,9 @@ export class PostgresAccountStore implements AccountsStore {
     this.closed = true;
     clearInterval(this.pollTimer);
     clearInterval(this.renewTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => {});
     const ids = [...this.held.values()].map((h) => h.leaseId).concat(this.releases);
     this.held.clear();
     this.releases = [];
