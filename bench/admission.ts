@@ -200,6 +200,9 @@ async function main() {
     const pg3 = avg(runs.get('postgres-3')!, 'rps');
     const sq = avg(runs.get('sqlite-1')!, 'rps');
     console.log(
+      `  store alone (admit + release, ${process.env.BENCH_ADMIT_PARALLEL ?? 32} in flight, one process): ${aloneFigures.join('; ')}`,
+    );
+    console.log(
       `  PostgreSQL ÷ SQLite (1 replica): ${(pg1 / sq).toFixed(3)}×;  3 replicas ÷ 1 replica (PostgreSQL): ${(pg3 / pg1).toFixed(3)}×`,
     );
     if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
