@@ -156,7 +156,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   -- One request's admission, in the order concurrency -> monthly units -> burst. The per-account
   -- advisory lock serializes admissions of one account across replicas until COMMIT (accounts do
   -- not wait for each other); callers pass a batch sorted by account so two batches always take
-  -- their locks in the same order. A refused request leaves no trace but the per-minute window row.
+  -- their locks in the same order. A refused request leaves no trace but the counter rows.
   CREATE FUNCTION cds_admit(
     p_account TEXT, p_key TEXT, p_period TEXT, p_minute BIGINT, p_cost BIGINT, p_monthly BIGINT, p_burst BIGINT,
     p_route TEXT, p_ip TEXT, p_now BIGINT, p_lease TEXT, p_max_concurrent INTEGER, p_lease_expires BIGINT
@@ -175,22 +175,27 @@ export const PG_MIGRATIONS: readonly string[] = [
     -- synchronously.
     PERFORM set_config('synchronous_commit', 'off', true);
     PERFORM pg_advisory_xact_lock(hashtextextended(p_account, 0));
-    DELETE FROM concurrency_leases WHERE account_id = p_account AND expires_at <= p_now;
-    SELECT count(*) INTO n FROM concurrency_leases WHERE account_id = p_account;
-    INSERT INTO usage_periods (account_id, period) VALUES (p_account, p_period) ON CONFLICT DO NOTHING;
-    INSERT INTO usage_minutes (account_id, window_start) VALUES (p_account, p_minute) ON CONFLICT DO NOTHING;
+    -- Expired slots (of a replica that died) are not counted; they are swept when the cap is hit.
+    SELECT count(*) INTO n FROM concurrency_leases WHERE account_id = p_account AND expires_at > p_now;
     IF p_lease IS NOT NULL THEN
       IF n >= p_max_concurrent THEN
+        DELETE FROM concurrency_leases WHERE account_id = p_account AND expires_at <= p_now;
         RETURN QUERY SELECT 'concurrency'::TEXT,
-          (SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period),
-          (SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), n, NULL::BIGINT;
+          coalesce((SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period), 0),
+          coalesce((SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), 0), n, NULL::BIGINT;
         RETURN;
       END IF;
       INSERT INTO concurrency_leases (id, account_id, expires_at) VALUES (p_lease, p_account, p_lease_expires);
       n := n + 1;
     END IF;
+    -- The counter rows usually exist: UPDATE first, create the row only when it is missing.
     UPDATE usage_periods u SET units = u.units + p_cost, requests = u.requests + 1
       WHERE u.account_id = p_account AND u.period = p_period AND u.units + p_cost <= p_monthly RETURNING u.units INTO m;
+    IF m IS NULL THEN
+      INSERT INTO usage_periods (account_id, period) VALUES (p_account, p_period) ON CONFLICT DO NOTHING;
+      UPDATE usage_periods u SET units = u.units + p_cost, requests = u.requests + 1
+        WHERE u.account_id = p_account AND u.period = p_period AND u.units + p_cost <= p_monthly RETURNING u.units INTO m;
+    END IF;
     IF m IS NULL THEN
       IF p_lease IS NOT NULL THEN
         DELETE FROM concurrency_leases WHERE id = p_lease;
@@ -198,11 +203,16 @@ export const PG_MIGRATIONS: readonly string[] = [
       END IF;
       RETURN QUERY SELECT 'monthly'::TEXT,
         (SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period),
-        (SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), n, NULL::BIGINT;
+        coalesce((SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), 0), n, NULL::BIGINT;
       RETURN;
     END IF;
     UPDATE usage_minutes w SET requests = w.requests + 1
       WHERE w.account_id = p_account AND w.window_start = p_minute AND w.requests + 1 <= p_burst RETURNING w.requests INTO b;
+    IF b IS NULL THEN
+      INSERT INTO usage_minutes (account_id, window_start) VALUES (p_account, p_minute) ON CONFLICT DO NOTHING;
+      UPDATE usage_minutes w SET requests = w.requests + 1
+        WHERE w.account_id = p_account AND w.window_start = p_minute AND w.requests + 1 <= p_burst RETURNING w.requests INTO b;
+    END IF;
     IF b IS NULL THEN
       UPDATE usage_periods u SET units = u.units - p_cost, requests = u.requests - 1 WHERE u.account_id = p_account AND u.period = p_period;
       IF p_lease IS NOT NULL THEN
