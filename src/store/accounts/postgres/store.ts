@@ -117,6 +117,7 @@ export class PostgresAccountStore implements AccountsStore {
   private probe: { at: number; health: DatabaseHealth } | undefined;
   private closed = false;
   private listener: pg.Client | undefined;
+  private renewals = 0;
   private readonly url: string;
   readonly leaseTtlMs: number;
   readonly pollMs: number;
@@ -230,13 +231,15 @@ export class PostgresAccountStore implements AccountsStore {
   }
 
   private async renewLeases(): Promise<void> {
-    if (this.held.size === 0) return;
+    const now = Date.now();
     const ids = [...this.held.values()].map((h) => h.leaseId);
     try {
-      await this.pool.query('UPDATE concurrency_leases SET expires_at = $1 WHERE id = ANY($2::text[])', [
-        Date.now() + this.leaseTtlMs,
-        ids,
-      ]);
+      if (ids.length > 0) {
+        await this.pool.query('UPDATE concurrency_leases SET expires_at = $1 WHERE id = ANY($2::text[])', [now + this.leaseTtlMs, ids]);
+      }
+      // Slots of replicas that died stop counting once expired; clear them out now and then.
+      if (++this.renewals % 12 === 0)
+        await this.pool.query('DELETE FROM concurrency_leases WHERE expires_at < $1', [now - this.leaseTtlMs]);
     } catch {
       // Next round retries; a lease that lapses meanwhile only frees a slot early.
     }
