@@ -1,7 +1,7 @@
-// The concurrent-connections layer. In-process by design: a connection lives in one process, and
-// the counter must be released the instant the response ends, which a shared database cannot do
-// without leaking slots when a process dies. Behind N processes each enforces its own cap
-// (documented in docs/plans.md).
+// The concurrent-connections layer of the SQLite accounts store: an in-process counter, released
+// the instant the response ends. Processes sharing one SQLite file each enforce their own cap; the
+// PostgreSQL store keeps slots as expiring, renewed rows shared by every replica instead, so a
+// dead process's slots lapse (docs/replicas.md).
 
 export interface Lease {
   readonly accountId: string;
