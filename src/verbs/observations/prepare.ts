@@ -110,10 +110,7 @@ export async function prepare(
   const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
   const geo = resolveGeographies(geographies, input.geo ?? [], {
     vintage: definitionVintage,
-    allowWildcard: plan.features.wildcards,
-    allowBlockGroupWildcard: plan.features.blockGroupWildcards,
-    maxExpansion: plan.limits.wildcardExpansionMax,
-    plan: plan.id,
+    plan,
     dashboardUrl: ctx.config.DASHBOARD_URL,
   });
   return { dataset, plan, variables, vintages, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies, tables } };
