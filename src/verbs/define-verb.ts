@@ -109,7 +109,3 @@ export function defineVerb<S extends z.ZodObject, O>(spec: VerbSpec<S, O>): Verb
   const verb = (args: VerbCall<S>) => invoke(args);
   return Object.assign(verb, { invoke, spec });
 }
-
-/** Any verb, for the registries of transports (each binding keeps its own verb's types). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyVerb = Verb<z.ZodObject, any>;
