@@ -80,7 +80,9 @@ async function main() {
   // the server's, not one account's burst window.
   const heavyKeys = Array.from({ length: 5 }, (_, i) => adminKey(db, 'enterprise', `heavy${i}@example.org`));
 
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
+  // SERVER_NODE_ARGS: extra node flags for the server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,
