@@ -27,15 +27,22 @@ const INLINE_GEOMETRY_CHARS = 1024;
  * Serializes items to the parts of a batch: text (strings) and pre-serialized geometry Buffers.
  * The bytes equal `${JSON.stringify(rest)} with "geometry":… appended last}`, as before.
  */
+/**
+ * JSON of frozen geometries (the boundary store's shared, deep-frozen shapes), kept as long as the
+ * geometry object lives: a frozen object cannot change, so its bytes cannot either.
+ */
+const frozenGeometries = new WeakMap<object, string | Buffer>();
+
 function serializer() {
   const geometries = new WeakMap<object, string | Buffer>();
   const geometryJson = (geometry: unknown): string | Buffer => {
     if (!geometry || typeof geometry !== 'object') return JSON.stringify(geometry ?? null);
-    let g = geometries.get(geometry);
+    const cache = Object.isFrozen(geometry) ? frozenGeometries : geometries;
+    let g = cache.get(geometry);
     if (g === undefined) {
       const s = JSON.stringify(geometry);
       g = s.length < INLINE_GEOMETRY_CHARS ? s : Buffer.from(s, 'utf8');
-      geometries.set(geometry, g);
+      cache.set(geometry, g);
     }
     return g;
   };

@@ -21,6 +21,22 @@ describe('BoundaryStore', () => {
     expect(BoundaryStore.etag(store.entry('state', '20m')!)).not.toBe(e1);
   });
 
+  it('featuresFor: the same frozen shapes for every answer, equal to a fresh decode, in the order asked', async () => {
+    const entry = store.entry('state', '20m')!;
+    const keys = ['state:06', 'state:99', 'state:11'];
+    const first = [];
+    for await (const f of store.featuresFor(entry, keys)) first.push(f);
+    expect(first.map((f) => f.properties.geo_key)).toEqual(['state:06', 'state:11']);
+    const again = [];
+    for await (const f of store.featuresFor(entry, keys)) again.push(f);
+    expect(again[0]).toBe(first[0]);
+    expect(Object.isFrozen(first[0]!.geometry)).toBe(true);
+    expect(Object.isFrozen((first[0]!.geometry as MultiPolygon).coordinates[0]![0]![0])).toBe(true);
+    expect(() => ((first[0]!.geometry as { type: string }).type = 'Point')).toThrow(TypeError);
+    const fresh = await (await BoundaryStore.open(dir)).feature(entry, 'state:06');
+    expect(JSON.stringify(first[0])).toBe(JSON.stringify(fresh));
+  });
+
   it('finds one feature by key and its shape contains the Gazetteer-known point', async () => {
     const f = await store.feature(store.entry('county', '20m')!, 'county:11001');
     expect(f?.properties).toMatchObject({ geo_key: 'county:11001', geoid: '11001' });
