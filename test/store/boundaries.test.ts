@@ -2,7 +2,7 @@ import path from 'node:path';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { Polygon, MultiPolygon } from 'geojson';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BoundaryStore } from '../../src/store/boundaries.js';
+import { BoundaryStore, type BoundaryFeature } from '../../src/store/boundaries.js';
 import { testBuildDir } from '../support/build.js';
 
 let dir: string;
@@ -24,10 +24,10 @@ describe('BoundaryStore', () => {
   it('featuresFor: the same frozen shapes for every answer, equal to a fresh decode, in the order asked', async () => {
     const entry = store.entry('state', '20m')!;
     const keys = ['state:06', 'state:99', 'state:11'];
-    const first = [];
+    const first: BoundaryFeature[] = [];
     for await (const f of store.featuresFor(entry, keys)) first.push(f);
     expect(first.map((f) => f.properties.geo_key)).toEqual(['state:06', 'state:11']);
-    const again = [];
+    const again: BoundaryFeature[] = [];
     for await (const f of store.featuresFor(entry, keys)) again.push(f);
     expect(again[0]).toBe(first[0]);
     expect(Object.isFrozen(first[0]!.geometry)).toBe(true);
