@@ -5,9 +5,10 @@
 // themselves, and other requests run between batches.
 //
 // Geometries are the bulk of such answers and are repeated in every cell of a geography (one per
-// variable, 40 times in bench:heavy). Each geometry is serialized once per answer into a Buffer
-// and that Buffer is written as it is wherever the geometry appears: no JS string is built for the
-// repeats, so the answer's bytes never pass through the V8 heap. Building them as strings made
+// variable, 40 times in bench:heavy). Each geometry is serialized once into a Buffer (once per
+// answer, or once for as long as it lives when it is one of the boundary store's frozen shapes) and
+// that Buffer is copied wherever the geometry appears: no JS string is built for the repeats, so
+// the answer's bytes never pass through the V8 heap. Building them as strings made
 // ~30 MB of garbage per 15 MB answer (the batch strings, then their UTF-8 copies), and the
 // collections it forced held the event loop for 100–400 ms under bench:heavy
 // (docs/performance.md, "Light requests under heavy load").
@@ -24,15 +25,15 @@ const BATCH_BYTES = 64 * 1024;
 const INLINE_GEOMETRY_CHARS = 1024;
 
 /**
- * Serializes items to the parts of a batch: text (strings) and pre-serialized geometry Buffers.
- * The bytes equal `${JSON.stringify(rest)} with "geometry":… appended last}`, as before.
- */
-/**
  * JSON of frozen geometries (the boundary store's shared, deep-frozen shapes), kept as long as the
  * geometry object lives: a frozen object cannot change, so its bytes cannot either.
  */
 const frozenGeometries = new WeakMap<object, string | Buffer>();
 
+/**
+ * Serializes items to the parts of a batch: text (strings) and pre-serialized geometry Buffers.
+ * The bytes equal `${JSON.stringify(rest)} with "geometry":… appended last}`, as before.
+ */
 function serializer() {
   const geometries = new WeakMap<object, string | Buffer>();
   const geometryJson = (geometry: unknown): string | Buffer => {
