@@ -39,7 +39,7 @@ import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
-import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
+import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv' | 'compact';
 
@@ -228,6 +228,21 @@ function openapiSchema(spec: DocSpec, querystring: z.ZodType | undefined) {
   };
 }
 
+/**
+ * REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's handler
+ * timeout would destroy a stream still being read at the deadline, so once the stream has started
+ * the reply is handed over (hijacked) and left to finish.
+ */
+function keepStreamPastTimeout(req: FastifyRequest, reply: FastifyReply): void {
+  req.signal.addEventListener(
+    'abort',
+    () => {
+      if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
+    },
+    { once: true },
+  );
+}
+
 /** A route whose JSON success body is the APIResponse envelope around `data`. */
 export function defineRoute<
   Q extends AnyObject = typeof emptyObject,
@@ -282,7 +297,8 @@ export function defineRoute<
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
         // A backstop: the verb refused an oversized export before reading any value.
-        const body = renderCsv(table, csvRowCap(contextOf(req)));
+        const body = csvBody(table, csvRowCap(contextOf(req)));
+        if (typeof body !== 'string') keepStreamPastTimeout(req, reply);
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
       }
       if (query.format === 'compact' && spec.compact) {
@@ -290,16 +306,7 @@ export function defineRoute<
         return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
       }
       if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
-        // REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's
-        // handler timeout would destroy a stream still being read at the deadline, so once the
-        // stream has started the reply is handed over (hijacked) and left to finish.
-        req.signal.addEventListener(
-          'abort',
-          () => {
-            if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
-          },
-          { once: true },
-        );
+        keepStreamPastTimeout(req, reply);
         return reply
           .type('application/json; charset=utf-8')
           .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
