@@ -135,12 +135,15 @@ export function ChoroplethMap({
   arrivedAt,
   selected,
   onSelect,
+  label,
 }: {
   shapes: Shapes;
   cells: Cell[];
   arrivedAt: number;
   selected?: string;
   onSelect: (c: Cell) => void;
+  /** The variable as a person reads it (not the raw census label). */
+  label: string;
 }) {
   const [hover, setHover] = useState<{ cell?: Cell; name: string; x: number; y: number }>();
   const [renderMs, setRenderMs] = useState<number>();
@@ -197,7 +200,7 @@ export function ChoroplethMap({
         onClick={delegate((cell) => onSelect(cell))}
         onKeyDown={(e) => e.key === 'Enter' && delegate((cell) => onSelect(cell))(e)}
         role="group"
-        aria-label={`Map of ${cells[0]?.label ?? 'values'}; shapes are focusable, the table below has the same values`}
+        aria-label={`Map of ${label}; shapes are focusable, the table below has the same values`}
       >
         <defs>
           <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
