@@ -53,7 +53,7 @@ export function definitionChanges(key: string, definitions: Definition[], years:
       text =
         before.definition === after.definition
           ? `Definition changes from ${y} (same kind, ${definitionText(after.definition)}, but a new name or extent).`
-          : `Definition changes from ${y}: ${definitionText(after.definition)} (${definitionText(before.definition)} before). Values on either side describe different areas.`;
+          : `Definition changes from ${y}: ${definitionText(after.definition)} (${definitionText(before.definition)} before). Values on either side may describe different areas.`;
     } else if (after) {
       text = `First defined in ${y} (${definitionText(after.definition)}); it did not exist under earlier definitions.`;
     } else {
