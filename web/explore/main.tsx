@@ -353,6 +353,7 @@ function App() {
   const mapTitle = `Map: ${levelWords} of ${
     view.level === 'state' || (view.level === 'county' && view.within === 'us') ? 'the United States' : spec ? within.name : 'a county'
   }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`;
+  // The tab and history entry say what the view shows (idempotent, so setting it while rendering is harmless).
   document.title = `${label}${first?.census_code ? ` (${first.census_code})` : ''} · Explorer · Census Data Service`;
   return (
     <>
