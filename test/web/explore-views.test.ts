@@ -96,7 +96,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
 
   it('resolves the map’s parent area typed in words, with ambiguity choices answered by keyboard', async () => {
     await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=state&geo=state:48');
-    const within = page.getByLabel('Within (a state or county in words)');
+    const within = page.getByLabel(/^Within \(/);
     await within.waitFor();
     await within.focus();
     await page.keyboard.type('Texas');
@@ -143,15 +143,29 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await within.fill('Xyzzyville');
     await within.press('Enter');
     await expect(page.getByTestId('within-problem').textContent()).resolves.toMatch(/Xyzzyville/);
+    expect(await page.getByRole('group', { name: 'Closest names:' }).getByRole('button').count()).toBeGreaterThan(0);
     expect(await within.getAttribute('aria-invalid')).toBe('true');
     await expectNoViolations();
+
+    // A metro: its counties, as the API expands the metro's name.
+    await within.fill('Austin-Round Rock, TX');
+    await within.press('Enter');
+    await page.getByRole('heading', { name: 'Map: counties of Austin-Round Rock-San Marcos, TX Metro Area, ACS 5-year 2023' }).waitFor();
+    expect(page.url()).toContain('within=metro%3A12420');
+    const metro = await api<{ data: { geo_key: string }[] }>(
+      `/v1/data?variables=B01003_001E&geo=${encodeURIComponent('county:Austin-Round Rock-San Marcos, TX Metro Area')}&dataset=acs5&vintage=2023`,
+    );
+    await page.waitForFunction((n) => document.querySelectorAll('svg.map path.shape').length === n, metro.data.length);
+    expect((await page.locator('svg.map path.shape').evaluateAll((els) => els.map((e) => e.getAttribute('data-geo')))).sort()).toEqual(
+      metro.data.map((c) => c.geo_key).sort(),
+    );
 
     // Back to the whole country.
     await within.fill('United States');
     await within.press('Enter');
-    await page.getByRole('heading', { name: 'Map: states of the United States, ACS 5-year 2023' }).waitFor();
+    await page.getByRole('heading', { name: 'Map: counties of the United States, ACS 5-year 2023' }).waitFor(); // the level stays
     expect(page.url()).toContain('within=us');
-  });
+  }, 180_000); // two tract maps: the tract boundaries are 20 MB
 
   it('asks for a county before mapping tracts (the empty state), without violations', async () => {
     await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=state&geo=state:48');

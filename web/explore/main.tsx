@@ -60,9 +60,17 @@ function writeView(v: View) {
   history.replaceState(null, '', `/explore?${p}`);
 }
 
-/** The map's wildcard, or null when the level needs a parent the view does not have (tracts of no county). */
-function geoSpec(v: View): string | null {
+/** A metro or a district: its counties and tracts are asked for by name (`county:TX-35`), which the API expands. */
+const byName = (within: string) => within.startsWith('metro:') || within.startsWith('cd:');
+
+/**
+ * The map's geographies as a `geo` specifier: a wildcard, or the parent's name for a metro or a
+ * district (null until that name is known), or null when the level needs a parent the view does
+ * not have (tracts of no county).
+ */
+function geoSpec(v: View, withinName: string | undefined): string | null {
   if (v.level === 'state') return 'state:*';
+  if (byName(v.within)) return withinName ? `${v.level}:${withinName}` : null;
   if (v.level === 'county') return v.within.startsWith('state:') ? `county:${v.within.slice('state:'.length)}*` : 'county:*';
   return v.within.startsWith('county:') ? `tract:${v.within.slice('county:'.length)}*` : null;
 }
@@ -75,6 +83,7 @@ function notesAbout(notes: string[] | undefined, key: string | undefined): strin
 /** The view after the map level changes: the parent area follows (a county's state for a county map). */
 function levelChange(v: View, level: View['level']): Partial<View> {
   if (level === 'state') return { level, within: 'us' };
+  if (byName(v.within)) return { level };
   if (level === 'county' && v.within.startsWith('county:'))
     return { level, within: `state:${v.within.slice('county:'.length, 'county:'.length + 2)}` };
   return { level };
@@ -218,7 +227,7 @@ function App() {
   }, []);
   useEffect(() => writeView(view), [view]);
 
-  const spec = geoSpec(view);
+  const spec = geoSpec(view, placeNames[view.within]);
   const dataPath = spec
     ? `/v1/data?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(spec)}&dataset=${view.dataset}&vintage=${view.vintage}&page_size=5000`
     : null;
@@ -351,7 +360,11 @@ function App() {
   const nameOf = (key: string) => compare?.find((c) => c.geo_key === key)?.geo_name ?? (key === view.geo ? seriesName : key);
   const levelWords = view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts';
   const mapTitle = `Map: ${levelWords} of ${
-    view.level === 'state' || (view.level === 'county' && view.within === 'us') ? 'the United States' : spec ? within.name : 'a county'
+    view.level === 'state' || (view.level === 'county' && view.within === 'us')
+      ? 'the United States'
+      : spec || byName(view.within)
+        ? within.name
+        : 'a county'
   }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`;
   // The tab and history entry say what the view shows (idempotent, so setting it while rendering is harmless).
   document.title = `${label}${first?.census_code ? ` (${first.census_code})` : ''} · Explorer · Census Data Service`;
@@ -438,14 +451,16 @@ function App() {
                   ? { within: p.key, level: 'county' }
                   : p.type === 'county'
                     ? { within: p.key, level: 'tract' }
-                    : { within: 'us', level: view.level === 'tract' ? 'state' : view.level },
+                    : p.type === 'metro' || p.type === 'cd'
+                      ? { within: p.key, level: 'county' }
+                      : { within: 'us', level: view.level === 'tract' ? 'state' : view.level },
               );
             }}
           />
         </Section>
         <Section id="map-title" title={mapTitle}>
           {mapError !== undefined && <Problem error={mapError} />}
-          {!dataPath && (
+          {!dataPath && !byName(view.within) && (
             <p class="notice" data-testid="map-empty">
               Tracts are mapped inside one county: type a county in <a href="#within">Within</a> (for example “Travis County, TX”).
             </p>

@@ -1,4 +1,4 @@
-// The map's parent area typed in words ("Texas", "Cook County", "Harris County, TX") and resolved
+// The map's parent area typed in words ("Texas", "Cook County", "Harris County, TX", "TX-35") and resolved
 // the way the API resolves parent names: through /v1/geographies/{name}/children, whose
 // `meta.parent` is the place the words name and whose 400 `ambiguous-geography-name` lists the
 // `candidates`. Ambiguity is answered with a list of buttons (focus moves to the first, Tab and
@@ -52,8 +52,8 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
   const accept = (p: Place) => {
     setChoices(undefined);
     setProblem(undefined);
-    if (p.type !== 'nation' && p.type !== 'state' && p.type !== 'county') {
-      const msg = `“${p.name}” (${p.key}) is a ${p.type === 'cd' ? 'congressional district' : p.type}; the map draws the states of the US, the counties of a state or the tracts of a county. Type a state or a county.`;
+    if (!['nation', 'state', 'county', 'metro', 'cd'].includes(p.type)) {
+      const msg = `“${p.name}” (${p.key}) is a ${p.type}; a map sits in the United States, a state, a county, a metro or a congressional district.`;
       setProblem(msg);
       setStatus(msg);
       return;
@@ -61,7 +61,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
     setStatus(
       p.type === 'nation'
         ? 'Showing the United States.'
-        : `Found ${p.name} (${p.key}); the map shows its ${p.type === 'state' ? 'counties' : 'tracts'}.`,
+        : `Found ${p.name} (${p.key}); the map shows its ${p.type === 'county' ? 'tracts' : 'counties'}.`,
     );
     onResolve(p);
   };
@@ -82,8 +82,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
         const msg = p?.detail ?? (e instanceof Error ? e.message : String(e));
         setProblem(msg);
         setStatus(msg);
-        const mappable = candidates.filter((c) => c.type === 'state' || c.type === 'county');
-        if (mappable.length) setChoices({ asked: text, candidates: mappable, ambiguous: false });
+        if (candidates.length) setChoices({ asked: text, candidates, ambiguous: false });
       }
     } finally {
       setBusy(false);
@@ -101,7 +100,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
           void resolve(words);
         }}
       >
-        <label for="within">Within (a state or county in words)</label>
+        <label for="within">Within (a state, county, metro or district in words)</label>
         <input
           id="within"
           value={words}
@@ -116,8 +115,8 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
         </button>
       </form>
       <p id="within-hint" class="hint">
-        “Texas”, “Cook County”, “Harris County, TX”, or empty for the United States; resolved by the API as in{' '}
-        <span class="mono">/v1/geographies/&#123;name&#125;/children</span>.
+        “Texas”, “Cook County”, “Harris County, TX”, “Austin-Round Rock, TX”, “TX-35”, or empty for the United States; resolved by the API
+        as in <span class="mono">/v1/geographies/&#123;name&#125;/children</span>.
       </p>
       {problem && (
         <p class="notice error" id="within-problem" data-testid="within-problem">
@@ -127,9 +126,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
       {choices && (
         <div class="choices" role="group" aria-labelledby="within-choices-title" data-testid="within-choices">
           <p id="within-choices-title">
-            {choices.ambiguous
-              ? `“${choices.asked}” matches ${choices.candidates.length} places. Which one?`
-              : 'Closest states and counties:'}
+            {choices.ambiguous ? `“${choices.asked}” matches ${choices.candidates.length} places. Which one?` : 'Closest names:'}
           </p>
           <ul>
             {choices.candidates.map((c, i) => (
