@@ -52,7 +52,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
   it('marks where a geography’s definition changes: Connecticut’s planning regions from 2022', async () => {
     const detail = await api<{ data: { definitions: { valid_from: number }[] } }>('/v1/geographies/county:09110');
     expect(detail.data.definitions.map((d) => d.valid_from)).toEqual([2022]);
-    await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=state&geo=county:09110&from=2018&to=2023');
+    await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=county&within=state:09&geo=county:09110&from=2018&to=2023');
     const marker = page.locator('figure.series g.def[data-vintage="2022"]');
     await marker.waitFor();
     // Visible on the chart, with a label.
@@ -102,8 +102,8 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await page.keyboard.type('Texas');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Map: counties of Texas, ACS 5-year 2023' }).waitFor();
-    expect(page.url()).toContain('within=state%3A48');
-    expect(page.url()).toContain('level=county');
+    await page.waitForFunction((q) => location.search.includes(q), 'within=state%3A48');
+    await page.waitForFunction((q) => location.search.includes(q), 'level=county');
     await page.waitForFunction(() => document.querySelectorAll('svg.map path.shape').length === 254);
     await expect(page.getByTestId('within-status').textContent()).resolves.toContain('Found Texas (state:48)');
 
@@ -127,8 +127,8 @@ describe('explorer views', { timeout: 90_000 }, () => {
     for (let i = 0; i < illinois; i++) await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Map: tracts of Cook County, Illinois, ACS 5-year 2023' }).waitFor();
-    expect(page.url()).toContain('within=county%3A17031');
-    expect(page.url()).toContain('level=tract');
+    await page.waitForFunction((q) => location.search.includes(q), 'within=county%3A17031');
+    await page.waitForFunction((q) => location.search.includes(q), 'level=tract');
     expect(await within.inputValue()).toBe('Cook County, Illinois');
     await page.locator('details.request').first().locator('summary').click();
     await expect(page.locator('details.request').first().textContent()).resolves.toContain(encodeURIComponent('tract:17031*'));
@@ -137,7 +137,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await within.fill('Harris County, TX');
     await within.press('Enter');
     await page.getByRole('heading', { name: 'Map: tracts of Harris County, Texas, ACS 5-year 2023' }).waitFor();
-    expect(page.url()).toContain('within=county%3A48201');
+    await page.waitForFunction((q) => location.search.includes(q), 'within=county%3A48201');
 
     // Words that name nothing: the API's answer, next to the field.
     await within.fill('Xyzzyville');
@@ -151,7 +151,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await within.fill('Austin-Round Rock, TX');
     await within.press('Enter');
     await page.getByRole('heading', { name: 'Map: counties of Austin-Round Rock-San Marcos, TX Metro Area, ACS 5-year 2023' }).waitFor();
-    expect(page.url()).toContain('within=metro%3A12420');
+    await page.waitForFunction((q) => location.search.includes(q), 'within=metro%3A12420');
     const metro = await api<{ data: { geo_key: string }[] }>(
       `/v1/data?variables=B01003_001E&geo=${encodeURIComponent('county:Austin-Round Rock-San Marcos, TX Metro Area')}&dataset=acs5&vintage=2023`,
     );
@@ -164,7 +164,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await within.fill('United States');
     await within.press('Enter');
     await page.getByRole('heading', { name: 'Map: counties of the United States, ACS 5-year 2023' }).waitFor(); // the level stays
-    expect(page.url()).toContain('within=us');
+    await page.waitForFunction((q) => location.search.includes(q), 'within=us');
   }, 180_000); // two tract maps: the tract boundaries are 20 MB
 
   it('asks for a county before mapping tracts (the empty state), without violations', async () => {
@@ -215,7 +215,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await hit.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: /^Poverty rate/ }).waitFor();
-    expect(page.url()).toContain('variable=core_poverty_rate');
+    await page.waitForFunction((q) => location.search.includes(q), 'variable=core_poverty_rate');
     await page.waitForFunction(() => document.querySelector('svg.map')?.getAttribute('aria-label')?.includes('Poverty rate'));
     for (const [key, name] of [
       ['state:06', 'California'],
@@ -253,7 +253,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
     expect(text).toContain(
       `z = ${f(Math.abs(tx!.comparison!.difference))} ÷ (${f(tx!.comparison!.difference_moe)} ÷ 1.645) = ${z.toFixed(2)}`,
     );
-    expect(page.url()).toContain('compare=state%3A06%3Bstate%3A48');
+    await page.waitForFunction((q) => location.search.includes(q), 'compare=state%3A06%3Bstate%3A48');
     await screenshot(page, 'explore-08-poverty-significance');
     await expectNoViolations();
     expect(errors).toEqual([]);

@@ -130,6 +130,9 @@ export function humanLabel(c: Pick<Cell, 'label' | 'table_title'>): string {
   const path = cleanLabel(c.label);
   const title = c.table_title?.trim();
   if (!title) return path;
-  if (path === 'Total' || title.toLowerCase() === path.toLowerCase()) return title;
+  // A one-line table's label repeats its title, sometimes with another year's dollars in it.
+  const bare = (t: string) => t.toLowerCase().replace(/[^a-z]+/g, '');
+  if (path === 'Total') return title;
+  if (bare(title) === bare(path)) return path;
   return `${title}: ${path}`;
 }

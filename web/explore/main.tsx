@@ -345,7 +345,8 @@ function App() {
     );
   }
 
-  const first = map?.cells[0] ?? series?.cells[0] ?? compare?.[0];
+  // The series' latest year names the variable as it is now (older labels carry older dollars).
+  const first = map?.cells[0] ?? series?.cells.at(-1) ?? compare?.[0];
   const label = first ? humanLabel(first) : view.variable;
   const raw = first && isRawLabel(first.label) ? first : undefined;
   const within: Place =

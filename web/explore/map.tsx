@@ -232,7 +232,7 @@ export function ChoroplethMap({
         </div>
       )}
       <ul class="legend" aria-label="Legend">
-        {RAMP.map((color, i) => (
+        {(breaks.length ? RAMP : []).map((color, i) => (
           <li key={color}>
             <span class="swatch" style={{ background: color }} />
             {i < lows.length ? `${fmt(lows[i]!, unit)}${i < breaks.length ? ` – ${fmt(breaks[i]!, unit)}` : ' and more'}` : ''}
