@@ -101,7 +101,6 @@ describe('explorer', { timeout: 90_000 }, () => {
     const ms = Number(await page.getByTestId('render-ms').getAttribute('data-ms'));
     const shapes = await page.locator('svg.map path.shape').count();
     expect(shapes).toBeGreaterThan(3000);
-    // eslint-disable-next-line no-console
     const projectMs = await page.evaluate(() => (window as unknown as { __exploreProjectMs: number }).__exploreProjectMs);
     console.log(
       `explore: US counties map (${shapes} shapes) drawn ${ms} ms after data arrival (projection and path strings ${projectMs} ms)`,

@@ -151,7 +151,6 @@ export function ChoroplethMap({
   const drawn = useMemo(() => {
     const t0 = performance.now();
     const features = shapes.features.filter((f) => byKey.has(f.properties.geo_key));
-    const fc = { type: 'FeatureCollection', features } as Shapes;
     const path = usPathFor(features);
     const values = cells.map((c) => c.estimate).filter((v): v is number => v !== null);
     const breaks = quantileBreaks(values);
