@@ -112,9 +112,38 @@ program
     },
   );
 
+program
+  .command('publish')
+  .description('Upload a build to a directory or s3://bucket/prefix (content-addressed, immutable), then point `latest` at it.')
+  .requiredOption('--to <target>', 'directory or s3://bucket/prefix (S3: AWS_* variables; S3_ENDPOINT for an S3-compatible server)')
+  .option('-b, --build <id>', 'build id under <data-dir>/builds (default: the live build)')
+  .addOption(new Option('-d, --data-dir <dir>', 'data directory').env('DATA_DIR').default(DEFAULT_DATA))
+  .option('--no-latest', 'upload only; leave the `latest` pointer where it is')
+  .option('-q, --quiet', 'no progress output', false)
+  .action(async (o: { to: string; build?: string; dataDir: string; latest: boolean; quiet: boolean }) => {
+    const { publishToStore } = await import('./publish-remote.js');
+    const s = await publishToStore({
+      dataDir: o.dataDir,
+      buildId: o.build,
+      to: o.to,
+      setLatest: o.latest,
+      log: createStepLogger({ quiet: o.quiet }),
+    });
+    const what =
+      s.uploaded === 0 && !s.indexWritten && !s.latestMoved
+        ? `build ${s.buildId} is already published in ${o.to}: nothing to do`
+        : `build ${s.buildId} published to ${o.to}${s.latestMoved ? ' (latest now points to it)' : ''}`;
+    process.stderr.write(
+      `${what}\n  ${s.files} files, ${(s.bytes / 1e6).toFixed(1)} MB; uploaded ${s.uploaded} (${(s.uploadedBytes / 1e6).toFixed(1)} MB), ${s.seconds.toFixed(1)} s\n`,
+    );
+  });
+
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof InputError) {
     process.stderr.write(`etl: malformed input: ${e.message}\nNothing was written; the previous data build is unchanged.\n`);
+  } else if (process.argv.includes('publish')) {
+    // Blobs may have been uploaded, but the pointer only moves last: replicas see nothing new.
+    process.stderr.write(`etl publish: ${(e as Error).message}\nThe published \`latest\` build is unchanged.\n`);
   } else {
     process.stderr.write(`etl: ${(e as Error).message}\nThe previous data build is unchanged.\n`);
   }

@@ -52,6 +52,27 @@ export const configSchema = z.object({
   OBSERVATION_CACHE_CELLS: z.coerce.number().int().min(0).default(250_000),
   /** Build `data/` from CENSUS_SOURCE_DIR at start-up when it is missing. */
   AUTO_BUILD_DATA: bool.default(true),
+  // Builds from object storage (docs/publishing.md).
+  /**
+   * Where published builds are pulled from: a directory or `s3://bucket/prefix` (written by
+   * `npm run etl -- publish`). Set: the build is pulled into DATA_DIR at start, verified, and a
+   * newer published one is switched to while serving; nothing is built locally.
+   */
+  DATA_SOURCE: z
+    .string()
+    .regex(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?|[^:]+)$/, 'a directory or s3://bucket/prefix')
+    .optional(),
+  /** Pin one published build id (no switching); default: follow the published `latest`. */
+  DATA_BUILD: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'a build id')
+    .optional(),
+  /** How often DATA_SOURCE is asked for a newer build; 0: only at start. */
+  DATA_POLL_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** S3-compatible endpoint (path-style addressing), e.g. a local MinIO; unset: AWS S3 from the AWS_* variables. */
+  S3_ENDPOINT: z.string().url().optional(),
+  /** Bearer token that /metrics requires (Prometheus text format); unset: /metrics is not served. */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   // Accounts and billing (src/store/accounts, src/billing; docs/accounts.md, docs/billing.md).
   /** Identity provider of the dashboard: tokens must carry this `iss`. Unset: account endpoints answer 503. */
   OIDC_ISSUER: z.string().url().optional(),
@@ -111,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     DASHBOARD_URL: cfg.DASHBOARD_URL ?? `${origin}/dashboard`,
     DEV_IDP: devIdp,
     DATA_DIR: path.resolve(cfg.DATA_DIR),
+    DATA_SOURCE: cfg.DATA_SOURCE && !cfg.DATA_SOURCE.startsWith('s3://') ? path.resolve(cfg.DATA_SOURCE) : cfg.DATA_SOURCE,
     CENSUS_SOURCE_DIR: path.resolve(cfg.CENSUS_SOURCE_DIR),
   };
 }

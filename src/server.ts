@@ -6,7 +6,9 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { Drainer } from './http/drain.js';
 import { createLogger } from './http/plugins/logging.js';
-import { openStores } from './store/open.js';
+import { openDataStores, openStores } from './store/open.js';
+import { BuildFollower } from './store/build-follower.js';
+import { LiveStores } from './context/live-stores.js';
 import { resolveCurrentBuild } from './store/data-dir.js';
 import { checkDataDir, PathSettingError } from './store/fs-check.js';
 
@@ -28,16 +30,32 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
     throw e;
   }
   try {
-    checkDataDir(config.DATA_DIR, config.AUTO_BUILD_DATA);
+    // A replica pulling from DATA_SOURCE writes its builds into DATA_DIR: created and writable.
+    checkDataDir(config.DATA_DIR, config.AUTO_BUILD_DATA || !!config.DATA_SOURCE);
   } catch (e) {
     if (e instanceof PathSettingError) stopOnBadSetting(e);
     throw e;
   }
   const logger = createLogger(config);
 
+  // A replica following DATA_SOURCE pulls and verifies the published build instead of building
+  // one (docs/publishing.md); whatever happens, it then serves what DATA_DIR holds.
+  const follower = config.DATA_SOURCE
+    ? new BuildFollower({
+        source: config.DATA_SOURCE,
+        dataDir: config.DATA_DIR,
+        buildId: config.DATA_BUILD,
+        intervalMs: config.DATA_POLL_INTERVAL_MS,
+        env,
+        log: logger,
+        open: (dir) => openDataStores(dir, logger, { cacheCells: config.OBSERVATION_CACHE_CELLS }),
+      })
+    : undefined;
+  await follower?.prepare();
+
   // A fresh clone has no data/: build it from the configured source tree first (progress on
   // stderr), so `npm start` alone gives a working service on the embedded default data.
-  if (config.AUTO_BUILD_DATA && !resolveCurrentBuild(config.DATA_DIR)) {
+  if (!follower && config.AUTO_BUILD_DATA && !resolveCurrentBuild(config.DATA_DIR)) {
     logger.info(
       { source: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR },
       'no data build found: building it now (a few minutes, once)',
@@ -60,7 +78,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
     if (e instanceof PathSettingError) stopOnBadSetting(e);
     throw e;
   }
-  const app = await buildApp({ config, stores: runtime.stores, logger });
+  if (follower) runtime.stores.buildSource = follower.status;
+  const live = new LiveStores(runtime.stores, runtime.closeData);
+  const app = await buildApp({ config, stores: runtime.stores, live, logger });
+  follower?.start(live);
 
   // Socket-level backstops behind the application-level handlerTimeout: a client that trickles
   // its request is cut off, and keep-alive outlives a typical 60 s load-balancer idle timeout so
@@ -96,7 +117,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
       if (aborted) return; // the grace timer owns the exit (code 1)
       // Ended connections send what is still queued before closing; bounded by the grace.
       await drainer.flushed(Math.max(0, config.SHUTDOWN_GRACE_MS - (Date.now() - started)));
+      await follower?.stop();
       await app.close();
+      live.close();
       await runtime.close();
       app.log.info({ ms: Date.now() - started }, 'shutdown complete');
       process.exit(0);

@@ -9,6 +9,7 @@ import type { IdentityVerifier } from '../store/accounts/identity.js';
 import type { BoundaryStore } from '../store/boundaries.js';
 import type { CatalogStore } from '../store/catalog.js';
 import type { CensusTableStore } from '../store/census-tables.js';
+import type { BuildSourceStatus } from '../store/build-follower.js';
 import type { Manifest } from '../store/data-dir.js';
 import type { GeographyStore } from '../store/geographies.js';
 import type { ObservationStore } from '../store/observations.js';
@@ -32,6 +33,8 @@ export interface StoreRegistry {
   /** Billing; absent when Stripe is not configured. */
   stripe: Stripe;
   build: LiveBuild;
+  /** Where builds are pulled from (DATA_SOURCE) and how the last check went; absent without one. */
+  buildSource: BuildSourceStatus;
 }
 
 export type StoreName = keyof StoreRegistry;
@@ -50,6 +53,7 @@ const UNAVAILABLE: Record<StoreName, string> = {
   identity: 'Sign-in is not configured on this server.',
   stripe: 'Billing is not configured on this server.',
   build: 'No data build is loaded; retry with backoff.',
+  buildSource: 'This server does not pull builds from an object store.',
 };
 
 /** The store `name`, or 503 dependency-unavailable. The only way operations reach a store. */

@@ -18,6 +18,8 @@ import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
 import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from './heavy-gate.js';
+import { LiveStores } from '../context/live-stores.js';
+import { HttpMetrics } from './plugins/metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,12 +37,18 @@ export interface RouteEntry {
 declare module 'fastify' {
   interface FastifyInstance {
     routeTable: RouteEntry[];
+    liveStores: LiveStores;
   }
 }
 
 export interface BuildAppOptions {
   config: Config;
   stores: Stores;
+  /**
+   * Switchable stores (a server following DATA_SOURCE): each request is served from the
+   * generation live when it arrived. Default: `stores`, fixed for the app's life.
+   */
+  live?: LiveStores;
   /** Defaults to a pino logger at config.LOG_LEVEL on stdout; always gets key redaction. */
   logger?: Logger;
   now?: () => Date;
@@ -94,12 +102,28 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setSerializerCompiler(serializerCompiler);
 
   app.decorate('heavyGate', new HeavyGate(config.HEAVY_CONCURRENCY, config.HEAVY_QUEUE));
-  app.decorate('services', { config, stores: opts.stores, now: opts.now ?? (() => new Date()), seams: opts.seams ?? defaultSeams() });
+  const live = opts.live ?? new LiveStores(opts.stores);
+  const metrics = config.METRICS_TOKEN ? new HttpMetrics(live) : undefined;
+  const seams = opts.seams ?? defaultSeams();
+  app.decorate('liveStores', live);
+  app.decorate('services', {
+    config,
+    // Outside a request (MCP auth cache generation, background work): whatever is live now.
+    get stores() {
+      return live.stores;
+    },
+    now: opts.now ?? (() => new Date()),
+    seams: metrics ? metrics.instrument(seams) : seams,
+  });
+  app.decorateRequest('stores', null as unknown as Stores);
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
   app.decorateRequest('refunds', null as unknown as Array<() => void>);
   app.decorateRequest('responseClosed', false);
   app.addHook('onRequest', async (req, reply) => {
+    // The build this request is served from, to its end: a switch meanwhile does not affect it.
+    const lease = live.acquire();
+    req.stores = lease.stores;
     req.caller = null;
     req.responseHeaders = {};
     req.refunds = [];
@@ -116,6 +140,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     let finished = false;
     reply.raw.once('finish', () => (finished = !socket?.destroyed));
     reply.raw.once('close', () => {
+      lease.release();
       req.responseClosed = true;
       if (req.refunds.length === 0) return;
       const failed = reply.raw.statusCode >= 500;
@@ -160,6 +185,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     if (meta) for (const method of ([] as string[]).concat(opts.method)) routeTable.push({ method, url: opts.url, meta });
   });
 
+  if (metrics) metrics.register(app, config.METRICS_TOKEN!);
   registerErrorHandling(app);
   await registerOpenApi(app, config);
   await registerRoutes(app);

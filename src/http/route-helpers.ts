@@ -174,7 +174,8 @@ function guards(meta: RouteMeta, costOf: CostOf) {
       assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
-      const { stores, config, seams } = req.server.services;
+      const { config, seams } = req.server.services;
+      const stores = req.stores ?? req.server.services.stores;
       const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
       if (missing.length > 0) {
         // Which store is down is an operator concern: logged, not told to the client.

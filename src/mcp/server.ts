@@ -117,7 +117,7 @@ function baseContext({ services }: McpDeps, req: FastifyRequest, caller: Caller 
   return {
     requestId,
     caller,
-    stores: services.stores,
+    stores: req.stores ?? services.stores,
     config: services.config,
     now: services.now,
     log: req.log as VerbContext['log'],

@@ -1,11 +1,14 @@
 // The server's long-lived in-process DuckDB. Queries go to a small pool of connections so
 // concurrent requests do not serialize on one connection.
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { storeMetrics } from './metrics.js';
 
 export class DuckPool {
   private idle: DuckDBConnection[] = [];
   private waiters: Array<(c: DuckDBConnection) => void> = [];
   private closed = false;
+  private busy = 0;
+  private released = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -28,13 +31,20 @@ export class DuckPool {
 
   async with<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('DuckDB pool is closed');
-    const conn = this.idle.pop() ?? (await new Promise<DuckDBConnection>((r) => this.waiters.push(r)));
+    this.busy++;
     try {
-      return await fn(conn);
+      const conn = this.idle.pop() ?? (await new Promise<DuckDBConnection>((r) => this.waiters.push(r)));
+      const started = performance.now();
+      try {
+        return await fn(conn);
+      } finally {
+        storeMetrics.duckdbQuery((performance.now() - started) / 1000);
+        const next = this.waiters.shift();
+        if (next) next(conn);
+        else this.idle.push(conn);
+      }
     } finally {
-      const next = this.waiters.shift();
-      if (next) next(conn);
-      else this.idle.push(conn);
+      if (--this.busy === 0 && this.closed) this.release();
     }
   }
 
@@ -54,9 +64,19 @@ export class DuckPool {
     });
   }
 
+  /**
+   * No new queries from now on; the connections are closed once the running ones finish (a build
+   * switched away from may still have a query running for a request past its deadline).
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.busy === 0) this.release();
+  }
+
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
     for (const c of this.all) c.closeSync();
     this.instance.closeSync();
   }

@@ -8,6 +8,7 @@ import { readManifest } from './data-dir.js';
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
 import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
+import { storeMetrics } from './metrics.js';
 
 export interface StoredCell {
   estimate: number | null;
@@ -167,6 +168,7 @@ export class ObservationStore {
       this.cache &&
       `${q.dataset}|${vintages.join(',')}|${q.level}|${q.geoKeys === 'all' ? '*' : [...q.geoKeys].sort().join(',')}|${[...q.codes].sort().join(',')}`;
     const hit = key ? this.cache!.get(key) : undefined;
+    if (key) storeMetrics.cache('observation_results', hit !== undefined);
     if (hit) return hit;
     const parts = vintages.map((v) => `${q.dataset}/${v}/${q.level}`);
     let out: Map<string, StoredCell>;
@@ -208,6 +210,7 @@ export class ObservationStore {
 
   private async query(q: CellQuery, vintages: number[]): Promise<Map<string, StoredCell>> {
     const fast = this.lookup(q, vintages);
+    storeMetrics.cache('serving_index', fast !== undefined);
     if (fast) return fast;
     const out = new Map<string, StoredCell>();
     const files = vintages.map((v) => `SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);

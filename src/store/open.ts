@@ -19,6 +19,8 @@ export type BuildInfo = LiveBuild;
 export interface Runtime {
   stores: Stores;
   build: BuildInfo | null;
+  /** Closes the data stores only (idempotent); a switch to another build closes them this way. */
+  closeData(): void;
   close(): Promise<void>;
 }
 
@@ -53,11 +55,13 @@ export async function openDataStores(
   if (censusTables) stores.censusTables = censusTables;
   const manifest = await attempt(log, 'build manifest', () => readManifest(buildDir));
   if (manifest) stores.build = { dir: buildDir, manifest };
-  return { stores, close: () => pool.close() };
+  // The observation store's close also closes its serving-index files and the pool.
+  return { stores, close: () => (observations ? observations.close() : pool.close()) };
 }
 
 export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Promise<Runtime> {
   const closers: Array<() => void> = [];
+  let closeData = () => {};
   const stores: Stores = {};
   // An accounts database that cannot be opened at start is a configuration error (DATABASE_PATH):
   // it throws, and the server stops with the message. Faults after start answer 503 instead.
@@ -70,9 +74,10 @@ export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Pro
     const data = await openDataStores(dir, log, { cacheCells: config.OBSERVATION_CACHE_CELLS });
     Object.assign(stores, data.stores);
     build = data.stores.build ?? null;
+    closeData = data.close;
     closers.push(data.close);
   } else {
     log.warn({ dataDir: config.DATA_DIR }, 'no data build found: data endpoints answer 503 until one is built');
   }
-  return { stores, build, close: async () => closers.forEach((c) => c()) };
+  return { stores, build, closeData: () => closeData(), close: async () => closers.forEach((c) => c()) };
 }

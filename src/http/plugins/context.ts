@@ -58,6 +58,8 @@ declare module 'fastify' {
     refunds: Array<() => void>;
     /** The response has closed (sent, timed out or abandoned): nothing more may be charged. */
     responseClosed: boolean;
+    /** The stores of the build live when the request arrived (app.ts takes the lease). */
+    stores: Stores;
   }
 }
 
@@ -68,7 +70,7 @@ export function contextOf(req: FastifyRequest): VerbContext {
   return {
     requestId: req.id,
     caller,
-    stores: s.stores,
+    stores: req.stores ?? s.stores,
     config: s.config,
     now: s.now,
     log: req.log as VerbContext['log'],

@@ -3,7 +3,8 @@
 // otherwise, so a balancer that only reads status codes can tell, while the body says exactly
 // what is affected (requests that do not need it keep working). Each poll re-checks the faults,
 // so the answer goes back to 200 by itself once the files are restored (docs/operations.md).
-// The build is the one the stores were opened on at boot (stores.build).
+// The build is the one this request's stores were opened on (stores.build): after a switch to a
+// newer published build (DATA_SOURCE), the new one.
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { storeIfOpen } from '../../context/stores.js';
@@ -27,6 +28,20 @@ const healthSchema = z.object({
     .nullable()
     .describe(
       'Why the database is unavailable (an SQLite or file-system code such as SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR_SHMMAP); null when ok.',
+    ),
+  source: z
+    .object({
+      kind: z.enum(['s3', 'directory']),
+      pinned: z.string().nullable(),
+      reachable: z.boolean().nullable(),
+      latest: z.string().nullable(),
+      last_check: z.string().nullable(),
+      last_error: z.string().nullable(),
+      switches: z.number().int(),
+    })
+    .nullable()
+    .describe(
+      'DATA_SOURCE (builds pulled from a directory or S3): whether it answered the last check (`reachable`), the build it names as `latest`, and why the last check or pull failed. While it is unreachable the build already pulled is served (`data`). null without DATA_SOURCE.',
     ),
   unavailable_partitions: z
     .array(z.object({ dataset: z.string(), vintage: z.number().int(), level: z.string(), reason: z.string(), since: z.string() }))
@@ -67,7 +82,7 @@ export function healthRoutes(app: FastifyInstance) {
     url: '/health',
     summary: 'Service health',
     description:
-      'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes.',
+      'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes. With DATA_SOURCE, `source` tells how the last check of the published builds went; an unreachable source does not degrade a replica that serves a verified build.',
     tags: ['service'],
     auth: 'none',
     logLevel: 'silent',
@@ -88,6 +103,7 @@ export function healthRoutes(app: FastifyInstance) {
           data,
           database: database.state,
           database_error: database.error,
+          source: storeIfOpen(ctx.stores, 'buildSource') ?? null,
           unavailable_partitions: partitions,
         });
     },

@@ -12,6 +12,7 @@
 // numbered migration: they are derived state (dropping them loses nothing) and keep this module
 // independent of the migration list.
 import type { Config } from '../../config.js';
+import { storeMetrics } from '../metrics.js';
 import { stmt, type Db } from './db.js';
 import { lookupKeyHash, type KeyLookup } from './keys-repo.js';
 import { tosState, type TosState } from './tos-policy.js';
@@ -71,7 +72,9 @@ export class KeyCache {
   lookup(keyHash: string, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number): KeyAuth | undefined {
     const generation = authGeneration(this.db);
     const hit = this.entries.get(keyHash);
-    if (hit && hit.generation === generation && now < hit.expiresAt) return { row: hit.row, tos: refresh(hit.tos, now) };
+    const fresh = !!hit && hit.generation === generation && now < hit.expiresAt;
+    storeMetrics.cache('api_keys', fresh);
+    if (fresh) return { row: hit!.row, tos: refresh(hit!.tos, now) };
     // Read everything in one snapshot so the generation read matches the rows read.
     return this.db.transaction((): KeyAuth | undefined => {
       const gen = authGeneration(this.db);

@@ -31,6 +31,7 @@ describe('GET /health', () => {
       data: { build_id: 'b1', built_at: '2026-04-04T00:00:00.000Z', synthetic: false },
       database: 'ok',
       database_error: null,
+      source: null,
       unavailable_partitions: [],
     });
     expect(res.headers['cache-control']).toBe('no-store');
