@@ -13,6 +13,7 @@ import path from 'node:path';
 import { geographiesStep } from '../etl/steps/geographies.js';
 import { GeographyStore, type GeographyRecord } from '../src/store/geographies.js';
 import { resolveGeographies } from '../src/verbs/resolve-geographies.js';
+import { PLANS } from '../src/domain/plans.js';
 import { runStepIsolated } from '../test/support/etl.js';
 
 async function buildDir(): Promise<string> {
@@ -61,7 +62,7 @@ for (const type of ['county', 'tract', 'block_group'] as const) {
   for (const r of arrays[type]) byKey.set(r.key, r);
 }
 
-const gates = { vintage: VINTAGE, allowWildcard: true, allowBlockGroupWildcard: true, maxExpansion: 50_000, plan: 'enterprise' };
+const gates = { vintage: VINTAGE, plan: PLANS.enterprise };
 const cases: { label: string; spec: string; prefix?: [string, string] }[] = [
   { label: 'all tracts of California', spec: 'tract:06*', prefix: ['tract', '06'] },
   { label: 'all block groups of Los Angeles County', spec: 'block_group:06037*', prefix: ['block_group', '06037'] },

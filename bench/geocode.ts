@@ -51,16 +51,16 @@ console.log(
 
 const ctx = {
   requestId: 'b',
+  // No caller: the top plan's gates (src/verbs/caller-plan.ts).
   caller: null,
   stores: { boundaries: store },
-  config: { DASHBOARD_URL: 'x' } as Config,
+  config: { DASHBOARD_URL: 'x', DISABLED_FEATURES: [] as string[] } as Config,
   now: () => new Date(),
   log: pino({ level: 'silent' }),
   via: 'bench',
 };
-const access = { allowedLevels: ['county'], allowedResolutions: ['20m'] };
 t = performance.now();
-const r = await boundariesCollection({ ctx, input: { level: 'county', access } });
+const r = await boundariesCollection({ ctx, input: { level: 'county' } });
 let first = 0;
 let bytes = 0;
 for await (const chunk of r.data) {

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { envelopeSchema } from '../src/http/envelope.js';
-import { compactDataSchema, dataCellSchema } from '../src/http/routes/data-schemas.js';
+import { compactDataSchema, dataCellSchema } from '../src/verbs/observations/schemas.js';
 import { compactCells } from '../src/verbs/observations/compact.js';
 import { startService } from '../test/support/service.js';
 import { interleaved, latencyLine, ratio, summarize } from './lib/stats.js';

@@ -2,6 +2,7 @@
 // request behaviour lives in src/http/app.ts, which knows nothing about processes or ports.
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { Drainer } from './http/drain.js';
@@ -11,6 +12,15 @@ import { BuildFollower } from './store/build-follower.js';
 import { LiveStores } from './context/live-stores.js';
 import { resolveCurrentBuild } from './store/data-dir.js';
 import { checkDataDir, PathSettingError } from './store/fs-check.js';
+
+/**
+ * Exit once the log destination (asynchronous, plugins/logging.ts) has written every line it holds,
+ * so the last lines of a shutdown are not lost; bounded, in case stdout itself is stuck.
+ */
+function exitAfterLogs(logger: Logger, code: number): void {
+  setTimeout(() => process.exit(code), 2_000);
+  logger.flush(() => process.exit(code));
+}
 
 /** A setting that cannot be used: one line naming it on stderr, exit code 2, within seconds. */
 function stopOnBadSetting(e: unknown): never {
@@ -99,7 +109,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   const shutdown = async (signal: string) => {
     if (stopping) {
       app.log.warn({ signal, in_flight: drainer.leftovers() }, 'second signal: exiting now');
-      process.exit(1);
+      exitAfterLogs(logger, 1);
+      return;
     }
     stopping = true;
     const started = Date.now();
@@ -109,7 +120,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
       app.log.error({ aborted: drainer.leftovers() }, 'grace period elapsed with responses still in progress: aborting them');
       drainer.destroyAll();
       // One turn for the aborted responses' close handlers (refunds of what was not served).
-      setTimeout(() => process.exit(1), 100);
+      setTimeout(() => exitAfterLogs(logger, 1), 100);
     }, config.SHUTDOWN_GRACE_MS);
     force.unref();
     try {
@@ -122,10 +133,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
       live.close();
       await runtime.close();
       app.log.info({ ms: Date.now() - started }, 'shutdown complete');
-      process.exit(0);
+      exitAfterLogs(logger, 0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');
-      process.exit(1);
+      exitAfterLogs(logger, 1);
     }
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -136,7 +147,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   } catch (err) {
     logger.fatal({ err }, 'could not listen');
     await runtime.close().catch(() => {});
-    process.exit(1);
+    exitAfterLogs(logger, 1);
+    return new Promise<never>(() => {}); // exiting
   }
   return app;
 }

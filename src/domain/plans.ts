@@ -282,13 +282,19 @@ export function upgradeUrl(dashboardUrl: string, plan?: PlanId): string {
  * The gate: throws 403 feature-requires-upgrade naming the cheapest sufficient plan. Gates run
  * before admission so a Free/Pioneer caller asking for a Pro feature gets 403, never 429.
  */
-export function requireFeature(plan: Plan | string, f: Feature, dashboardUrl: string): void {
+export function requireFeature(
+  plan: Plan | string,
+  f: Feature,
+  dashboardUrl: string,
+  /** The operation's own wording of the refusal (what was asked and how to do without). */
+  detail?: (plan: Plan, required: Plan) => string,
+): void {
   const p = typeof plan === 'string' ? planOf(plan) : plan;
   if (hasFeature(p, f)) return;
   const required = requiredPlanFor(f);
   throw new AppError(
     'feature-requires-upgrade',
-    `${describeFeature(f)} requires the ${required.name} plan or above; your plan is ${p.name}.`,
+    detail?.(p, required) ?? `${describeFeature(f)} requires the ${required.name} plan or above; your plan is ${p.name}.`,
     { extensions: { plan: p.id, required_plan: required.id, upgrade_url: upgradeUrl(dashboardUrl, required.id) } },
   );
 }

@@ -17,8 +17,10 @@
 //     handler: ({ ctx, query }) => listTopics({ ctx, input: query }),
 //   });
 //
-// Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → CSV plan gate
-// → admission (quota; rate-limit headers) → handler → envelope/CSV. Anything thrown becomes a
+// Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → admission
+// (quota; rate-limit headers; routes of verbs: the verb admits itself) → handler → envelope/CSV.
+// Routes that render an operation are declared with defineVerbRoute (verb-route.ts): their
+// schemas, flag, formats, CSV gate, row cap and cost come from the verb. Anything thrown becomes a
 // problem body in plugins/errors.ts. `formats: ['json', 'csv']` adds a `format` query parameter;
 // CSV needs a `csv` function mapping the VerbResult to a table.
 //
@@ -28,16 +30,16 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { costOf as lookupCost } from '../domain/cost.js';
-import { planOf, requireFeature } from '../domain/plans.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
 import { assertFeatureEnabled } from '../verbs/feature-flags.js';
+import { csvRowCap } from '../verbs/define-verb.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { envelopeSchema, renderEnvelope } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
-import { CSV_CONTENT_TYPE, contentDisposition, renderCsv, type CsvTable } from './csv.js';
+import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
 
 export type Format = 'json' | 'csv' | 'compact';
 
@@ -105,20 +107,29 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
 }
 
-export interface RouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType, D extends z.ZodType> extends CommonSpec<Q, P, B> {
+/** `R`: what the handler's VerbResult holds (by default what `data` documents; a verb's own type for verb routes). */
+export interface RouteSpec<
+  Q extends AnyObject,
+  P extends AnyObject,
+  B extends z.ZodType,
+  D extends z.ZodType,
+  R = z.output<D>,
+> extends CommonSpec<Q, P, B> {
   data: D;
   formats?: Format[];
   paginated?: boolean;
-  handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<z.output<D>>>;
+  handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<R>>;
   /** Requests that may expand to large answers wait in the heavy queue (heavy-gate.ts). */
   heavy?: (query: z.output<Q>) => boolean;
-  csv?: (result: VerbResult<z.output<D>>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
+  csv?: (result: VerbResult<R>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
   /**
    * `format=compact`: the envelope's data rebuilt by this function. Its schema is part of `data`
    * (a union) for the OpenAPI document; the body is stringified directly, without the response
    * schema pass, since the shape is built here from already-validated cells.
    */
-  compact?: (result: VerbResult<z.output<D>>) => unknown;
+  compact?: (result: VerbResult<R>) => unknown;
+  /** Set by defineVerbRoute: the handler calls a verb, which applies the CSV gate and row cap. */
+  verbGated?: true;
 }
 
 export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> extends CommonSpec<Q, P, B> {
@@ -174,18 +185,13 @@ function guards(meta: RouteMeta, costOf: CostOf) {
       assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
-      const { config, seams } = req.server.services;
+      const { seams } = req.server.services;
       const stores = req.stores ?? req.server.services.stores;
       const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
       if (missing.length > 0) {
         // Which store is down is an operator concern: logged, not told to the client.
         req.log.warn({ missing }, 'store unavailable');
         throw new AppError('dependency-unavailable', 'A data source this endpoint needs is temporarily unavailable; retry with backoff.');
-      }
-      const query = (req.query ?? {}) as Record<string, unknown>;
-      if (query.format === 'csv') {
-        assertFeatureEnabled(config, 'csv');
-        if (req.caller) requireFeature(req.caller.plan, { kind: 'csv' }, config.DASHBOARD_URL);
       }
       if (req.caller && seams.admit && costOf !== 'verb') {
         const input = { query: req.query, params: req.params, body: req.body } as never;
@@ -222,16 +228,34 @@ function openapiSchema(spec: DocSpec, querystring: z.ZodType | undefined) {
   };
 }
 
+/**
+ * REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's handler
+ * timeout would destroy a stream still being read at the deadline, so once the stream has started
+ * the reply is handed over (hijacked) and left to finish.
+ */
+function keepStreamPastTimeout(req: FastifyRequest, reply: FastifyReply): void {
+  req.signal.addEventListener(
+    'abort',
+    () => {
+      if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
+    },
+    { once: true },
+  );
+}
+
 /** A route whose JSON success body is the APIResponse envelope around `data`. */
 export function defineRoute<
   Q extends AnyObject = typeof emptyObject,
   P extends AnyObject = typeof emptyObject,
   B extends z.ZodType = z.ZodUndefined,
   D extends z.ZodType = z.ZodType,
->(app: FastifyInstance, spec: RouteSpec<Q, P, B, D>) {
+  R = z.output<D>,
+>(app: FastifyInstance, spec: RouteSpec<Q, P, B, D, R>) {
   const formats = spec.formats ?? ['json'];
   const meta = routeMeta(spec, formats, spec.paginated);
   if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
+  // The CSV gate and row cap are an operation's (define-verb.ts): CSV routes render a verb.
+  if (formats.includes('csv') && !spec.verbGated) throw new Error(`${spec.url}: csv needs a verb route (defineVerbRoute)`);
   if (formats.includes('compact') && !spec.compact) throw new Error(`${spec.url}: formats includes compact but no compact() renderer`);
   const base = spec.querystring ?? emptyObject;
   const querystring =
@@ -272,8 +296,9 @@ export function defineRoute<
       if (!reply.hasHeader('Cache-Control')) setCaching(reply, cacheControlFor(meta.auth));
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
-        const cap = req.caller ? planOf(req.caller.plan).limits.csvRowCap : undefined;
-        const body = renderCsv(table, cap);
+        // A backstop: the verb refused an oversized export before reading any value.
+        const body = csvBody(table, csvRowCap(contextOf(req)));
+        if (typeof body !== 'string') keepStreamPastTimeout(req, reply);
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
       }
       if (query.format === 'compact' && spec.compact) {
@@ -281,16 +306,7 @@ export function defineRoute<
         return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
       }
       if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
-        // REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's
-        // handler timeout would destroy a stream still being read at the deadline, so once the
-        // stream has started the reply is handed over (hijacked) and left to finish.
-        req.signal.addEventListener(
-          'abort',
-          () => {
-            if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
-          },
-          { once: true },
-        );
+        keepStreamPastTimeout(req, reply);
         return reply
           .type('application/json; charset=utf-8')
           .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
@@ -346,6 +362,23 @@ export function queryInt(opts: { min?: number; max?: number; description?: strin
     if (typeof s !== 'string') return s;
     if (!/^[+-]?\d+$/.test(s.trim())) {
       ctx.issues.push({ code: 'custom', message: 'Input should be a valid integer', input: v, params: { type: 'int_parsing' } });
+      return z.NEVER;
+    }
+    return Number(s);
+  }, inner);
+  return opts.description ? schema.describe(opts.description) : schema;
+}
+
+/** A decimal number query parameter; `abc` gives `float_parsing` (422). */
+export function queryFloat(opts: { min?: number; max?: number; description?: string } = {}) {
+  let inner = z.number();
+  if (opts.min !== undefined) inner = inner.min(opts.min);
+  if (opts.max !== undefined) inner = inner.max(opts.max);
+  const schema = z.preprocess((v, ctx) => {
+    const s = emptyToUndefined(v);
+    if (typeof s !== 'string') return s;
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s.trim())) {
+      ctx.issues.push({ code: 'custom', message: 'Input should be a valid number', input: v, params: { type: 'float_parsing' } });
       return z.NEVER;
     }
     return Number(s);

@@ -5,7 +5,13 @@
 // themselves, and other requests run between batches.
 //
 // Geometries are the bulk of such answers and are repeated in every cell of a geography (one per
-// variable): each geometry object is serialized once and its text reused.
+// variable, 40 times in bench:heavy). Each geometry is serialized once into a Buffer (once per
+// answer, or once for as long as it lives when it is one of the boundary store's frozen shapes) and
+// that Buffer is copied wherever the geometry appears: no JS string is built for the repeats, so
+// the answer's bytes never pass through the V8 heap. Building them as strings made
+// ~30 MB of garbage per 15 MB answer (the batch strings, then their UTF-8 copies), and the
+// collections it forced held the event loop for 100–400 ms under bench:heavy
+// (docs/performance.md, "Light requests under heavy load").
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VerbResult } from '../context/verb-context.js';
@@ -13,22 +19,102 @@ import { renderEnvelope } from './envelope.js';
 
 /** Arrays longer than this are streamed; shorter ones go through the normal serializer. */
 export const STREAM_MIN_ITEMS = 2_000;
-/** A batch ends after this many characters: small enough that other requests wait little. */
-const BATCH_CHARS = 64 * 1024;
+/** A batch ends after this many bytes: small enough that other requests wait little. */
+const BATCH_BYTES = 64 * 1024;
+/** Geometries shorter than this are copied into the batch text; longer ones are written by reference. */
+const INLINE_GEOMETRY_CHARS = 1024;
 
+/**
+ * JSON of frozen geometries (the boundary store's shared, deep-frozen shapes), kept as long as the
+ * geometry object lives: a frozen object cannot change, so its bytes cannot either.
+ */
+const frozenGeometries = new WeakMap<object, string | Buffer>();
+
+/**
+ * Serializes items to the parts of a batch: text (strings) and pre-serialized geometry Buffers.
+ * The bytes equal `${JSON.stringify(rest)} with "geometry":… appended last}`, as before.
+ */
 function serializer() {
-  const geometries = new WeakMap<object, string>();
-  return (item: unknown): string => {
-    if (!item || typeof item !== 'object' || !('geometry' in item)) return JSON.stringify(item);
-    const { geometry, ...rest } = item as { geometry: unknown };
-    let g: string;
-    if (geometry && typeof geometry === 'object') {
-      g = geometries.get(geometry) ?? JSON.stringify(geometry);
-      geometries.set(geometry, g);
-    } else g = JSON.stringify(geometry ?? null);
-    const head = JSON.stringify(rest);
-    return head.length > 2 ? `${head.slice(0, -1)},"geometry":${g}}` : `{"geometry":${g}}`;
+  const geometries = new WeakMap<object, string | Buffer>();
+  const geometryJson = (geometry: unknown): string | Buffer => {
+    if (!geometry || typeof geometry !== 'object') return JSON.stringify(geometry ?? null);
+    const cache = Object.isFrozen(geometry) ? frozenGeometries : geometries;
+    let g = cache.get(geometry);
+    if (g === undefined) {
+      const s = JSON.stringify(geometry);
+      g = s.length < INLINE_GEOMETRY_CHARS ? s : Buffer.from(s, 'utf8');
+      cache.set(geometry, g);
+    }
+    return g;
   };
+  /** Appends the item; returns the text still open (to be continued by the caller). */
+  return (item: unknown, text: string, parts: Array<string | Buffer>): string => {
+    if (!item || typeof item !== 'object' || !('geometry' in item)) return text + JSON.stringify(item);
+    const { geometry, ...rest } = item as { geometry: unknown };
+    const head = JSON.stringify(rest);
+    const open = head.length > 2 ? `${head.slice(0, -1)},"geometry":` : '{"geometry":';
+    const g = geometryJson(geometry);
+    if (typeof g === 'string') return `${text}${open}${g}}`;
+    parts.push(text + open, g);
+    return '}';
+  };
+}
+
+class EnvelopeStream<T> extends Readable {
+  private next = 0;
+  private scheduled = false;
+  private finished = false;
+  private readonly append = serializer();
+
+  constructor(
+    private readonly items: readonly T[],
+    private readonly tail: () => string,
+  ) {
+    super({ highWaterMark: BATCH_BYTES });
+  }
+
+  override _read(): void {
+    // Each batch runs in its own turn of the event loop (setImmediate, not nextTick), so other
+    // requests' callbacks run between batches however fast the client reads.
+    if (this.scheduled || this.finished) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.destroyed) return; // the client went away
+      try {
+        this.batch();
+      } catch (e) {
+        this.destroy(e as Error);
+      }
+    });
+  }
+
+  private batch(): void {
+    const parts: Array<string | Buffer> = [];
+    let text = this.next === 0 ? '{"data":[' : '';
+    let bytes = 0;
+    while (this.next < this.items.length && bytes + text.length < BATCH_BYTES) {
+      const before = parts.length;
+      text = this.append(this.items[this.next], this.next === 0 ? text : `${text},`, parts);
+      for (let i = before; i < parts.length; i++) bytes += parts[i]!.length;
+      this.next++;
+    }
+    if (this.next >= this.items.length) {
+      // meta last: elapsed_ms then covers the serialization too.
+      text += this.tail();
+      this.finished = true;
+    }
+    parts.push(text);
+    // One Buffer per batch: a chunk per part would cost a chunked-encoding frame and a stream
+    // round trip each (thousands per answer); the copy of a 64 KB batch is cheap and off-heap.
+    let size = 0;
+    for (const p of parts) size += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
+    const chunk = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (const p of parts) at += typeof p === 'string' ? chunk.write(p, at, 'utf8') : p.copy(chunk, at);
+    this.push(chunk);
+    if (this.finished) this.push(null);
+  }
 }
 
 export function streamEnvelope<T>(
@@ -37,22 +123,8 @@ export function streamEnvelope<T>(
   reply: FastifyReply,
   baseUrl: string | undefined,
 ): Readable {
-  const items = result.data;
-  const toJson = serializer();
-  async function* chunks(): AsyncGenerator<string> {
-    let s = '{"data":[';
-    for (let i = 0; i < items.length; i++) {
-      s += (i === 0 ? '' : ',') + toJson(items[i]);
-      if (s.length >= BATCH_CHARS) {
-        yield s;
-        s = '';
-        // Let other requests' callbacks run between batches.
-        await new Promise((r) => setImmediate(r));
-      }
-    }
-    // meta last: elapsed_ms then covers the serialization too.
+  return new EnvelopeStream(result.data, () => {
     const { meta, links } = renderEnvelope({ ...result, data: [] as T[] }, req, reply, baseUrl);
-    yield `${s}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
-  }
-  return Readable.from(chunks(), { objectMode: false, highWaterMark: 64 * 1024 });
+    return `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  });
 }

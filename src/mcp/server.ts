@@ -27,7 +27,7 @@ import { requireFeature } from '../domain/plans.js';
 import { BEARER_CHALLENGE, bearerToken } from '../presentation/credentials.js';
 import type { Caller, VerbContext } from '../context/verb-context.js';
 import { AuthCache } from './auth-cache.js';
-import { argumentsError, toolErrorResult } from './errors.js';
+import { toolErrorResult } from './errors.js';
 import { originPolicy } from './origin.js';
 import { TOOLS, type ToolDef } from './tools.js';
 
@@ -178,23 +178,24 @@ async function callTool(
     if (!reply.raw.headersSent) for (const [k, v] of Object.entries(admitted.headers ?? {})) reply.raw.setHeader(k, v);
   };
   const started = performance.now();
+  let finished = false;
   try {
     const tool = byName.get(name);
     if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
+    // The verb checks its kill switch too; checked here first so a switched-off tool answers 503 whatever the arguments.
     assertFeatureEnabled(config, tool.feature);
-    const input = args ?? {};
-    const parsed = tool.input.safeParse(input);
-    if (!parsed.success) throw argumentsError(name, parsed.error.issues, input);
-    // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts).
-    const a = parsed.data as { geo?: unknown; include_geometry?: unknown };
-    if (a.include_geometry === true || JSON.stringify(a.geo ?? '').includes('*')) releases.push(await app.heavyGate.acquire());
-    // Lookups are charged up front, like their REST routes; data verbs charge themselves once
-    // they know how many geographies the request expands to.
-    if (tool.cost !== 'verb') await ctx.charge(tool.cost);
-    const result = await withDeadline(tool.run(ctx, parsed.data as Record<string, unknown>), config.REQUEST_TIMEOUT_MS);
+    // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts);
+    // the verb says which requests those are. It also charges the call (ctx.charge).
+    const heavy = async () => {
+      const release = await app.heavyGate.acquire();
+      // Granted after the deadline answered: nothing will run, so the slot goes straight back.
+      if (finished) release();
+      else releases.push(release);
+    };
+    const { result, text } = await withDeadline(tool.call(ctx, args ?? {}, { heavy }), config.REQUEST_TIMEOUT_MS);
     ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
     return {
-      content: [{ type: 'text', text: tool.render(result) }],
+      content: [{ type: 'text', text }],
       structuredContent: {
         data: result.data,
         meta: { ...result.meta, request_id: requestId },
@@ -209,6 +210,7 @@ async function callTool(
     else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
     return out.result;
   } finally {
+    finished = true;
     for (const r of releases) r();
     seams.release?.(ctx);
   }

@@ -17,8 +17,21 @@ export interface Geocoders {
   address: AddressGeocoder;
 }
 
+/** Encoded bytes of the decoded features featuresFor keeps: every state, county, metro and district at 20m. */
+const SHAPE_CACHE_BYTES = 8 * 1024 * 1024;
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
 export class BoundaryStore {
   private readonly opened = new Map<string, Promise<FgbFile>>();
+  private readonly shapes = new Map<string, { feature: BoundaryFeature; bytes: number }>();
+  private shapeBytes = 0;
   private geocodersP: Promise<Geocoders> | undefined;
 
   private constructor(
@@ -94,12 +107,34 @@ export class BoundaryStore {
     }
   }
 
-  /** Features for a list of keys of one level (missing keys are skipped), in the order given. */
+  /**
+   * Features for a list of keys of one level (missing keys are skipped), in the order given: the
+   * shapes of `/v1/data?include_geometry=true`. Decoded features are kept (least recently used out,
+   * at most SHAPE_CACHE_BYTES of encoded features) and deep-frozen, since every answer shares them:
+   * a heavy answer then decodes nothing and its serializer (http/stream-envelope.ts) reuses each
+   * shape's JSON bytes instead of re-encoding it. A new build opens a new store, so a new cache.
+   */
   async *featuresFor(entry: { path: string }, keys: string[]): AsyncGenerator<BoundaryFeature> {
     const f = await this.file(entry.path);
     for (const k of keys) {
       const i = f.indexOf(k);
-      if (i !== undefined) yield f.feature(i);
+      if (i === undefined) continue;
+      const id = `${entry.path}#${i}`;
+      let shape = this.shapes.get(id);
+      if (shape) {
+        this.shapes.delete(id); // most recently used last
+        this.shapes.set(id, shape);
+      } else {
+        shape = { feature: deepFreeze(f.feature(i)), bytes: f.featureBytes(i) };
+        this.shapes.set(id, shape);
+        this.shapeBytes += shape.bytes;
+        for (const [oldId, old] of this.shapes) {
+          if (this.shapeBytes <= SHAPE_CACHE_BYTES) break;
+          this.shapes.delete(oldId);
+          this.shapeBytes -= old.bytes;
+        }
+      }
+      yield shape.feature;
     }
   }
 }

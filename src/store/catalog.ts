@@ -61,6 +61,9 @@ export class CatalogStore {
   private readonly search: MiniSearch;
   /** Ranked matches per search text: the catalog never changes once loaded (bounded, oldest out). */
   private readonly searchCache = new Map<string, { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[]>();
+  /** topics() and datasets() counts, computed on first use. */
+  private topicCounts: (Topic & { variable_count: number })[] | undefined;
+  private datasetCounts: Record<Dataset, number> | undefined;
 
   private constructor(private readonly file: CompiledCatalog) {
     for (const v of file.variables) {
@@ -164,21 +167,27 @@ export class CatalogStore {
     return { items: page, total: matches.length };
   }
 
-  /** Topics with the number of active variables (available in at least one vintage). */
+  /**
+   * Topics with the number of active variables (available in at least one vintage). Counted once:
+   * the catalog never changes once loaded, and counting scanned every variable for every topic on
+   * each /v1/topics and /v1/variables?search= request (issue 13). Callers get fresh objects.
+   */
   topics(): (Topic & { variable_count: number })[] {
-    return this.file.topics.map((t) => ({
+    this.topicCounts ??= this.file.topics.map((t) => ({
       topic_key: t.topic_key,
       label: t.label,
       depth: t.depth,
       variable_count: this.file.variables.filter((v) => v.topic.topic_key === t.topic_key && isActive(v)).length,
     }));
+    return this.topicCounts.map((t) => ({ topic_key: t.topic_key, label: t.label, depth: t.depth, variable_count: t.variable_count }));
   }
 
   datasets(): Record<Dataset, { vintages: number[]; variable_count: number }> {
     const count = (d: Dataset): number => this.file.variables.filter((v) => v.availability[d].length > 0).length;
+    this.datasetCounts ??= { acs5: count('acs5'), acs1: count('acs1') };
     return {
-      acs5: { vintages: this.file.datasets.acs5.vintages, variable_count: count('acs5') },
-      acs1: { vintages: this.file.datasets.acs1.vintages, variable_count: count('acs1') },
+      acs5: { vintages: this.file.datasets.acs5.vintages, variable_count: this.datasetCounts.acs5 },
+      acs1: { vintages: this.file.datasets.acs1.vintages, variable_count: this.datasetCounts.acs1 },
     };
   }
 

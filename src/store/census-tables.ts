@@ -151,8 +151,12 @@ export interface TableSummary {
   vintages: Record<CensusDataset, number[]>;
 }
 
+/** Query texts whose table matches are kept (searchTables). */
+const SEARCH_CACHE_ENTRIES = 1_000;
+
 export class CensusTableStore {
   private readonly search: MiniSearch;
+  private readonly searchCache = new Map<string, string[]>();
 
   private constructor(private readonly byDataset: Record<CensusDataset, DatasetTables>) {
     this.search = new MiniSearch({
@@ -238,16 +242,27 @@ export class CensusTableStore {
     return { table_id: tableId, ...this.titleOf(tableId), vintages: this.tableVintages(tableId) };
   }
 
-  /** Tables by id prefix (`B19013`, `b190`) or by words of their title and universe. */
+  /**
+   * Tables by id prefix (`B19013`, `b190`) or by words of their title and universe. Answers are
+   * kept per query text (bounded, oldest out): the tables never change once loaded (a new build is
+   * a new store), and the fuzzy prefix search over every title dominated the CPU of
+   * /v1/variables?search=… (issue 13). Callers get a copy.
+   */
   searchTables(q: string): string[] {
     const query = q.trim();
     if (!query) return this.tableIds();
-    const upper = query.toUpperCase();
-    const byId = /^[BC]\d{0,5}[A-Z]{0,4}$/.test(upper) ? this.tableIds().filter((id) => id.startsWith(upper)) : [];
-    const byWords = this.search
-      .search(query, { prefix: true, fuzzy: (t) => (t.length > 4 ? 0.2 : false), combineWith: 'AND', boost: { table_id: 3, title: 2 } })
-      .map((h) => String(h.id));
-    return [...new Set([...byId, ...byWords])];
+    let ids = this.searchCache.get(query);
+    if (!ids) {
+      const upper = query.toUpperCase();
+      const byId = /^[BC]\d{0,5}[A-Z]{0,4}$/.test(upper) ? this.tableIds().filter((id) => id.startsWith(upper)) : [];
+      const byWords = this.search
+        .search(query, { prefix: true, fuzzy: (t) => (t.length > 4 ? 0.2 : false), combineWith: 'AND', boost: { table_id: 3, title: 2 } })
+        .map((h) => String(h.id));
+      ids = [...new Set([...byId, ...byWords])];
+      if (this.searchCache.size >= SEARCH_CACHE_ENTRIES) this.searchCache.delete(this.searchCache.keys().next().value!);
+      this.searchCache.set(query, ids);
+    }
+    return [...ids];
   }
 
   /** Estimate codes starting with `prefix` (upper case), in either dataset, sorted. */

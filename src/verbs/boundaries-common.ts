@@ -10,29 +10,26 @@ import { AppError } from '../domain/errors.js';
 import type { BoundaryFeature } from '../store/boundaries.js';
 import { BOUNDARY_LEVELS, RESOLUTIONS, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
 import type { VerbContext } from '../context/verb-context.js';
-import { requiredPlanFor, upgradeUrl, type PlanId } from '../domain/plans.js';
-import { callerPlan } from './caller-plan.js';
+import { requiredPlanFor, upgradeUrl, type Plan, type PlanId } from '../domain/plans.js';
 
-export const accessSchema = z.object({
-  allowedLevels: z.array(z.string()),
-  allowedResolutions: z.array(z.string()),
+export interface BoundaryAccess {
+  allowedLevels: string[];
+  allowedResolutions: string[];
   /** Plan that unlocks each gated value, e.g. { 'level:tract': 'pro', 'resolution:500k': 'enterprise' }. */
-  requiredPlan: z.record(z.string(), z.string()).default({}),
-  upgradeUrl: z.string().optional(),
-});
-export type BoundaryAccess = z.input<typeof accessSchema>;
+  requiredPlan: Record<string, string>;
+  upgradeUrl?: string;
+}
 
 /**
- * What the caller's plan allows (plans table): levels and resolutions, the plan that unlocks each
- * gate, and an upgrade link preselecting the cheapest plan that grants the whole request `want`.
- * Operations use it when their input carries no explicit `access`.
+ * What a plan allows (plans table): levels and resolutions, the plan that unlocks each gate, and
+ * an upgrade link preselecting the cheapest plan that grants the whole request `want`.
  */
 export function accessFor(
-  ctx: Pick<VerbContext, 'caller' | 'config'>,
+  ctx: Pick<VerbContext, 'config'>,
+  plan: Plan,
   kind: 'boundaries' | 'centroids',
   want: { level?: string; resolution?: string } = {},
-): z.output<typeof accessSchema> {
-  const plan = callerPlan(ctx);
+): BoundaryAccess {
   const requiredPlan: Record<string, string> = {};
   for (const level of BOUNDARY_LEVELS) requiredPlan[`level:${level}`] = requiredPlanFor({ kind, level }).id;
   for (const resolution of RESOLUTIONS)
@@ -52,11 +49,34 @@ export function accessFor(
 }
 
 export const levelSchema = z.enum(BOUNDARY_LEVELS);
-export const resolutionSchema = z.enum(RESOLUTIONS).default('20m');
+export const resolutionSchema = z
+  .enum(RESOLUTIONS)
+  .default('20m')
+  .describe('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).');
+export const editionSchema = z
+  .string()
+  .max(20)
+  .optional()
+  .describe('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.');
+export const shapeVintageSchema = z
+  .number()
+  .int()
+  .min(2005)
+  .max(2100)
+  .optional()
+  .describe(
+    'ACS vintage whose geography definitions the shapes must have (instead of an edition): county → the 2017 edition through 2021; tracts of 2010 definitions only before 2020; districts from 2022. A vintage with no such file → 404 with the reason.',
+  );
+/** `[min_lng, min_lat, max_lng, max_lat]` (WGS 84). */
+export const bboxSchema = z
+  .tuple([z.number().min(-180).max(180), z.number().min(-90).max(90), z.number().min(-180).max(180), z.number().min(-90).max(90)])
+  .refine(([x0, y0, x1, y1]) => x0 <= x1 && y0 <= y1, 'min must not exceed max')
+  .optional()
+  .describe('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only features whose bounding box meets it.');
 
 export function checkAccess(
   ctx: VerbContext,
-  access: z.output<typeof accessSchema>,
+  access: BoundaryAccess,
   level: BoundaryLevel,
   resolution: Resolution | null,
   what: string,
@@ -103,7 +123,5 @@ export function geojsonMeta(etag: string, vintage: string, featureCount: number 
     content_type: 'application/geo+json',
     headers: { 'Content-Type': 'application/geo+json', ETag: etag, 'X-Boundary-Vintage': vintage },
     feature_count: featureCount,
-    // Boundary and centroid requests cost nothing for plans with access (spec, Limits).
-    cost_units: 0,
   };
 }

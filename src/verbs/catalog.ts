@@ -8,16 +8,23 @@ import type { ObservationStore } from '../store/observations.js';
 import type { Dataset, Topic, VariableSummary } from '../store/catalog.js';
 import { CensusTableStore, type TableSummary } from '../store/census-tables.js';
 import { inferCensusUnit } from '../domain/census-units.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { z } from 'zod';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf, storeIfOpen } from '../context/stores.js';
-import { callerPlan } from './caller-plan.js';
+import { defineVerb } from './define-verb.js';
+import { pageShape } from './paging.js';
+import { datasetSchema, topicWithCountSchema, variableDetailSchema, variableSearchItemSchema } from './catalog-schemas.js';
 
-export interface SearchVariablesInput {
-  search?: string;
-  topic?: string;
-  limit?: number;
-  offset?: number;
-}
+export const searchVariablesInput = z.object({
+  search: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('Words or a census table/code to look for, e.g. "median household income", "poverty", "B19013".'),
+  topic: z.string().optional().describe('Restrict to one topic_key (the topics list), e.g. economics, housing.'),
+  ...pageShape,
+});
+export type SearchVariablesInput = z.input<typeof searchVariablesInput>;
 
 /** A search result: a catalog variable, or a published census code found by its code. */
 export type VariableSearchItem = (VariableSummary & { kind: 'catalog' }) | CensusCodeSummary;
@@ -55,55 +62,59 @@ function censusCodeMatches(tables: CensusTableStore, search: string): CensusCode
   });
 }
 
-export async function searchVariables({
-  ctx,
-  input,
-}: {
-  ctx: VerbContext;
-  input: SearchVariablesInput;
-}): Promise<VerbResult<VariableSearchItem[]>> {
-  const catalog = storeOf(ctx.stores, 'catalog');
-  const topics = catalog.topics().map((t) => t.topic_key);
-  if (input.topic !== undefined && !topics.includes(input.topic)) {
-    throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${topics.join(', ')}.`, {
-      errors: [{ field: 'topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
+export const searchVariables = defineVerb({
+  name: 'search-variables',
+  input: searchVariablesInput,
+  output: z.array(variableSearchItemSchema),
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input, plan }): Promise<VerbResult<VariableSearchItem[]>> => {
+    const catalog = storeOf(ctx.stores, 'catalog');
+    const topics = catalog.topics().map((t) => t.topic_key);
+    if (input.topic !== undefined && !topics.includes(input.topic)) {
+      throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${topics.join(', ')}.`, {
+        errors: [{ field: 'topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
+      });
+    }
+    const limit = pageSizeFor(plan, input.limit);
+    const offset = input.offset ?? 0;
+    const search = input.search?.trim() || undefined;
+    const tables = storeIfOpen(ctx.stores, 'censusTables');
+    const expanded = search ? expandSearch(search) : undefined;
+    // Catalog variables first (curated, comparable across vintages), then every published code the
+    // search names by code: a census code asked for by code is served as published.
+    const fromCatalog = catalog.list({
+      search: expanded?.words,
+      best: expanded?.best,
+      topic: input.topic,
+      offset: 0,
+      limit: Number.MAX_SAFE_INTEGER,
     });
-  }
-  const limit = pageSizeFor(callerPlan(ctx), input.limit);
-  const offset = input.offset ?? 0;
-  const search = input.search?.trim() || undefined;
-  const tables = storeIfOpen(ctx.stores, 'censusTables');
-  const expanded = search ? expandSearch(search) : undefined;
-  // Catalog variables first (curated, comparable across vintages), then every published code the
-  // search names by code: a census code asked for by code is served as published.
-  const fromCatalog = catalog.list({
-    search: expanded?.words,
-    best: expanded?.best,
-    topic: input.topic,
-    offset: 0,
-    limit: Number.MAX_SAFE_INTEGER,
-  });
-  const codes = search && tables && !input.topic ? censusCodeMatches(tables, search) : [];
-  const all: VariableSearchItem[] = [...fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const })), ...codes];
-  const total = all.length;
-  const items = all.slice(offset, offset + limit);
-  const matchingTables: TableSummary[] =
-    search && tables && !input.topic
-      ? tables
-          .searchTables(search)
-          .slice(0, 5)
-          .map((id) => tables.summary(id))
-      : [];
-  let hint: string | null = null;
-  if (total === 0) {
-    hint = search
-      ? `No variables match "${search}"${input.topic ? ` in topic ${input.topic}` : ''}.${matchingTables.length ? ` Tables whose title matches: ${matchingTables.map((t) => t.table_id).join(', ')} (see /v1/tables/{table_id}).` : ''} Try fewer or broader words, a census code or table id such as B19013, or browse /v1/topics.`
-      : 'No variables in this topic.';
-  } else if (items.length === 0) {
-    hint = `offset ${offset} is past the last of ${total} results.`;
-  }
-  return { data: items, meta: { source: null, total_count: total, hint, matching_tables: matchingTables }, page: { offset, limit, total } };
-}
+    const codes = search && tables && !input.topic ? censusCodeMatches(tables, search) : [];
+    const all: VariableSearchItem[] = [...fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const })), ...codes];
+    const total = all.length;
+    const items = all.slice(offset, offset + limit);
+    const matchingTables: TableSummary[] =
+      search && tables && !input.topic
+        ? tables
+            .searchTables(search)
+            .slice(0, 5)
+            .map((id) => tables.summary(id))
+        : [];
+    let hint: string | null = null;
+    if (total === 0) {
+      hint = search
+        ? `No variables match "${search}"${input.topic ? ` in topic ${input.topic}` : ''}.${matchingTables.length ? ` Tables whose title matches: ${matchingTables.map((t) => t.table_id).join(', ')} (see /v1/tables/{table_id}).` : ''} Try fewer or broader words, a census code or table id such as B19013, or browse /v1/topics.`
+        : 'No variables in this topic.';
+    } else if (items.length === 0) {
+      hint = `offset ${offset} is past the last of ${total} results.`;
+    }
+    return {
+      data: items,
+      meta: { source: null, total_count: total, hint, matching_tables: matchingTables },
+      page: { offset, limit, total },
+    };
+  },
+});
 
 export interface VariableDetail extends VariableSummary {
   availability: Record<Dataset, number[]>;
@@ -113,46 +124,55 @@ export interface VariableDetail extends VariableSummary {
   notes: string | null;
 }
 
-export async function getVariable({ ctx, input }: { ctx: VerbContext; input: { name: string } }): Promise<VerbResult<VariableDetail>> {
-  const catalog = storeOf(ctx.stores, 'catalog');
-  const v = catalog.getVariable(input.name.trim());
-  if (!v) {
-    const withYear = /_(19|20)\d{2}$/.test(input.name)
-      ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.'
-      : '';
-    const tables = storeIfOpen(ctx.stores, 'censusTables');
-    const code = CensusTableStore.normalizeCode(input.name);
-    if (code && tables?.known(code)) {
-      const table = code.slice(0, code.indexOf('_'));
-      throw new AppError(
-        'variable-not-found',
-        `${code} is a census code the Bureau published, but not a curated catalog variable: ask for it by code in /v1/data (variables=${code}), and see its table at /v1/tables/${table}.`,
-      );
+export const getVariable = defineVerb({
+  name: 'get-variable',
+  input: z.object({ name: z.string().min(1).max(100).describe('api_name or census code') }),
+  output: variableDetailSchema,
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input }): Promise<VerbResult<VariableDetail>> => {
+    const catalog = storeOf(ctx.stores, 'catalog');
+    const v = catalog.getVariable(input.name.trim());
+    if (!v) {
+      const withYear = /_(19|20)\d{2}$/.test(input.name)
+        ? ' api_name values carry no vintage year; drop the year suffix and pass vintage separately.'
+        : '';
+      const tables = storeIfOpen(ctx.stores, 'censusTables');
+      const code = CensusTableStore.normalizeCode(input.name);
+      if (code && tables?.known(code)) {
+        const table = code.slice(0, code.indexOf('_'));
+        throw new AppError(
+          'variable-not-found',
+          `${code} is a census code the Bureau published, but not a curated catalog variable: ask for it by code in /v1/data (variables=${code}), and see its table at /v1/tables/${table}.`,
+        );
+      }
+      throw new AppError('variable-not-found', `No variable "${input.name}" in the catalog.${withYear} Search with /v1/variables?search=…`);
     }
-    throw new AppError('variable-not-found', `No variable "${input.name}" in the catalog.${withYear} Search with /v1/variables?search=…`);
-  }
-  return {
-    data: {
-      ...catalog.summary(v),
-      availability: v.availability,
-      census_codes: catalog.codesByVintage(v),
-      not_comparable: v.not_comparable,
-      formula: v.formula,
-      notes: v.notes,
-    },
-    meta: { source: null },
-  };
-}
+    return {
+      data: {
+        ...catalog.summary(v),
+        availability: v.availability,
+        census_codes: catalog.codesByVintage(v),
+        not_comparable: v.not_comparable,
+        formula: v.formula,
+        notes: v.notes,
+      },
+      meta: { source: null },
+    };
+  },
+});
 
-export async function listTopics({
-  ctx,
-}: {
-  ctx: VerbContext;
-  input?: unknown;
-}): Promise<VerbResult<(Topic & { variable_count: number })[]>> {
-  const topics = storeOf(ctx.stores, 'catalog').topics();
-  return { data: topics, meta: { source: null, total_count: topics.length } };
-}
+const noInput = z.object({});
+
+export const listTopics = defineVerb({
+  name: 'list-topics',
+  input: noInput,
+  output: z.array(topicWithCountSchema),
+  cost: { kind: 'lookup' },
+  run: async ({ ctx }): Promise<VerbResult<(Topic & { variable_count: number })[]>> => {
+    const topics = storeOf(ctx.stores, 'catalog').topics();
+    return { data: topics, meta: { source: null, total_count: topics.length } };
+  },
+});
 
 export interface DatasetSummary {
   dataset: Dataset;
@@ -174,16 +194,22 @@ function loadedVintages(obs: ObservationStore | undefined, dataset: Dataset): Re
   return out;
 }
 
-export async function listDatasets({ ctx }: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<DatasetSummary[]>> {
-  const ds = storeOf(ctx.stores, 'catalog').datasets();
-  const obs = storeIfOpen(ctx.stores, 'observations');
-  const data = (['acs5', 'acs1'] as const).map((d) => ({
-    dataset: d,
-    label: DATASETS[d].label,
-    vintages: ds[d].vintages,
-    default_vintage: ds[d].vintages.length ? Math.max(...ds[d].vintages) : null,
-    variable_count: ds[d].variable_count,
-    loaded_vintages: loadedVintages(obs, d),
-  }));
-  return { data, meta: { source: null, total_count: data.length } };
-}
+export const listDatasets = defineVerb({
+  name: 'list-datasets',
+  input: noInput,
+  output: z.array(datasetSchema),
+  cost: { kind: 'lookup' },
+  run: async ({ ctx }): Promise<VerbResult<DatasetSummary[]>> => {
+    const ds = storeOf(ctx.stores, 'catalog').datasets();
+    const obs = storeIfOpen(ctx.stores, 'observations');
+    const data = (['acs5', 'acs1'] as const).map((d) => ({
+      dataset: d,
+      label: DATASETS[d].label,
+      vintages: ds[d].vintages,
+      default_vintage: ds[d].vintages.length ? Math.max(...ds[d].vintages) : null,
+      variable_count: ds[d].variable_count,
+      loaded_vintages: loadedVintages(obs, d),
+    }));
+    return { data, meta: { source: null, total_count: data.length } };
+  },
+});

@@ -6,8 +6,10 @@ import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
-import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
+import { comparedCellSchema } from './observations/schemas.js';
+import type { VerbResult } from '../context/verb-context.js';
+import { defineVerb } from './define-verb.js';
 
 export const compareInput = z.object({
   ...observationInputShape,
@@ -19,8 +21,6 @@ export const compareInput = z.object({
       "Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset's latest (2024).",
     ),
 });
-/** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
-export type CompareInput = z.infer<typeof compareInput> & { max_rows?: number };
 
 export interface Comparison {
   /** The geography every other one is compared with: the first one requested. */
@@ -63,37 +63,46 @@ export function compareWith(reference: ObservationCell, c: ObservationCell): Com
   return { ...base, difference, difference_moe, significant: Math.abs(difference!) > difference_moe, not_tested_reason: null };
 }
 
-export async function compareGeographies({ ctx, input }: { ctx: VerbContext; input: CompareInput }): Promise<VerbResult<ComparedCell[]>> {
-  const p = await prepare(ctx, input, { requested: input.vintage, defaultToLoaded: true });
-  const vintage = p.vintage;
-  if (p.geo.geographies.length < 2) {
-    throw new AppError(
-      'validation-error',
-      `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`,
-      {
-        errors: [{ field: 'geo', message: 'at least two geographies', type: 'too_short' }],
-      },
-    );
-  }
-  checkRowCap(p.geo.geographies.length * p.variables.length, input.max_rows);
-  checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
-  await charge(ctx, p.plan, { kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
-  const result = await computeCells(p.stores, p.stores.catalog, {
-    dataset: p.dataset,
-    vintages: [vintage],
-    variables: p.variables,
-    geographies: p.geo.geographies,
-  });
-  const first = p.geo.geographies[0]!.key;
-  const reference = new Map(result.cells.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
-  // Ordered by variable, then geography in request order: one block per variable, side by side.
-  const order = new Map(p.geo.geographies.map((g, i) => [g.key, i]));
-  const varOrder = new Map(p.variables.map((v, i) => [v.api_name, i]));
-  const cells = result.cells
-    .map((c) => ({ ...c, comparison: c.geo_key === first ? null : compareWith(reference.get(c.variable)!, c) }))
-    .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
-  return {
-    data: cells,
-    meta: observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
-  };
-}
+export const compareGeographies = defineVerb({
+  name: 'compare-geographies',
+  input: compareInput,
+  output: z.array(comparedCellSchema),
+  feature: 'data',
+  formats: ['json', 'csv'],
+  cost: 'expanded',
+  heavy: (input) => isWildcard(input.geo),
+  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ComparedCell[]>> => {
+    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
+    const vintage = p.vintage;
+    if (p.geo.geographies.length < 2) {
+      throw new AppError(
+        'validation-error',
+        `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`,
+        {
+          errors: [{ field: 'geo', message: 'at least two geographies', type: 'too_short' }],
+        },
+      );
+    }
+    checkRowCap(p.geo.geographies.length * p.variables.length, maxRows);
+    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
+    await charge({ kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
+    const result = await computeCells(p.stores, p.stores.catalog, {
+      dataset: p.dataset,
+      vintages: [vintage],
+      variables: p.variables,
+      geographies: p.geo.geographies,
+    });
+    const first = p.geo.geographies[0]!.key;
+    const reference = new Map(result.cells.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
+    // Ordered by variable, then geography in request order: one block per variable, side by side.
+    const order = new Map(p.geo.geographies.map((g, i) => [g.key, i]));
+    const varOrder = new Map(p.variables.map((v, i) => [v.api_name, i]));
+    const cells = result.cells
+      .map((c) => ({ ...c, comparison: c.geo_key === first ? null : compareWith(reference.get(c.variable)!, c) }))
+      .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
+    return {
+      data: cells,
+      meta: observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
+    };
+  },
+});

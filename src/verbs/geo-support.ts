@@ -1,10 +1,20 @@
 // Pieces shared by the geography operations: the store lookup, the vintage default and the
 // public shape of a geography in responses.
+import { z } from 'zod';
 import { latestVintage } from '../domain/datasets.js';
 import type { GeographyRecord } from '../store/geographies.js';
 
 /** Latest ACS vintage the service publishes; the default when a request names none. */
 export const LATEST_VINTAGE = latestVintage('acs5');
+
+/** The `vintage` of the geography operations: whose definitions to use. */
+export const vintageField = z
+  .number()
+  .int()
+  .min(2005)
+  .max(2100)
+  .optional()
+  .describe('ACS vintage whose geography definitions to use; default: the latest.');
 
 /** A geography as operations return it (the record plus a compact hierarchy when asked for). */
 export interface GeographyView {

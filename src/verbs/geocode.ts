@@ -6,16 +6,24 @@ import { z } from 'zod';
 import type { AddressResult } from '../store/geocode/address-geocoder.js';
 import type { GeocodeGeographies } from '../store/geocode/point-geocoder.js';
 import { AppError } from '../domain/errors.js';
-import { parseInput } from '../domain/validation.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
+import { defineVerb } from './define-verb.js';
+import { geocodeDataSchema } from './geocode-schemas.js';
 
-const coord = (min: number, max: number) =>
-  z.coerce.number().refine(Number.isFinite, 'must be a number').pipe(z.number().min(min).max(max));
-const schema = z.object({
-  lat: coord(-90, 90).optional(),
-  lng: coord(-180, 180).optional(),
-  address: z.string().trim().min(1).max(300).optional(),
+export const geocodeInput = z.object({
+  lat: z.number().min(-90).max(90).optional().describe('Latitude in decimal degrees (WGS84), with lng.'),
+  lng: z
+    .number()
+    .min(-180)
+    .max(180)
+    .optional()
+    .describe('Longitude in decimal degrees (WGS84), with lat; negative in the western hemisphere.'),
+  address: z
+    .string()
+    .max(300)
+    .optional()
+    .describe('A US street address, e.g. "1600 Pennsylvania Ave NW, Washington, DC 20500". Give either address or lat+lng.'),
 });
 
 export type GeocodeData =
@@ -38,33 +46,41 @@ function officialNames(ctx: VerbContext, g: GeocodeGeographies): GeocodeGeograph
   return out;
 }
 
-export async function geocode({ ctx, input }: { ctx: VerbContext; input: z.input<typeof schema> }): Promise<VerbResult<GeocodeData>> {
-  const q = parseInput(schema, input);
-  const hasCoords = q.lat !== undefined || q.lng !== undefined;
-  if (hasCoords && (q.lat === undefined || q.lng === undefined)) {
-    throw new AppError('validation-error', 'lat and lng must be given together', {
-      errors: [{ field: q.lat === undefined ? 'lat' : 'lng', message: 'required with the other coordinate', type: 'missing' }],
-    });
-  }
-  if (hasCoords === (q.address !== undefined)) {
-    throw new AppError('validation-error', 'give either address or lat and lng', {
-      errors: [{ field: 'address', message: 'exactly one of address or lat/lng is required', type: 'missing' }],
-    });
-  }
-  const { point, address } = await storeOf(ctx.stores, 'boundaries').geocoders();
-  if (q.address !== undefined) {
-    const r = address.geocode(q.address, point);
-    return { data: { input: { address: q.address }, ...r, geographies: r.geographies && officialNames(ctx, r.geographies) } };
-  }
-  const geographies = officialNames(ctx, point.locate(q.lat!, q.lng!));
-  const found = geographies.nation.key !== null || geographies.county.key !== null;
-  return {
-    data: {
-      input: { lat: q.lat!, lng: q.lng! },
-      status: found ? 'matched' : 'no_match',
-      reason: found ? null : (geographies.nation as { reason: string }).reason,
-      geographies,
-    },
-    meta: {},
-  };
-}
+export const geocode = defineVerb({
+  name: 'geocode',
+  input: geocodeInput,
+  output: geocodeDataSchema,
+  feature: 'geocode',
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input }): Promise<VerbResult<GeocodeData>> => {
+    // Blank address text is no address (as an empty query parameter is).
+    const q = { ...input, address: input.address?.trim() || undefined };
+    const hasCoords = q.lat !== undefined || q.lng !== undefined;
+    if (hasCoords && (q.lat === undefined || q.lng === undefined)) {
+      throw new AppError('validation-error', 'lat and lng must be given together', {
+        errors: [{ field: q.lat === undefined ? 'lat' : 'lng', message: 'required with the other coordinate', type: 'missing' }],
+      });
+    }
+    if (hasCoords === (q.address !== undefined)) {
+      throw new AppError('validation-error', 'give either address or lat and lng', {
+        errors: [{ field: 'address', message: 'exactly one of address or lat/lng is required', type: 'missing' }],
+      });
+    }
+    const { point, address } = await storeOf(ctx.stores, 'boundaries').geocoders();
+    if (q.address !== undefined) {
+      const r = address.geocode(q.address, point);
+      return { data: { input: { address: q.address }, ...r, geographies: r.geographies && officialNames(ctx, r.geographies) } };
+    }
+    const geographies = officialNames(ctx, point.locate(q.lat!, q.lng!));
+    const found = geographies.nation.key !== null || geographies.county.key !== null;
+    return {
+      data: {
+        input: { lat: q.lat!, lng: q.lng! },
+        status: found ? 'matched' : 'no_match',
+        reason: found ? null : (geographies.nation as { reason: string }).reason,
+        geographies,
+      },
+      meta: {},
+    };
+  },
+});

@@ -1,23 +1,23 @@
 // GET /v1/geographies/{geo_key}/children?type=… — child geographies of a parent. The parent may
 // be a key or, as in data requests, a place name ("Travis County, TX", "TX-35").
 import { z } from 'zod';
-import { parseInput } from '../domain/validation.js';
 import { pageSizeFor } from '../domain/plans.js';
-import { callerPlan } from './caller-plan.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES, splitKey } from '../domain/geo/keys.js';
 import { resolvePlaceName } from '../store/geographies/resolve-name.js';
-import { LATEST_VINTAGE, pastEnd, viewOf, type GeographyView } from './geo-support.js';
+import { LATEST_VINTAGE, pastEnd, vintageField, viewOf, type GeographyView } from './geo-support.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
+import { defineVerb } from './define-verb.js';
+import { pageShape } from './paging.js';
+import { childGeographySchema } from './geography-schemas.js';
 
 export const geographyChildrenInput = z.object({
-  geo_key: z.string().trim().min(1),
-  type: z.enum(GEO_TYPES),
-  vintage: z.coerce.number().int().min(2005).max(2100).optional(),
-  limit: z.coerce.number().int().min(1).optional(),
-  offset: z.coerce.number().int().min(0).default(0),
+  geo_key: z.string().trim().min(1).max(300).describe('Parent key (`metro:12420`) or name.'),
+  type: z.enum(GEO_TYPES).describe('Child type (the types each parent type has are listed with the operation).'),
+  vintage: vintageField,
+  ...pageShape,
 });
 export type GeographyChildrenInput = z.input<typeof geographyChildrenInput>;
 
@@ -49,54 +49,54 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
   return r;
 }
 
-export async function geographyChildren({
-  ctx,
-  input,
-}: {
-  ctx: VerbContext;
-  input: GeographyChildrenInput;
-}): Promise<VerbResult<GeographyView[]>> {
-  const q = parseInput(geographyChildrenInput, input);
-  const store = storeOf(ctx.stores, 'geographies');
-  const vintage = q.vintage ?? LATEST_VINTAGE;
-  // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
-  const limit = pageSizeFor(callerPlan(ctx), q.limit);
-  const parent = resolveParent(store, q.geo_key, vintage);
-  const allowed = CHILD_TYPES[parent.type];
-  if (!allowed.includes(q.type)) {
-    throw new AppError(
-      'unsupported-child-type',
-      `${parent.type} geographies have no ${q.type} children; allowed child types for ${parent.type}: ${allowed.join(', ') || 'none'}.`,
-      {
-        extensions: { parent_type: parent.type, allowed_child_types: allowed },
+export const geographyChildren = defineVerb({
+  name: 'geography-children',
+  input: geographyChildrenInput,
+  output: z.array(childGeographySchema),
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input, plan }): Promise<VerbResult<GeographyView[]>> => {
+    const q = { ...input, offset: input.offset ?? 0 };
+    const store = storeOf(ctx.stores, 'geographies');
+    const vintage = q.vintage ?? LATEST_VINTAGE;
+    // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
+    const limit = pageSizeFor(plan, q.limit);
+    const parent = resolveParent(store, q.geo_key, vintage);
+    const allowed = CHILD_TYPES[parent.type];
+    if (!allowed.includes(q.type)) {
+      throw new AppError(
+        'unsupported-child-type',
+        `${parent.type} geographies have no ${q.type} children; allowed child types for ${parent.type}: ${allowed.join(', ') || 'none'}.`,
+        {
+          extensions: { parent_type: parent.type, allowed_child_types: allowed },
+        },
+      );
+    }
+    const m = store.members(parent.key, q.type, vintage);
+    if (m.unsupported) throw new AppError('validation-error', m.unsupported);
+    const page = m.keys
+      .slice(q.offset, q.offset + limit)
+      .map((k) => store.get(k, vintage))
+      .filter((r): r is GeographyRecord => r !== null);
+    const data = page.map((r) => {
+      const v = viewOf(r);
+      const share = m.afact?.get(r.key);
+      return share === undefined ? v : { ...v, afact: share };
+    });
+    return {
+      data,
+      meta: {
+        total_count: m.keys.length,
+        vintage,
+        parent: viewOf(parent),
+        notes: m.notes,
+        hint:
+          m.keys.length === 0
+            ? `${parent.name} has no ${q.type} in ACS ${vintage}.`
+            : q.offset >= m.keys.length
+              ? pastEnd(q.offset, m.keys.length)
+              : null,
       },
-    );
-  }
-  const m = store.members(parent.key, q.type, vintage);
-  if (m.unsupported) throw new AppError('validation-error', m.unsupported);
-  const page = m.keys
-    .slice(q.offset, q.offset + limit)
-    .map((k) => store.get(k, vintage))
-    .filter((r): r is GeographyRecord => r !== null);
-  const data = page.map((r) => {
-    const v = viewOf(r);
-    const share = m.afact?.get(r.key);
-    return share === undefined ? v : { ...v, afact: share };
-  });
-  return {
-    data,
-    meta: {
-      total_count: m.keys.length,
-      vintage,
-      parent: viewOf(parent),
-      notes: m.notes,
-      hint:
-        m.keys.length === 0
-          ? `${parent.name} has no ${q.type} in ACS ${vintage}.`
-          : q.offset >= m.keys.length
-            ? pastEnd(q.offset, m.keys.length)
-            : null,
-    },
-    page: { offset: q.offset, limit, total: m.keys.length },
-  };
-}
+      page: { offset: q.offset, limit, total: m.keys.length },
+    };
+  },
+});

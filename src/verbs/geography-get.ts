@@ -1,17 +1,18 @@
 // GET /v1/geographies/{geo_key} — one geography with its parent hierarchy, the definitions it has
 // had across ACS vintages, and (counties) its metro.
 import { z } from 'zod';
-import { parseInput } from '../domain/validation.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, FIPS_SHAPE } from '../domain/geo/keys.js';
 import { parseSpecifier } from '../domain/geo/specifier.js';
-import { LATEST_VINTAGE, viewOf, type GeographyView } from './geo-support.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { LATEST_VINTAGE, vintageField, viewOf, type GeographyView } from './geo-support.js';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
+import { defineVerb } from './define-verb.js';
+import { geographyDetailSchema } from './geography-schemas.js';
 
 export const geographyGetInput = z.object({
-  geo_key: z.string().trim().min(1),
-  vintage: z.coerce.number().int().min(2005).max(2100).optional(),
+  geo_key: z.string().trim().min(1).max(300).describe('`{type}:{fips}`, e.g. `state:06`, `county:48453`.'),
+  vintage: vintageField,
 });
 export type GeographyGetInput = z.input<typeof geographyGetInput>;
 
@@ -25,43 +26,48 @@ export interface GeographyDetail extends GeographyView {
   metro_key?: string | null;
 }
 
-export async function geographyGet({ ctx, input }: { ctx: VerbContext; input: GeographyGetInput }): Promise<VerbResult<GeographyDetail>> {
-  const q = parseInput(geographyGetInput, input);
-  const store = storeOf(ctx.stores, 'geographies');
-  const spec = parseSpecifier(q.geo_key);
-  if (spec.kind !== 'key') {
-    throw new AppError(
-      'invalid-geo-format',
-      `${q.geo_key} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`,
-    );
-  }
-  const key = `${spec.type}:${spec.fips}`;
-  const vintage = q.vintage ?? LATEST_VINTAGE;
-  const rec = store.get(key, vintage) ?? (q.vintage === undefined ? store.get(key) : null);
-  const versions = store.versions(key);
-  if (!rec) {
-    throw new AppError(
-      'geography-not-found',
-      versions.length
-        ? `${key} (${versions[0]!.name}) exists in ACS ${versions.map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
-        : `${key} matches no geography: a ${spec.type} FIPS code is ${FIPS_SHAPE[spec.type]}.`,
-    );
-  }
-  const detail: GeographyDetail = {
-    ...viewOf(rec),
-    hierarchy: store.hierarchy(key, rec.valid_to ?? vintage).map((p) => ({ geo_key: p.key, type: p.type, name: p.name })),
-    child_types: CHILD_TYPES[rec.type],
-    definitions: versions.map((v) => ({
-      definition: v.definition,
-      valid_from: v.valid_from,
-      valid_to: v.valid_to,
-      population: v.population,
-    })),
-  };
-  if (rec.type === 'county') {
-    // July 2023 membership: named only when that metro exists in the vintage asked about.
-    const m = store.crosswalks.countyMetro.get(rec.fips);
-    detail.metro_key = m && store.get(`metro:${m}`, Math.min(vintage, rec.valid_to ?? vintage)) ? `metro:${m}` : null;
-  }
-  return { data: detail, meta: { vintage: Math.min(vintage, rec.valid_to ?? vintage) } };
-}
+export const geographyGet = defineVerb({
+  name: 'geography-get',
+  input: geographyGetInput,
+  output: geographyDetailSchema,
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input: q }): Promise<VerbResult<GeographyDetail>> => {
+    const store = storeOf(ctx.stores, 'geographies');
+    const spec = parseSpecifier(q.geo_key);
+    if (spec.kind !== 'key') {
+      throw new AppError(
+        'invalid-geo-format',
+        `${q.geo_key} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`,
+      );
+    }
+    const key = `${spec.type}:${spec.fips}`;
+    const vintage = q.vintage ?? LATEST_VINTAGE;
+    const rec = store.get(key, vintage) ?? (q.vintage === undefined ? store.get(key) : null);
+    const versions = store.versions(key);
+    if (!rec) {
+      throw new AppError(
+        'geography-not-found',
+        versions.length
+          ? `${key} (${versions[0]!.name}) exists in ACS ${versions.map((v) => `${v.valid_from}–${v.valid_to ?? 'present'}`).join(', ')}, not in ${vintage}.`
+          : `${key} matches no geography: a ${spec.type} FIPS code is ${FIPS_SHAPE[spec.type]}.`,
+      );
+    }
+    const detail: GeographyDetail = {
+      ...viewOf(rec),
+      hierarchy: store.hierarchy(key, rec.valid_to ?? vintage).map((p) => ({ geo_key: p.key, type: p.type, name: p.name })),
+      child_types: CHILD_TYPES[rec.type],
+      definitions: versions.map((v) => ({
+        definition: v.definition,
+        valid_from: v.valid_from,
+        valid_to: v.valid_to,
+        population: v.population,
+      })),
+    };
+    if (rec.type === 'county') {
+      // July 2023 membership: named only when that metro exists in the vintage asked about.
+      const m = store.crosswalks.countyMetro.get(rec.fips);
+      detail.metro_key = m && store.get(`metro:${m}`, Math.min(vintage, rec.valid_to ?? vintage)) ? `metro:${m}` : null;
+    }
+    return { data: detail, meta: { vintage: Math.min(vintage, rec.valid_to ?? vintage) } };
+  },
+});

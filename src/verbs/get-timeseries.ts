@@ -7,8 +7,10 @@ import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
 import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
-import { charge, geoTerms, observationInputShape, prepare } from './observations/prepare.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
+import { observationCellSchema } from './observations/schemas.js';
+import type { VerbResult } from '../context/verb-context.js';
+import { defineVerb } from './define-verb.js';
 
 export const timeseriesInput = z.object({
   ...observationInputShape,
@@ -19,8 +21,6 @@ export const timeseriesInput = z.object({
     .optional()
     .describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
 });
-/** `max_rows`: set by transports rendering CSV, so an oversized export is refused before any value is read. */
-export type TimeseriesInput = z.infer<typeof timeseriesInput> & { max_rows?: number };
 
 /** Points per variable and geography: the whole acs5 range (2009–2024) is 16. */
 export const MAX_POINTS = 16;
@@ -50,32 +50,41 @@ function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | und
   return vintages;
 }
 
-export async function getTimeseries({ ctx, input }: { ctx: VerbContext; input: TimeseriesInput }): Promise<VerbResult<ObservationCell[]>> {
-  // A series ends at the dataset's latest vintage by default: missing years show as nulls.
-  const p = await prepare(ctx, input, {
-    requested: input.to,
-    defaultToLoaded: false,
-    range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
-  });
-  const vintages = p.vintages;
-  const to = vintages.at(-1)!;
-  checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, input.max_rows);
-  checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
-  await charge(ctx, p.plan, { kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
-  const result = await computeCells(p.stores, p.stores.catalog, {
-    dataset: p.dataset,
-    vintages,
-    variables: p.variables,
-    geographies: p.geo.geographies,
-  });
-  // One series per variable and geography, in vintage order.
-  const cells = [...result.cells].sort(
-    (a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage,
-  );
-  const overlap =
-    p.dataset === 'acs5' && vintages.length > 1
-      ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
-      : undefined;
-  const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
-  return { data: cells, meta: { ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }), vintages } };
-}
+export const getTimeseries = defineVerb({
+  name: 'get-timeseries',
+  input: timeseriesInput,
+  output: z.array(observationCellSchema),
+  feature: 'data',
+  formats: ['json', 'csv'],
+  cost: 'expanded',
+  heavy: (input) => isWildcard(input.geo),
+  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ObservationCell[]>> => {
+    // A series ends at the dataset's latest vintage by default: missing years show as nulls.
+    const p = await prepare(ctx, plan, input, {
+      requested: input.to,
+      defaultToLoaded: false,
+      range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
+    });
+    const vintages = p.vintages;
+    const to = vintages.at(-1)!;
+    checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, maxRows);
+    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
+    await charge({ kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
+    const result = await computeCells(p.stores, p.stores.catalog, {
+      dataset: p.dataset,
+      vintages,
+      variables: p.variables,
+      geographies: p.geo.geographies,
+    });
+    // One series per variable and geography, in vintage order.
+    const cells = [...result.cells].sort(
+      (a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage,
+    );
+    const overlap =
+      p.dataset === 'acs5' && vintages.length > 1
+        ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
+        : undefined;
+    const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
+    return { data: cells, meta: { ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }), vintages } };
+  },
+});

@@ -2,19 +2,15 @@
 // parse every specifier, apply the plan gates to wildcard and name expansions, count the expansion
 // against the plan's limit BEFORE any data is fetched, then build the records.
 import { AppError } from '../domain/errors.js';
-import { expansionLimitError, upgradeUrl, type PlanId } from '../domain/plans.js';
+import { expansionLimitError, requireFeature, type Plan } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
 import { resolvePlaceName, type NameTarget } from '../store/geographies/resolve-name.js';
 import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 
-/** Plan gates, passed in from the plans table (this module knows no plan names' rules). */
+/** The caller's plan: its wildcard gates (requireFeature) and expansion limit (plans table). */
 export interface GeoGates {
-  allowWildcard: boolean;
-  allowBlockGroupWildcard: boolean;
-  /** Largest number of geographies wildcard and name expansions may produce in one request. */
-  maxExpansion: number;
-  plan: string;
+  plan: Plan;
   /** The dashboard; `feature-requires-upgrade` links to its billing page with the required plan. */
   dashboardUrl?: string;
 }
@@ -87,18 +83,15 @@ export function definitionOf(vintage: number, store?: Pick<GeographyStore, 'isPu
   };
 }
 
-const REQUIRED_PLAN: Record<'wildcard' | 'block_group', PlanId> = { wildcard: 'pro', block_group: 'business' };
-
+/** Wildcards and name expansions: the plan's `wildcard` feature for the level (block groups need more). */
 function gate(type: GeoType, spec: string, what: string, opts: ResolveOptions): void {
   const bg = type === 'block_group';
-  if (opts.allowWildcard && (!bg || opts.allowBlockGroupWildcard)) return;
-  const required = bg && opts.allowWildcard ? REQUIRED_PLAN.block_group : bg ? REQUIRED_PLAN.block_group : REQUIRED_PLAN.wildcard;
-  throw new AppError(
-    'feature-requires-upgrade',
-    `"${spec}" is a ${what}, which expands to many geographies: ${bg ? 'block group expansions need the Business plan or above' : 'wildcard and name expansions need the Pro plan or above'}; your plan is ${opts.plan}. Request individual geography keys instead, or upgrade.`,
-    {
-      extensions: { upgrade_url: upgradeUrl(opts.dashboardUrl ?? '', required), required_plan: required, plan: opts.plan },
-    },
+  requireFeature(
+    opts.plan,
+    { kind: 'wildcard', level: type },
+    opts.dashboardUrl ?? '',
+    (plan) =>
+      `"${spec}" is a ${what}, which expands to many geographies: ${bg ? 'block group expansions need the Business plan or above' : 'wildcard and name expansions need the Pro plan or above'}; your plan is ${plan.id}. Request individual geography keys instead, or upgrade.`,
   );
 }
 
@@ -224,7 +217,8 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
 
   const expanded = new Set<string>();
   for (const e of expansions) if (e.via !== 'key' && e.keys.length > 1) for (const k of e.keys) expanded.add(k);
-  if (expanded.size > opts.maxExpansion) {
+  const maxExpansion = opts.plan.limits.wildcardExpansionMax;
+  if (expanded.size > maxExpansion) {
     const parts = expansions
       .filter((e) => e.via !== 'key' && e.keys.length > 1)
       .map((e) => `${e.spec} → ${e.count}`)
@@ -233,7 +227,7 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
       opts.plan,
       expanded.size,
       opts.dashboardUrl ?? '',
-      `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan} plan allows ${opts.maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`,
+      `The geography expansion asks for ${expanded.size} geographies (${parts}); the ${opts.plan.id} plan allows ${maxExpansion} per request. Narrow it with a longer FIPS prefix (e.g. one county: tract:48453* instead of tract:48*), a smaller parent (a county instead of a state or metro), or split the request.`,
     );
   }
 

@@ -6,28 +6,31 @@ import { DATASETS, checkVintage, parseDataset, type DatasetKey } from '../domain
 import { pageSizeFor } from '../domain/plans.js';
 import type { TableInVintage, TableSummary } from '../store/census-tables.js';
 import type { ObservationStore } from '../store/observations.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { z } from 'zod';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
-import { callerPlan } from './caller-plan.js';
+import { defineVerb } from './define-verb.js';
+import { pageShape } from './paging.js';
+import { tableDetailSchema, tableSummarySchema } from './catalog-schemas.js';
 
-export interface SearchTablesInput {
-  search?: string;
-  limit?: number;
-  offset?: number;
-}
-
-export async function searchTables({ ctx, input }: { ctx: VerbContext; input: SearchTablesInput }): Promise<VerbResult<TableSummary[]>> {
-  const tables = storeOf(ctx.stores, 'censusTables');
-  const limit = pageSizeFor(callerPlan(ctx), input.limit);
-  const offset = input.offset ?? 0;
-  const search = input.search?.trim() || undefined;
-  const ids = tables.searchTables(search ?? '');
-  const items = ids.slice(offset, offset + limit).map((id) => tables.summary(id));
-  let hint: string | null = null;
-  if (ids.length === 0) hint = `No Detailed Table matches "${search}". Try a table id prefix such as B19 or fewer words.`;
-  else if (items.length === 0) hint = `offset ${offset} is past the last of ${ids.length} results.`;
-  return { data: items, meta: { source: null, total_count: ids.length, hint }, page: { offset, limit, total: ids.length } };
-}
+export const searchTables = defineVerb({
+  name: 'search-tables',
+  input: z.object({ search: z.string().max(200).optional().describe('A table id prefix or words of the title.'), ...pageShape }),
+  output: z.array(tableSummarySchema),
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input, plan }): Promise<VerbResult<TableSummary[]>> => {
+    const tables = storeOf(ctx.stores, 'censusTables');
+    const limit = pageSizeFor(plan, input.limit);
+    const offset = input.offset ?? 0;
+    const search = input.search?.trim() || undefined;
+    const ids = tables.searchTables(search ?? '');
+    const items = ids.slice(offset, offset + limit).map((id) => tables.summary(id));
+    let hint: string | null = null;
+    if (ids.length === 0) hint = `No Detailed Table matches "${search}". Try a table id prefix such as B19 or fewer words.`;
+    else if (items.length === 0) hint = `offset ${offset} is past the last of ${ids.length} results.`;
+    return { data: items, meta: { source: null, total_count: ids.length, hint }, page: { offset, limit, total: ids.length } };
+  },
+});
 
 export interface TableDetail extends TableInVintage {
   dataset: DatasetKey;
@@ -52,42 +55,46 @@ function loadedFor(obs: ObservationStore | undefined, tableId: string): Record<D
   return out;
 }
 
-export async function getTable({
-  ctx,
-  input,
-}: {
-  ctx: VerbContext;
-  input: { table_id: string; dataset?: string; vintage?: number };
-}): Promise<VerbResult<TableDetail>> {
-  const tables = storeOf(ctx.stores, 'censusTables');
-  const id = input.table_id.trim().toUpperCase().replace(/\*$/, '');
-  if (!tables.hasTable(id)) {
-    throw new AppError(
-      'not-found',
-      `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`,
-    );
-  }
-  const published = tables.tableVintages(id);
-  // Default: the 5-year product when it has the table (every geography), else the 1-year one.
-  const dataset = input.dataset === undefined ? (published.acs5.length ? 'acs5' : 'acs1') : parseDataset(input.dataset);
-  const vintage = input.vintage === undefined ? published[dataset].at(-1) : checkVintage(dataset, input.vintage);
-  const table = vintage === undefined ? null : tables.table(dataset, id, vintage);
-  if (!table || vintage === undefined) {
-    const ys = published[dataset];
-    throw new AppError(
-      'not-found',
-      `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other dataset: ${dataset === 'acs1' ? 'acs5' : 'acs1'} ${published[dataset === 'acs1' ? 'acs5' : 'acs1'].join(', ') || 'none'}.`,
-    );
-  }
-  return {
-    data: {
-      ...table,
-      dataset,
-      vintage,
-      published,
-      loaded: loadedFor(ctx.stores.observations as ObservationStore | undefined, id),
-      request: `/v1/data?variables=${id}*&dataset=${dataset}&vintage=${vintage}&geo=…`,
-    },
-    meta: { source: null },
-  };
-}
+export const getTable = defineVerb({
+  name: 'get-table',
+  input: z.object({
+    table_id: z.string().min(1).max(20).describe('Table id, e.g. B19013'),
+    dataset: z.string().optional().describe('acs5 or acs1.'),
+    vintage: z.number().int().optional().describe('Survey year.'),
+  }),
+  output: tableDetailSchema,
+  cost: { kind: 'lookup' },
+  run: async ({ ctx, input }): Promise<VerbResult<TableDetail>> => {
+    const tables = storeOf(ctx.stores, 'censusTables');
+    const id = input.table_id.trim().toUpperCase().replace(/\*$/, '');
+    if (!tables.hasTable(id)) {
+      throw new AppError(
+        'not-found',
+        `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`,
+      );
+    }
+    const published = tables.tableVintages(id);
+    // Default: the 5-year product when it has the table (every geography), else the 1-year one.
+    const dataset = input.dataset === undefined ? (published.acs5.length ? 'acs5' : 'acs1') : parseDataset(input.dataset);
+    const vintage = input.vintage === undefined ? published[dataset].at(-1) : checkVintage(dataset, input.vintage);
+    const table = vintage === undefined ? null : tables.table(dataset, id, vintage);
+    if (!table || vintage === undefined) {
+      const ys = published[dataset];
+      throw new AppError(
+        'not-found',
+        `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other dataset: ${dataset === 'acs1' ? 'acs5' : 'acs1'} ${published[dataset === 'acs1' ? 'acs5' : 'acs1'].join(', ') || 'none'}.`,
+      );
+    }
+    return {
+      data: {
+        ...table,
+        dataset,
+        vintage,
+        published,
+        loaded: loadedFor(ctx.stores.observations as ObservationStore | undefined, id),
+        request: `/v1/data?variables=${id}*&dataset=${dataset}&vintage=${vintage}&geo=…`,
+      },
+      meta: { source: null },
+    };
+  },
+});

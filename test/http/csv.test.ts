@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { parse } from 'csv-parse/sync';
-import { contentDisposition, escapeCell, renderCsv, safeFilename } from '../../src/http/csv.js';
+import { Readable } from 'node:stream';
+import { contentDisposition, CSV_STREAM_MIN_ROWS, csvBody, escapeCell, renderCsv, safeFilename } from '../../src/http/csv.js';
 import { fixtureRoutes } from './fixture-routes.js';
 import { KEYS, makeApp, problemOf } from './support.js';
 
@@ -39,6 +40,24 @@ describe('renderCsv', () => {
     const rows = Array.from({ length: 11 }, (_, i) => [i]);
     expect(() => renderCsv({ filename: 'x', columns: ['n'], rows }, 10)).toThrowError(/limit is 10/);
     expect(renderCsv({ filename: 'x', columns: ['n'], rows: rows.slice(0, 10) }, 10).split('\n')).toHaveLength(12);
+  });
+
+  it('streams large tables in slices whose bytes equal the whole rendering, and checks the cap before any byte', async () => {
+    const rows = Array.from({ length: CSV_STREAM_MIN_ROWS * 2 + 17 }, (_, i) => [
+      `=x${i}`,
+      i % 7 === 0 ? null : -i / 3,
+      i % 2 === 0,
+      'a,"b"\nc',
+    ]);
+    const table = { filename: 'x', columns: ['text', 'n', 'flag', 'quoted'], rows };
+    const body = csvBody(table, rows.length);
+    expect(body).toBeInstanceOf(Readable);
+    const chunks: Buffer[] = [];
+    for await (const c of body as Readable) chunks.push(c as Buffer);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(renderCsv(table, rows.length));
+    expect(() => csvBody(table, rows.length - 1)).toThrowError(/limit is/);
+    expect(typeof csvBody({ ...table, rows: rows.slice(0, 3) })).toBe('string');
   });
 
   it('sanitises download names', () => {

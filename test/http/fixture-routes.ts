@@ -3,8 +3,25 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.js';
 import { defineRoute, paginationQuery, queryBool, queryInt, queryList } from '../../src/http/route-helpers.js';
+import { defineVerbRoute } from '../../src/http/verb-route.js';
+import { defineVerb } from '../../src/verbs/define-verb.js';
 
 export const SECRET = 'postgres://admin:hunter2@db.internal:5432 at /srv/app/secret.ts:42';
+
+/** A fixture operation exportable as CSV: the CSV gate and row cap are the verb's (define-verb.ts). */
+const tableVerb = defineVerb({
+  name: 'fixture-table',
+  input: z.object({ rows: z.number().int().min(0).max(20_000).optional() }),
+  formats: ['json', 'csv'],
+  cost: { kind: 'lookup' },
+  run: async ({ input }) => ({
+    data: Array.from({ length: input.rows ?? 3 }, (_, i) => ({
+      geo: `state:${String(i).padStart(2, '0')}`,
+      label: i === 0 ? '=HYPERLINK("http://evil")' : i === 1 ? '-2+3' : `row ${i}`,
+      estimate: i === 1 ? -42.5 : i === 2 ? null : i,
+    })),
+  }),
+});
 
 const ITEMS = Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `item-${i + 1}` }));
 
@@ -136,20 +153,12 @@ export function fixtureRoutes(app: FastifyInstance) {
     handler: async ({ body }) => ({ data: { interval: body.interval } }),
   });
 
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/t/table',
     summary: 'JSON or CSV',
     auth: 'api-key',
-    formats: ['json', 'csv'],
-    querystring: z.object({ rows: queryInt({ min: 0, max: 20_000 }).optional() }),
+    verb: tableVerb,
     data: z.array(z.object({ geo: z.string(), label: z.string(), estimate: z.number().nullable() })),
-    handler: async ({ query }) => ({
-      data: Array.from({ length: query.rows ?? 3 }, (_, i) => ({
-        geo: `state:${String(i).padStart(2, '0')}`,
-        label: i === 0 ? '=HYPERLINK("http://evil")' : i === 1 ? '-2+3' : `row ${i}`,
-        estimate: i === 1 ? -42.5 : i === 2 ? null : i,
-      })),
-    }),
     csv: (result) => ({
       filename: 'data export 2024',
       columns: ['geo', 'label', 'estimate'],

@@ -28,6 +28,14 @@ describe('large answers', () => {
     expect(body.data.length).toBeGreaterThan(2_000); // past STREAM_MIN_ITEMS: the streamed path
     expect(body.meta.request_id).toBe(big.headers['x-request-id']);
     expect(body.links.self).toContain('/v1/data?');
+    // Byte for byte what JSON.stringify writes (geometry is each cell's last field), though the
+    // geometries are written from shared buffers.
+    expect(big.body).toBe(JSON.stringify(body));
+    // A second answer reuses the shapes (and their bytes) the first one decoded: still the same bytes.
+    const again = await get(`/v1/data?variables=${VARS40.join(',')}&geo=state:*&dataset=acs1&vintage=2018&include_geometry=true`);
+    expect(again.body.replace(/"request_id":"[^"]+","elapsed_ms":\d+/, '')).toBe(
+      big.body.replace(/"request_id":"[^"]+","elapsed_ms":\d+/, ''),
+    );
     const small = (await get('/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018&include_geometry=true')).json();
     const ca = body.data.find(
       (c: { geo_key: string; variable: string }) => c.geo_key === 'state:06' && c.variable === small.data[0].variable,

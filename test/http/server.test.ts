@@ -67,6 +67,24 @@ describe('src/server.ts', () => {
     expect(await s.exited).toBe(0);
     expect(s.output()).toContain('shutdown complete');
   }, 30_000);
+
+  it('logs asynchronously yet loses no line: every request logged twice, in order, before a SIGTERM exit', async () => {
+    const s = runServer({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    await waitFor(() => /listening at http:\/\/127\.0\.0\.1:\d+/.test(s.output()));
+    const port = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(s.output())![1];
+    const n = 200;
+    await Promise.all(Array.from({ length: n }, (_, i) => get(`http://127.0.0.1:${port}/no-such-route?i=${i}`)));
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    const lines = s
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; reqId?: string });
+    expect(lines.filter((l) => l.msg === 'incoming request')).toHaveLength(n);
+    expect(lines.filter((l) => l.msg === 'request completed')).toHaveLength(n);
+    expect(lines.at(-1)!.msg).toBe('shutdown complete');
+  }, 30_000);
 });
 
 describe('graceful close', () => {

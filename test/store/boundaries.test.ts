@@ -2,7 +2,7 @@ import path from 'node:path';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { Polygon, MultiPolygon } from 'geojson';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BoundaryStore } from '../../src/store/boundaries.js';
+import { BoundaryStore, type BoundaryFeature } from '../../src/store/boundaries.js';
 import { testBuildDir } from '../support/build.js';
 
 let dir: string;
@@ -19,6 +19,22 @@ describe('BoundaryStore', () => {
     expect(BoundaryStore.etag(again.entry('county', '20m')!)).toBe(e1);
     expect(e1).toMatch(/^"[0-9a-f]{32}"$/);
     expect(BoundaryStore.etag(store.entry('state', '20m')!)).not.toBe(e1);
+  });
+
+  it('featuresFor: the same frozen shapes for every answer, equal to a fresh decode, in the order asked', async () => {
+    const entry = store.entry('state', '20m')!;
+    const keys = ['state:06', 'state:99', 'state:11'];
+    const first: BoundaryFeature[] = [];
+    for await (const f of store.featuresFor(entry, keys)) first.push(f);
+    expect(first.map((f) => f.properties.geo_key)).toEqual(['state:06', 'state:11']);
+    const again: BoundaryFeature[] = [];
+    for await (const f of store.featuresFor(entry, keys)) again.push(f);
+    expect(again[0]).toBe(first[0]);
+    expect(Object.isFrozen(first[0]!.geometry)).toBe(true);
+    expect(Object.isFrozen((first[0]!.geometry as MultiPolygon).coordinates[0]![0]![0])).toBe(true);
+    expect(() => ((first[0]!.geometry as { type: string }).type = 'Point')).toThrow(TypeError);
+    const fresh = await (await BoundaryStore.open(dir)).feature(entry, 'state:06');
+    expect(JSON.stringify(first[0])).toBe(JSON.stringify(fresh));
   });
 
   it('finds one feature by key and its shape contains the Gazetteer-known point', async () => {

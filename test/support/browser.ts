@@ -36,19 +36,22 @@ const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-co
 
 /** axe-core (WCAG 2.1 A/AA rules) on the current page; returns serious and critical violations. */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  return (await allViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** axe-core (WCAG 2.1 A/AA rules) on the current page; every violation, whatever its impact. */
+export async function allViolations(page: Page): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol, so the page's CSP (script-src 'self') does not apply.
   await page.evaluate(axeSource);
   const result = (await page.evaluate(
     `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })`,
   )) as { violations: AxeViolation[] };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })),
-    }));
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })),
+  }));
 }
 
 // Test runs write their screenshots under .cache (a test must not dirty the work tree);

@@ -20,22 +20,15 @@ beforeAll(async () => {
     requestId: 'r',
     caller: null,
     stores: { boundaries: store },
-    config: { DASHBOARD_URL: 'https://dash.example' } as Config,
+    config: { DASHBOARD_URL: 'https://dash.example', DISABLED_FEATURES: [] as string[] } as Config,
     now: () => new Date(),
     log: pino({ level: 'silent' }),
     via: 'test',
   };
 });
 
-const free = {
-  allowedLevels: ['nation', 'state'],
-  allowedResolutions: ['20m'],
-  requiredPlan: { 'level:county': 'pioneer', 'resolution:500k': 'enterprise' },
-};
-const enterprise = {
-  allowedLevels: ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'],
-  allowedResolutions: ['20m', '5m', '500k'],
-};
+/** The same context for a caller on a plan: the gates come from the plans table. */
+const as = (plan: 'free' | 'enterprise'): VerbContext => ({ ...ctx, caller: { accountId: 'a', keyId: 'k', plan } });
 
 async function readAll(r: Readable): Promise<string> {
   let s = '';
@@ -55,7 +48,7 @@ async function rejection(p: Promise<unknown>): Promise<AppError> {
 
 describe('boundary operations', () => {
   it('streams a valid FeatureCollection with every feature, headers and a strong ETag', async () => {
-    const r = await boundariesCollection({ ctx, input: { level: 'county', access: enterprise } });
+    const r = await boundariesCollection({ ctx: as('enterprise'), input: { level: 'county' } });
     const body = JSON.parse(await readAll(r.data)) as {
       type: string;
       features: { properties: { geo_key: string } }[];
@@ -68,45 +61,45 @@ describe('boundary operations', () => {
       boundary_vintage: '2023',
       headers: { 'X-Boundary-Vintage': '2023', 'Content-Type': 'application/geo+json' },
     });
-    const again = await boundariesCollection({ ctx, input: { level: 'county', access: enterprise } });
+    const again = await boundariesCollection({ ctx: as('enterprise'), input: { level: 'county' } });
     expect(again.meta!.etag).toBe(r.meta!.etag);
     again.data.destroy();
   });
 
   it('returns one Feature with its own ETag, and 404 with the known gap for CA districts', async () => {
-    const r = await boundariesFeature({ ctx, input: { geo_key: 'cd:3612', resolution: '500k', access: enterprise } });
+    const r = await boundariesFeature({ ctx: as('enterprise'), input: { geo_key: 'cd:3612', resolution: '500k' } });
     expect(r.data.properties).toMatchObject({ geo_key: 'cd:3612' });
     expect(r.meta!.etag).not.toBe(
-      (await boundariesFeature({ ctx, input: { geo_key: 'cd:3610', resolution: '500k', access: enterprise } })).meta!.etag,
+      (await boundariesFeature({ ctx: as('enterprise'), input: { geo_key: 'cd:3610', resolution: '500k' } })).meta!.etag,
     );
-    const e = await rejection(boundariesFeature({ ctx, input: { geo_key: 'cd:0612', access: enterprise } }));
+    const e = await rejection(boundariesFeature({ ctx: as('enterprise'), input: { geo_key: 'cd:0612' } }));
     expect(e.code).toBe('geography-not-found');
     expect(e.message).toMatch(/CA \(06\)/);
   });
 
-  it('gates levels and resolutions by the plan data it is given', async () => {
-    const lvl = await rejection(boundariesCollection({ ctx, input: { level: 'county', access: free } }));
+  it("gates levels and resolutions by the caller's plan", async () => {
+    const lvl = await rejection(boundariesCollection({ ctx: as('free'), input: { level: 'county' } }));
     expect(lvl).toMatchObject({
       code: 'feature-requires-upgrade',
       status: 403,
-      extensions: { upgrade_url: 'https://dash.example/billing', required_plan: 'pioneer' },
+      extensions: { upgrade_url: 'https://dash.example/billing?plan=pioneer', required_plan: 'pioneer' },
     });
-    const res = await rejection(boundariesFeature({ ctx, input: { geo_key: 'state:06', resolution: '500k', access: free } }));
+    const res = await rejection(boundariesFeature({ ctx: as('free'), input: { geo_key: 'state:06', resolution: '500k' } }));
     expect(res).toMatchObject({ code: 'feature-requires-upgrade', extensions: { required_plan: 'enterprise' } });
-    const ok = await boundariesFeature({ ctx, input: { geo_key: 'state:06', access: free } });
+    const ok = await boundariesFeature({ ctx: as('free'), input: { geo_key: 'state:06' } });
     expect(ok.data.properties).toMatchObject({ name: 'California' });
-    const c = await rejection(centroids({ ctx, input: { level: 'tract', access: free } }));
+    const c = await rejection(centroids({ ctx: as('free'), input: { level: 'tract' } }));
     expect(c.code).toBe('feature-requires-upgrade');
   });
 
   it('says why a resolution is absent instead of serving a coarser file', async () => {
-    const e = await rejection(boundariesCollection({ ctx, input: { level: 'county', resolution: '500k', access: enterprise } }));
+    const e = await rejection(boundariesCollection({ ctx: as('enterprise'), input: { level: 'county', resolution: '500k' } }));
     expect(e.code).toBe('not-found');
     expect(e.message).toMatch(/no source at 5m or finer/);
   });
 
   it('streams centroids as GeoJSON points of one declared kind', async () => {
-    const r = await centroids({ ctx, input: { level: 'cd', access: enterprise } });
+    const r = await centroids({ ctx: as('enterprise'), input: { level: 'cd' } });
     const body = JSON.parse(await readAll(r.data)) as { features: { geometry: { type: string } }[]; centroids: { kind: string } };
     expect(body.centroids.kind).toBe('internal_point');
     expect(body.features.length).toBe(437);

@@ -15,7 +15,7 @@ beforeAll(async () => {
     requestId: 'r',
     caller: null,
     stores: { boundaries: store },
-    config: {} as Config,
+    config: { DISABLED_FEATURES: [] as string[] } as Config,
     now: () => new Date(),
     log: pino({ level: 'silent' }),
     via: 'test',
@@ -33,8 +33,8 @@ async function code(p: Promise<unknown>): Promise<string> {
 }
 
 describe('geocode operation', () => {
-  it('geocodes coordinates given as query strings', async () => {
-    const r = await geocode({ ctx, input: { lat: '38.8977', lng: '-77.0365' } as never });
+  it("geocodes coordinates (numbers: reading query strings is the transport's job)", async () => {
+    const r = await geocode({ ctx, input: { lat: 38.8977, lng: -77.0365 } });
     expect(r.data).toMatchObject({ status: 'matched', geographies: { state: { key: 'state:11' }, county: { key: 'county:11001' } } });
   });
 
@@ -46,7 +46,7 @@ describe('geocode operation', () => {
   it('rejects malformed input with 400 validation-error', async () => {
     expect(await code(geocode({ ctx, input: { lat: 95, lng: 0 } }))).toBe('400 validation-error');
     // Cannot be read as a number: 422 float_parsing, as over REST.
-    expect(await code(geocode({ ctx, input: { lat: 'abc', lng: '1' } as never }))).toBe('422 unprocessable-request');
+    expect(await code(geocode.invoke({ ctx, input: { lat: 'abc', lng: '1' } }))).toBe('422 unprocessable-request');
     expect(await code(geocode({ ctx, input: { lat: 40 } }))).toBe('400 validation-error');
     expect(await code(geocode({ ctx, input: {} }))).toBe('400 validation-error');
     expect(await code(geocode({ ctx, input: { address: '1 Main St', lat: 1, lng: 1 } }))).toBe('400 validation-error');

@@ -2,33 +2,15 @@
 // every county and the tricky names, and district expansion. Expected sets come from the sources.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
+import { PLANS } from '../../src/domain/plans.js';
 import type { GeographyStore } from '../../src/store/geographies.js';
 import { resolveGeographies, type ResolveOptions } from '../../src/verbs/resolve-geographies.js';
 import { geoStore, sourceTable } from '../domain/geo/fixture.js';
 
 let store: GeographyStore;
-const ENTERPRISE: ResolveOptions = {
-  vintage: 2023,
-  allowWildcard: true,
-  allowBlockGroupWildcard: true,
-  maxExpansion: 50_000,
-  plan: 'enterprise',
-};
-const PRO: ResolveOptions = {
-  ...ENTERPRISE,
-  allowBlockGroupWildcard: false,
-  maxExpansion: 5_000,
-  plan: 'pro',
-  dashboardUrl: 'https://example.test/dashboard',
-};
-const FREE: ResolveOptions = {
-  ...ENTERPRISE,
-  allowWildcard: false,
-  allowBlockGroupWildcard: false,
-  maxExpansion: 0,
-  plan: 'free',
-  dashboardUrl: 'https://example.test/dashboard',
-};
+const ENTERPRISE: ResolveOptions = { vintage: 2023, plan: PLANS.enterprise };
+const PRO: ResolveOptions = { ...ENTERPRISE, plan: PLANS.pro, dashboardUrl: 'https://example.test/dashboard' };
+const FREE: ResolveOptions = { ...ENTERPRISE, plan: PLANS.free, dashboardUrl: 'https://example.test/dashboard' };
 
 function keys(specs: string | string[], opts: Partial<ResolveOptions> = {}): string[] {
   return resolveGeographies(store, specs, { ...ENTERPRISE, ...opts }).geographies.map((g) => g.key);

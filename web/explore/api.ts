@@ -68,6 +68,9 @@ export interface Cell {
   label: string;
   unit: string;
   vintage: number;
+  /** Raw census codes: the table the code belongs to (its title names what the label's path is a part of). */
+  table_id?: string | null;
+  table_title?: string | null;
   estimate: number | null;
   moe_numeric: number | null;
   estimate_annotation: { code: string; meaning: string } | null;
@@ -99,3 +102,37 @@ export const fmt = (n: number | null | undefined, unit = '') =>
   n === null || n === undefined
     ? '—'
     : `${unit === 'dollar' ? '$' : ''}${(unit === 'percent' ? oneDecimal : whole).format(n)}${unit === 'percent' ? '%' : ''}`;
+
+/**
+ * A raw census label ("Estimate!!Total:!!Income below poverty level:!!Male:") as a readable path
+ * ("Income below poverty level › Male"): the "Estimate" and "Total" segments and the trailing
+ * colons go; an empty path is the table's total.
+ */
+export function cleanLabel(raw: string): string {
+  const parts = raw
+    .split('!!')
+    .map((s) => s.replace(/:\s*$/, '').trim())
+    .filter((s) => s !== '' && !/^(estimate|total|margin of error)$/i.test(s));
+  return parts.length ? parts.join(' › ') : 'Total';
+}
+
+/** A census label straight from the API (a "!!" path or a bare "Total:"), not a catalog description. */
+export function isRawLabel(label: string): boolean {
+  return label.includes('!!') || /^(estimate|total)\b/i.test(label);
+}
+
+/**
+ * The name a person reads for a variable: a catalog variable's own label; for a raw census code,
+ * the table's title and the cleaned label path (the path alone when it repeats the title).
+ */
+export function humanLabel(c: Pick<Cell, 'label' | 'table_title'>): string {
+  if (!isRawLabel(c.label)) return c.label;
+  const path = cleanLabel(c.label);
+  const title = c.table_title?.trim();
+  if (!title) return path;
+  // A one-line table's label repeats its title, sometimes with another year's dollars in it.
+  const bare = (t: string) => t.toLowerCase().replace(/[^a-z]+/g, '');
+  if (path === 'Total') return title;
+  if (bare(title) === bare(path)) return path;
+  return `${title}: ${path}`;
+}

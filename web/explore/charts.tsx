@@ -1,7 +1,9 @@
 // Ranked table (sortable, CSV through the API) and the time series with its MOE band; missing
-// years are gaps listed with their reason.
+// years are gaps listed with their reason, and a change of the geography's definition is marked
+// on the chart, in its text alternative, in a list and in the table.
 import { useState } from 'preact/hooks';
 import { cvOf, fmt, reliability, type Cell } from './api.js';
+import type { DefinitionChange } from './definitions.js';
 
 type SortKey = 'name' | 'estimate' | 'moe' | 'cv';
 
@@ -71,44 +73,124 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
   );
 }
 
-export function SeriesChart({ cells }: { cells: Cell[] }) {
+export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; label: string; changes?: DefinitionChange[] }) {
   const W = 720;
   const H = 260;
-  const pad = { l: 80, r: 16, t: 12, b: 28 };
+  const pad = { l: 80, r: 16, t: 32, b: 28 };
   const years = cells.map((c) => c.vintage);
   const have = cells.filter((c) => c.estimate !== null);
-  if (have.length === 0) return <p>No values for these years.</p>;
+  const unit = cells[0]?.unit ?? '';
+  const changeAt = new Map(changes.map((d) => [d.vintage, d]));
+  const span = `${years[0]}–${years[years.length - 1]}`;
+  const table = (
+    <div class="table-wrap">
+      <table data-testid="series-table">
+        <caption class="visually-hidden">
+          {label} for {cells[0]?.geo_name}, {span}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Year</th>
+            <th scope="col" class="num">
+              Estimate
+            </th>
+            <th scope="col" class="num">
+              MOE (90%)
+            </th>
+            <th scope="col">Note</th>
+          </tr>
+        </thead>
+        <tbody>
+          {cells.map((c) => {
+            const change = changeAt.get(c.vintage);
+            const note = c.estimate_annotation?.meaning ?? c.moe_annotation?.meaning ?? '';
+            return (
+              <tr key={c.vintage} class={change ? 'def-row' : undefined}>
+                <th scope="row">{c.vintage}</th>
+                <td class="num">{fmt(c.estimate, unit)}</td>
+                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
+                <td>
+                  {change && (
+                    <strong class="def-note">
+                      <span aria-hidden="true">◆ </span>
+                      {change.text}
+                    </strong>
+                  )}
+                  {change && note ? ' ' : ''}
+                  {note}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+  const changeList = changes.length > 0 && (
+    <div class="def-changes" data-testid="definition-changes">
+      <h3 id="def-changes-title">Changes of geography definition</h3>
+      <ul aria-labelledby="def-changes-title">
+        {changes.map((d) => (
+          <li key={d.vintage}>
+            <span aria-hidden="true" class="def-mark">
+              ◆
+            </span>{' '}
+            <strong>{d.vintage}:</strong> {d.text}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+  if (have.length === 0)
+    return (
+      <figure class="series">
+        <p>No values for these years (reasons in the table).</p>
+        {changeList}
+        {table}
+      </figure>
+    );
   const lo = Math.min(...have.map((c) => c.estimate! - (c.moe_numeric ?? 0)));
   const hi = Math.max(...have.map((c) => c.estimate! + (c.moe_numeric ?? 0)));
   const y0 = lo - (hi - lo) * 0.1;
   const y1 = hi + (hi - lo) * 0.1 || hi + 1;
   const x = (v: number) => pad.l + ((v - Math.min(...years)) / Math.max(1, Math.max(...years) - Math.min(...years))) * (W - pad.l - pad.r);
   const y = (v: number) => pad.t + (1 - (v - y0) / (y1 - y0)) * (H - pad.t - pad.b);
-  // Runs of consecutive years with values: lines and bands break at gaps.
+  // Runs of consecutive years with values: lines and bands break at gaps and at definition changes
+  // (a line across one would join values of two different areas).
   const runs: Cell[][] = [];
   let run: Cell[] = [];
   for (const c of cells) {
+    if (changeAt.has(c.vintage) && run.length) {
+      runs.push(run);
+      run = [];
+    }
     if (c.estimate === null) {
       if (run.length) runs.push(run);
       run = [];
     } else run.push(c);
   }
   if (run.length) runs.push(run);
-  const unit = cells[0]?.unit ?? '';
+  // Percentages keep a decimal on the axis (14.5% and 15% must not both read "15%").
+  const tickFmt = (t: number) => (unit === 'percent' ? fmt(t, unit) : fmt(Math.round(t), unit));
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) => y0 + t * (y1 - y0));
   const gaps = cells.filter((c) => c.estimate === null);
+  // A definition marker sits halfway between the last year of the old definition and the first of the new.
+  const markX = (v: number) => {
+    const i = years.indexOf(v);
+    return i > 0 ? (x(years[i - 1]!) + x(v)) / 2 : x(v);
+  };
+  const described = [
+    `${label} for ${cells[0]?.geo_name}, ${span}, with 90% margins of error; values in the table below.`,
+    ...changes.map((d) => `Marked: ${d.vintage}, ${d.text}`),
+  ].join(' ');
   return (
     <figure class="series">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        role="img"
-        aria-label={`${cells[0]?.label} for ${cells[0]?.geo_name}, ${years[0]}–${years[years.length - 1]}, with 90% margins of error; values in the table below`}
-      >
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={described}>
         {ticks.map((t) => (
           <g key={t}>
             <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} class="grid" />
             <text x={pad.l - 6} y={y(t) + 4} text-anchor="end" class="tick">
-              {fmt(Math.round(t), unit)}
+              {tickFmt(t)}
             </text>
           </g>
         ))}
@@ -135,34 +217,27 @@ export function SeriesChart({ cells }: { cells: Cell[] }) {
         {gaps.map((c) => (
           <line key={c.vintage} x1={x(c.vintage)} x2={x(c.vintage)} y1={pad.t} y2={H - pad.b} class="gap" />
         ))}
+        {changes.map((d, i) => (
+          <g key={d.vintage} class="def" data-vintage={d.vintage}>
+            <line x1={markX(d.vintage)} x2={markX(d.vintage)} y1={pad.t - 4} y2={H - pad.b} />
+            <text
+              x={markX(d.vintage)}
+              y={11 + (i % 2) * 11}
+              text-anchor={markX(d.vintage) > W - 140 ? 'end' : 'start'}
+              dx={markX(d.vintage) > W - 140 ? -4 : 4}
+              class="def-label"
+            >
+              ◆ {d.vintage}: new definition
+            </text>
+          </g>
+        ))}
       </svg>
-      <figcaption class="hint">Line: estimate. Band: 90% margin of error. Dashed lines: years without a value (reasons below).</figcaption>
-      <div class="table-wrap">
-        <table data-testid="series-table">
-          <thead>
-            <tr>
-              <th scope="col">Year</th>
-              <th scope="col" class="num">
-                Estimate
-              </th>
-              <th scope="col" class="num">
-                MOE (90%)
-              </th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            {cells.map((c) => (
-              <tr key={c.vintage}>
-                <th scope="row">{c.vintage}</th>
-                <td class="num">{fmt(c.estimate, unit)}</td>
-                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
-                <td>{c.estimate_annotation?.meaning ?? c.moe_annotation?.meaning ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <figcaption class="hint">
+        Line: estimate. Band: 90% margin of error. Dashed lines: years without a value (reasons below).
+        {changes.length > 0 ? ' Solid orange lines (◆): the geography’s definition changes there; the line does not join across them.' : ''}
+      </figcaption>
+      {changeList}
+      {table}
     </figure>
   );
 }

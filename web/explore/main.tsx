@@ -3,9 +3,12 @@
 // it) and every view shows the exact API request behind it ("copy as curl").
 import { render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, curlFor, fmt, getBlob, getJson, hasCredentials, loadSession, useKey, type Cell } from './api.js';
+import { ApiError, curlFor, getBlob, getJson, hasCredentials, humanLabel, isRawLabel, loadSession, useKey, type Cell } from './api.js';
 import { RankedTable, SeriesChart } from './charts.js';
+import { CompareTable } from './compare.js';
+import { definitionChanges, type Definition, type DefinitionChange } from './definitions.js';
 import { ChoroplethMap, type Shapes } from './map.js';
+import { PlacePicker, US, type Place } from './places.js';
 
 interface View {
   variable: string;
@@ -57,10 +60,33 @@ function writeView(v: View) {
   history.replaceState(null, '', `/explore?${p}`);
 }
 
-function geoSpec(v: View): string {
+/** A metro or a district: its counties and tracts are asked for by name (`county:TX-35`), which the API expands. */
+const byName = (within: string) => within.startsWith('metro:') || within.startsWith('cd:');
+
+/**
+ * The map's geographies as a `geo` specifier: a wildcard, or the parent's name for a metro or a
+ * district (null until that name is known), or null when the level needs a parent the view does
+ * not have (tracts of no county).
+ */
+function geoSpec(v: View, withinName: string | undefined): string | null {
   if (v.level === 'state') return 'state:*';
-  if (v.level === 'county') return v.within === 'us' ? 'county:*' : `county:${v.within.replace(/^state:/, '')}*`;
-  return `tract:${v.within.replace(/^county:/, '')}*`;
+  if (byName(v.within)) return withinName ? `${v.level}:${withinName}` : null;
+  if (v.level === 'county') return v.within.startsWith('state:') ? `county:${v.within.slice('state:'.length)}*` : 'county:*';
+  return v.within.startsWith('county:') ? `tract:${v.within.slice('county:'.length)}*` : null;
+}
+
+/** Notes of a series' meta that are about this geography (e.g. Connecticut's counties replaced in 2022). */
+function notesAbout(notes: string[] | undefined, key: string | undefined): string[] {
+  return key ? (notes ?? []).filter((n) => n.includes(key)) : [];
+}
+
+/** The view after the map level changes: the parent area follows (a county's state for a county map). */
+function levelChange(v: View, level: View['level']): Partial<View> {
+  if (level === 'state') return { level, within: 'us' };
+  if (byName(v.within)) return { level };
+  if (level === 'county' && v.within.startsWith('county:'))
+    return { level, within: `state:${v.within.slice('county:'.length, 'county:'.length + 2)}` };
+  return { level };
 }
 
 function Problem({ error }: { error: unknown }) {
@@ -173,11 +199,13 @@ function App() {
   const [ready, setReady] = useState(false);
   const [who, setWho] = useState<string>();
   const [keyInput, setKeyInput] = useState('');
-  const [states, setStates] = useState<{ key: string; name: string }[]>([]);
   const [map, setMap] = useState<{ shapes: Shapes; cells: Cell[]; arrivedAt: number }>();
   const [mapError, setMapError] = useState<unknown>();
-  const [series, setSeries] = useState<Cell[]>();
+  const [series, setSeries] = useState<{ cells: Cell[]; notes: string[] }>();
   const [seriesError, setSeriesError] = useState<unknown>();
+  const [changes, setChanges] = useState<DefinitionChange[]>([]);
+  // Names of the places the map sits in, by key (resolved words, the states list, or looked up).
+  const [placeNames, setPlaceNames] = useState<Record<string, string>>({});
   const [compare, setCompare] = useState<Cell[]>();
   const [compareError, setCompareError] = useState<unknown>();
   const [loading, setLoading] = useState(false);
@@ -199,24 +227,25 @@ function App() {
   }, []);
   useEffect(() => writeView(view), [view]);
 
-  const dataPath = `/v1/data?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(geoSpec(view))}&dataset=${view.dataset}&vintage=${view.vintage}&page_size=5000`;
+  const spec = geoSpec(view, placeNames[view.within]);
+  const dataPath = spec
+    ? `/v1/data?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(spec)}&dataset=${view.dataset}&vintage=${view.vintage}&page_size=5000`
+    : null;
   // ACS 5-year estimates start in 2009; an earlier `from` is moved there rather than refused.
   const from = view.dataset === 'acs5' ? String(Math.max(2009, Number(view.from) || 2009)) : view.from;
   const seriesPath = `/v1/timeseries?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(view.geo)}&dataset=${view.dataset}&from=${from}&to=${view.to}`;
   const comparePath = `/v1/compare?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(view.compare.join(';'))}&dataset=${view.dataset}&vintage=${view.vintage}`;
 
+  // A parent area from a shared URL is a key: its name comes from /v1/geographies/{key}.
   useEffect(() => {
-    if (!ready) return;
-    shapesOf('state').then(
-      (s) =>
-        setStates(
-          s.features.map((f) => ({ key: f.properties.geo_key, name: f.properties.name })).sort((a, b) => a.name.localeCompare(b.name)),
-        ),
+    if (!ready || view.within === 'us' || placeNames[view.within]) return;
+    getJson<{ data: { name: string } }>(`/v1/geographies/${encodeURIComponent(view.within)}?vintage=${view.vintage}`).then(
+      (r) => setPlaceNames((n) => ({ ...n, [view.within]: r.data.name })),
       () => {},
     );
-  }, [ready]);
+  }, [ready, view.within]);
   useEffect(() => {
-    if (!ready) return;
+    if (!ready || !dataPath) return setMap(undefined);
     let live = true;
     setLoading(true);
     setMapError(undefined);
@@ -233,11 +262,31 @@ function App() {
   }, [ready, dataPath]);
   useEffect(() => {
     if (!ready || !view.geo) return;
-    getJson<{ data: Cell[] }>(seriesPath).then(
-      (r) => (setSeries(r.data), setSeriesError(undefined)),
-      (e) => (setSeries(undefined), setSeriesError(e)),
+    let live = true;
+    getJson<{ data: Cell[]; meta: { notes?: string[] } }>(seriesPath).then(
+      (r) => live && (setSeries({ cells: r.data, notes: notesAbout(r.meta.notes, r.data[0]?.geo_key) }), setSeriesError(undefined)),
+      (e) => live && (setSeries(undefined), setSeriesError(e)),
     );
+    return () => {
+      live = false;
+    };
   }, [ready, seriesPath]);
+  // Where the series' geography changes definition: every definition its key has had
+  // (/v1/geographies/{key}), against the years of the series.
+  const seriesKey = series?.cells[0]?.geo_key;
+  const seriesYears = series?.cells.map((c) => c.vintage).join(',') ?? '';
+  useEffect(() => {
+    setChanges([]);
+    if (!ready || !seriesKey) return;
+    let live = true;
+    getJson<{ data: { definitions: Definition[] } }>(`/v1/geographies/${encodeURIComponent(seriesKey)}`).then(
+      (r) => live && setChanges(definitionChanges(seriesKey, r.data.definitions, seriesYears.split(',').map(Number))),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [ready, seriesKey, seriesYears]);
   useEffect(() => {
     if (!ready || view.compare.length < 2) return setCompare(undefined);
     getJson<{ data: Cell[] }>(comparePath).then(
@@ -247,6 +296,7 @@ function App() {
   }, [ready, comparePath]);
 
   const downloadCsv = async () => {
+    if (!dataPath) return;
     try {
       const blob = await getBlob(`${dataPath}&format=csv`);
       const a = document.createElement('a');
@@ -295,7 +345,30 @@ function App() {
     );
   }
 
-  const label = map?.cells[0]?.label ?? series?.[0]?.label ?? view.variable;
+  // The series' latest year names the variable as it is now (older labels carry older dollars).
+  const first = map?.cells[0] ?? series?.cells.at(-1) ?? compare?.[0];
+  const label = first ? humanLabel(first) : view.variable;
+  const raw = first && isRawLabel(first.label) ? first : undefined;
+  const within: Place =
+    view.within === 'us'
+      ? US
+      : {
+          key: view.within,
+          name: placeNames[view.within] ?? view.within,
+          type: view.within.split(':')[0]!,
+        };
+  const seriesName = series?.cells[0]?.geo_name ?? view.geo;
+  const nameOf = (key: string) => compare?.find((c) => c.geo_key === key)?.geo_name ?? (key === view.geo ? seriesName : key);
+  const levelWords = view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts';
+  const mapTitle = `Map: ${levelWords} of ${
+    view.level === 'state' || (view.level === 'county' && view.within === 'us')
+      ? 'the United States'
+      : spec || byName(view.within)
+        ? within.name
+        : 'a county'
+  }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`;
+  // The tab and history entry say what the view shows (idempotent, so setting it while rendering is harmless).
+  document.title = `${label}${first?.census_code ? ` (${first.census_code})` : ''} · Explorer · Census Data Service`;
   return (
     <>
       <header class="top">
@@ -311,6 +384,30 @@ function App() {
       </header>
       <main id="main" class="wide">
         <h1>{label}</h1>
+        <p class="variable-code" data-testid="variable-code">
+          {raw ? (
+            <>
+              Census code <span class="mono">{raw.census_code ?? raw.variable}</span>
+              {raw.table_id ? (
+                <>
+                  {' '}
+                  in table <span class="mono">{raw.table_id}</span>
+                </>
+              ) : null}
+              ; the Bureau’s label: <span class="mono">{raw.label}</span>
+            </>
+          ) : (
+            <>
+              Variable <span class="mono">{first?.variable ?? view.variable}</span>
+              {first?.census_code && first.census_code !== first.variable ? (
+                <>
+                  {' '}
+                  (census code <span class="mono">{first.census_code}</span>)
+                </>
+              ) : null}
+            </>
+          )}
+        </p>
         <Section id="choose" title="Choose">
           <VariablePicker value={view.variable} onPick={(code) => update({ variable: code })} />
           <div class="controls">
@@ -337,47 +434,55 @@ function App() {
               <select
                 id="level"
                 value={view.level}
-                onChange={(e) => update({ level: (e.target as HTMLSelectElement).value as View['level'], within: 'us' })}
+                onChange={(e) => update(levelChange(view, (e.target as HTMLSelectElement).value as View['level']))}
               >
                 <option value="state">States</option>
                 <option value="county">Counties</option>
                 <option value="tract">Tracts of a county</option>
               </select>
             </div>
-            <div>
-              <label for="within">Within</label>
-              {view.level === 'tract' ? (
-                <input
-                  id="within"
-                  value={view.within === 'us' ? 'county:48453' : view.within}
-                  onChange={(e) => update({ within: (e.target as HTMLInputElement).value })}
-                />
-              ) : (
-                <select
-                  id="within"
-                  value={view.within}
-                  disabled={view.level === 'state'}
-                  onChange={(e) => update({ within: (e.target as HTMLSelectElement).value })}
-                >
-                  <option value="us">United States</option>
-                  {states.map((s) => (
-                    <option key={s.key} value={s.key}>
-                      {s.name}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </div>
           </div>
+          <PlacePicker
+            value={within}
+            vintage={view.vintage}
+            onResolve={(p) => {
+              if (p.key !== 'us') setPlaceNames((n) => ({ ...n, [p.key]: p.name }));
+              update(
+                p.type === 'state'
+                  ? { within: p.key, level: 'county' }
+                  : p.type === 'county'
+                    ? { within: p.key, level: 'tract' }
+                    : p.type === 'metro' || p.type === 'cd'
+                      ? { within: p.key, level: 'county' }
+                      : { within: 'us', level: view.level === 'tract' ? 'state' : view.level },
+              );
+            }}
+          />
         </Section>
-        <Section
-          id="map-title"
-          title={`Map: ${view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts'} of ${view.within === 'us' || view.level === 'state' ? 'the United States' : (states.find((x) => x.key === view.within)?.name ?? view.within)}, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`}
-        >
+        <Section id="map-title" title={mapTitle}>
           {mapError !== undefined && <Problem error={mapError} />}
+          {!dataPath && !byName(view.within) && (
+            <p class="notice" data-testid="map-empty">
+              Tracts are mapped inside one county: type a county in <a href="#within">Within</a> (for example “Travis County, TX”).
+            </p>
+          )}
           {loading && <p aria-busy="true">Loading…</p>}
-          {map && <ChoroplethMap shapes={map.shapes} cells={map.cells} arrivedAt={map.arrivedAt} selected={view.geo} onSelect={select} />}
-          <Request path={dataPath} />
+          {map && dataPath && map.cells.length === 0 && (
+            <p class="notice" data-testid="map-no-rows">
+              The API returned no geographies for this map in {view.vintage}.
+            </p>
+          )}
+          {map && (
+            <ChoroplethMap
+              shapes={map.shapes}
+              cells={map.cells}
+              arrivedAt={map.arrivedAt}
+              selected={view.geo}
+              onSelect={select}
+              label={label}
+            />
+          )}
+          {dataPath && <Request path={dataPath} />}
         </Section>
         {map && tableReady && (
           <Section id="table-title" title="Ranked">
@@ -390,7 +495,7 @@ function App() {
             <RankedTable cells={map.cells} onSelect={select} />
           </Section>
         )}
-        <Section id="series-title" title={`Over time: ${series?.[0]?.geo_name ?? view.geo}`}>
+        <Section id="series-title" title={`Over time: ${seriesName}`}>
           <form class="controls" onSubmit={(e) => e.preventDefault()}>
             <div>
               <label for="geo">Geography</label>
@@ -434,11 +539,18 @@ function App() {
               onClick={() => addCompare(view.geo)}
               disabled={view.compare.length >= 5 || view.compare.includes(view.geo)}
             >
-              Add {view.geo} to the comparison
+              Add {seriesName} to the comparison
             </button>
           </p>
           {seriesError !== undefined && <Problem error={seriesError} />}
-          {series && <SeriesChart cells={series} />}
+          {series && series.notes.length > 0 && (
+            <ul class="hint notes" aria-label="Notes from the API about this geography">
+              {series.notes.map((n) => (
+                <li key={n}>{n}</li>
+              ))}
+            </ul>
+          )}
+          {series && <SeriesChart cells={series.cells} label={label} changes={changes} />}
           <Request path={seriesPath} />
         </Section>
         <Section id="compare-title" title="Compare">
@@ -446,11 +558,11 @@ function App() {
           <ul class="chips">
             {view.compare.map((k) => (
               <li key={k}>
-                <span class="mono">{k}</span>{' '}
+                {nameOf(k)} <span class="mono">{k}</span>{' '}
                 <button
                   type="button"
                   class="link"
-                  aria-label={`Remove ${k}`}
+                  aria-label={`Remove ${nameOf(k)} (${k})`}
                   onClick={() => update({ compare: view.compare.filter((x) => x !== k) })}
                 >
                   remove
@@ -460,50 +572,7 @@ function App() {
           </ul>
           {view.compare.length < 2 && <p>Add at least two geographies (from the map, the table or the time series).</p>}
           {compareError !== undefined && <Problem error={compareError} />}
-          {compare && (
-            <div class="table-wrap">
-              <table data-testid="compare">
-                <thead>
-                  <tr>
-                    <th scope="col">Geography</th>
-                    <th scope="col" class="num">
-                      Estimate
-                    </th>
-                    <th scope="col" class="num">
-                      MOE
-                    </th>
-                    <th scope="col" class="num">
-                      Difference from first
-                    </th>
-                    <th scope="col">Significant?</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {compare.map((c) => (
-                    <tr key={c.geo_key}>
-                      <th scope="row">{c.geo_name}</th>
-                      <td class="num">{fmt(c.estimate, c.unit)}</td>
-                      <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit)}`}</td>
-                      <td class="num">
-                        {c.comparison
-                          ? `${fmt(c.comparison.difference, c.unit)} ± ${fmt(c.comparison.difference_moe, c.unit)}`
-                          : '(reference)'}
-                      </td>
-                      <td>
-                        {!c.comparison
-                          ? ''
-                          : c.comparison.significant === null
-                            ? `not tested: ${c.comparison.not_tested_reason}`
-                            : c.comparison.significant
-                              ? 'Yes (90%)'
-                              : 'No — within the margins of error'}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          {compare && view.compare.length >= 2 && <CompareTable cells={compare} />}
           {view.compare.length >= 2 && <Request path={comparePath} />}
         </Section>
         <p class="hint">

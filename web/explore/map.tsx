@@ -135,12 +135,15 @@ export function ChoroplethMap({
   arrivedAt,
   selected,
   onSelect,
+  label,
 }: {
   shapes: Shapes;
   cells: Cell[];
   arrivedAt: number;
   selected?: string;
   onSelect: (c: Cell) => void;
+  /** The variable as a person reads it (not the raw census label). */
+  label: string;
 }) {
   const [hover, setHover] = useState<{ cell?: Cell; name: string; x: number; y: number }>();
   const [renderMs, setRenderMs] = useState<number>();
@@ -148,7 +151,6 @@ export function ChoroplethMap({
   const drawn = useMemo(() => {
     const t0 = performance.now();
     const features = shapes.features.filter((f) => byKey.has(f.properties.geo_key));
-    const fc = { type: 'FeatureCollection', features } as Shapes;
     const path = usPathFor(features);
     const values = cells.map((c) => c.estimate).filter((v): v is number => v !== null);
     const breaks = quantileBreaks(values);
@@ -197,7 +199,7 @@ export function ChoroplethMap({
         onClick={delegate((cell) => onSelect(cell))}
         onKeyDown={(e) => e.key === 'Enter' && delegate((cell) => onSelect(cell))(e)}
         role="group"
-        aria-label={`Map of ${cells[0]?.label ?? 'values'}; shapes are focusable, the table below has the same values`}
+        aria-label={`Map of ${label}; shapes are focusable, the table below has the same values`}
       >
         <defs>
           <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
@@ -229,7 +231,7 @@ export function ChoroplethMap({
         </div>
       )}
       <ul class="legend" aria-label="Legend">
-        {RAMP.map((color, i) => (
+        {(breaks.length ? RAMP : []).map((color, i) => (
           <li key={color}>
             <span class="swatch" style={{ background: color }} />
             {i < lows.length ? `${fmt(lows[i]!, unit)}${i < breaks.length ? ` – ${fmt(breaks[i]!, unit)}` : ' and more'}` : ''}

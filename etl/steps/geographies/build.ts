@@ -59,20 +59,10 @@ function weightedCentre(parts: { pop: number; lat: number | null; lon: number | 
   return { lat: Math.round((la / w) * 1e6) / 1e6, lon: Math.round((lo / w) * 1e6) / 1e6 };
 }
 
-/**
- * `published`: the geographies the value files publish per partition (observations step); they
- * become the geographies of their vintage (etl/steps/geographies/published.ts). Without it the
- * file holds the reference files' definitions only.
- */
-export async function buildGeoFile(
-  sourceDir: string,
-  log: StepLogger,
-  published?: PublishedGeographies,
-): Promise<{ file: GeoFile; rows: Record<string, number> }> {
-  const prov = new ProvenanceTable();
-  const notes: string[] = [];
+type Centre = { pop: number; lat: number | null; lon: number | null };
 
-  // States: the 50 states, DC and Puerto Rico (ACS publishes no island-area estimates).
+/** The states (the 50, DC and Puerto Rico: ACS publishes no island-area estimates) and the lookups built from them. */
+async function readStates(sourceDir: string, prov: ProvenanceTable) {
   const stateTxt = await readTable(sourceDir, 'geo/state.txt', ['STATE', 'STUSAB', 'STATE_NAME'], '|');
   const cenState20 = await readTable(sourceDir, 'geo/cenpop/2020/state.csv', ['STATEFP', 'POPULATION', 'LATITUDE', 'LONGITUDE']);
   const stateInfo = new Map(stateTxt.map((r) => [r.STATE!, { abbr: r.STUSAB!, name: r.STATE_NAME! }]));
@@ -98,11 +88,14 @@ export async function buildGeoFile(
     };
   });
   const stateName = (fips: string): string => stateInfo.get(fips)?.name ?? fips;
-  const stateCentre = new Map(states.map((s) => [s.fips, s]));
+  return { states, abbrToFips, stateName, stateCentre: new Map(states.map((s) => [s.fips, s])) };
+}
 
+/** The nation: the 50 states and DC (Puerto Rico excluded, as in ACS national totals). */
+function nationRows(states: Row[], prov: ProvenanceTable): Row[] {
   const us = states.filter((s) => s.fips !== '72');
   const usCentre = weightedCentre(us.map((s) => ({ pop: s.population ?? 0, lat: s.lat, lon: s.lon })));
-  const nation: Row[] = [
+  return [
     {
       fips: '1',
       name: 'United States',
@@ -118,24 +111,31 @@ export async function buildGeoFile(
       }),
     },
   ];
+}
 
-  // Tracts and block groups of both definition sets, needed before counties (CT planning regions
-  // get their population and centre from their 2020 tracts).
-  const ctRows = await readTable(sourceDir, 'geo/ct_tract2020_to_planning_region.csv', [
-    'tract2020_geoid',
-    'planning_region_fips',
-    'tract2022_geoid',
-  ]);
+async function readCtTracts(sourceDir: string) {
+  return readTable(sourceDir, 'geo/ct_tract2020_to_planning_region.csv', ['tract2020_geoid', 'planning_region_fips', 'tract2022_geoid']);
+}
+
+/**
+ * Tracts and block groups of both definition sets: 2010 tracts re-keyed where counties changed,
+ * Connecticut's 2020 tracts re-keyed to planning regions from 2022. Also the parts of each CT
+ * planning region (its 2020 tracts), from which the region gets its population and centre.
+ */
+async function readTractsAndBlockGroups(
+  sourceDir: string,
+  log: StepLogger,
+  prov: ProvenanceTable,
+  ctRows: Awaited<ReturnType<typeof readCtTracts>>,
+) {
   const ctRegionOf = new Map(ctRows.map((r) => [r.tract2020_geoid!, { region: r.planning_region_fips!, tract2022: r.tract2022_geoid! }]));
-
   const rekeys = [
     ...COUNTY_CHANGES.filter((c) => c.rekeysTracts).map((c) => ({ from: c.retired[0]!, to: c.added[0]!, lastVintage: c.lastVintage })),
     ...TRACT_REKEY_EXTRA,
   ];
-
   const tracts: Row[] = [];
   const bgs: Row[] = [];
-  const ctRegionParts = new Map<string, { pop: number; lat: number | null; lon: number | null }[]>();
+  const ctRegionParts = new Map<string, Centre[]>();
   for (const [year, file, level] of [
     [2010, 'geo/cenpop/2010/tract.csv.gz', 'tract'],
     [2020, 'geo/cenpop/2020/tract.csv.gz', 'tract'],
@@ -184,7 +184,19 @@ export async function buildGeoFile(
     bar.stop();
   }
 
-  // Counties: the 2010 list and the ACS 2023 universe, with validity from the change table.
+  return { tracts, bgs, ctRegionParts };
+}
+
+/** Counties: the 2010 list and the ACS 2023 universe, with validity from the change table. */
+async function readCounties(
+  sourceDir: string,
+  log: StepLogger,
+  prov: ProvenanceTable,
+  notes: string[],
+  st: { states: Row[]; stateName: (fips: string) => string },
+  ctRegionParts: Map<string, Centre[]>,
+): Promise<Row[]> {
+  const { states, stateName } = st;
   const nc2010 = await readNationalCounty2010(sourceDir);
   const acs2023 = await readTable(sourceDir, 'geo/county_names_acs2023.csv.gz', ['GEO_ID', 'NAME']);
   const cen10 = await readTable(sourceDir, 'geo/cenpop/2010/county.csv.gz', ['STATEFP', 'COUNTYFP', 'POPULATION', 'LATITUDE', 'LONGITUDE']);
@@ -261,9 +273,11 @@ export async function buildGeoFile(
       counties.push({ fips, name, from, to, population: parts.reduce((a, p) => a + p.pop, 0), ...weightedCentre(parts), prov: provRegion });
     }
   }
-  const countyPop = new Map(counties.filter((c) => c.to === OPEN_VINTAGE).map((c) => [c.fips, c.population ?? 0]));
+  return counties;
+}
 
-  // Metros: July 2023 delineation (List 1) with Gazetteer internal points.
+/** Metros: the July 2023 delineation (List 1) with Gazetteer internal points, and the metro→county crosswalk. */
+async function readMetros(sourceDir: string, prov: ProvenanceTable, countyPop: Map<string, number>, abbrToFips: Map<string, string>) {
   const list1 = await readTable(sourceDir, 'geo/cbsa/list1_2023.csv.gz', [
     'CBSA Code',
     'CBSA Title',
@@ -320,8 +334,16 @@ export async function buildGeoFile(
     m.population = (m.population ?? 0) + (countyPop.get(county) ?? 0);
   }
   const metros = [...metroMap.values()];
+  return { metros, xwMetro };
+}
 
-  // Congressional districts of the 118th Congress (water-only ZZ parts are not geographies).
+/** Congressional districts of the 118th Congress (water-only ZZ parts are not geographies). */
+async function readDistricts(
+  sourceDir: string,
+  prov: ProvenanceTable,
+  stateCentre: Map<string, Row>,
+  stateName: (fips: string) => string,
+): Promise<Row[]> {
   const cdList = await readTable(sourceDir, 'geo/cd118/cd118_list.csv', [
     'cd_geoid',
     'state_fips',
@@ -360,7 +382,11 @@ export async function buildGeoFile(
       prov: lat === null ? cdProvState : cdProv,
     });
   }
+  return cds;
+}
 
+/** District→tract shares, and the block groups of the tracts that districts split. */
+async function readDistrictCrosswalks(sourceDir: string) {
   const cdTract = await readTable(sourceDir, 'geo/cd118/tract2020_to_cd118.csv.gz', ['tract_geoid', 'cd_geoid', 'afact']);
   const xwCd: GeoCrosswalks['cd_tract'] = { tract: [], cd: [], afact: [] };
   const splitTracts = new Set<string>();
@@ -380,22 +406,16 @@ export async function buildGeoFile(
       xwBg.cd.push(r.cd_geoid!);
     }
   }
-  const xwCt: GeoCrosswalks['ct_tract'] = {
-    tract2020: ctRows.map((r) => r.tract2020_geoid!),
-    region: ctRows.map((r) => r.planning_region_fips!),
-    tract2022: ctRows.map((r) => r.tract2022_geoid!),
-  };
+  return { xwCd, xwBg };
+}
 
-  // The data's own geographies per vintage, over the reference definitions.
-  const levelRows: Record<GeoType, Row[]> = {
-    nation,
-    state: states,
-    county: counties,
-    metro: metros,
-    cd: cds,
-    tract: tracts,
-    block_group: bgs,
-  };
+/** The data's own geographies per vintage, over the reference definitions (rows replaced in `levelRows`). */
+function overlayPublishedLevels(
+  levelRows: Record<GeoType, Row[]>,
+  published: PublishedGeographies | undefined,
+  ctx: { prov: ProvenanceTable; abbrToFips: Map<string, string>; stateName: (fips: string) => string; log: StepLogger; notes: string[] },
+): Partial<Record<GeoType, number[]>> {
+  const { prov, abbrToFips, stateName, log, notes } = ctx;
   const publishedVintages: Partial<Record<GeoType, number[]>> = {};
   if (published) {
     const byLevel = publishedByLevel(published);
@@ -422,14 +442,17 @@ export async function buildGeoFile(
   } else {
     notes.push('No published geographies (observations/geographies.json) were found: the reference definitions only.');
   }
+  return publishedVintages;
+}
 
-  notes.push(
-    `Metros: the CBSAs published in the value files for ACS ${publishedVintages.metro?.join(', ') || '(none)'}; the July 2023 OMB delineation for every other vintage (the only delineation in the sources). Metro→county membership is the July 2023 one.`,
-    'Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are approximate (README §3c).',
-    'County changes before 2010 are not modelled: the 2010 county list is used back to 2005.',
-    "Every geography published in a vintage's value files is a geography of that vintage, named as published.",
-  );
-
+/** The file: every level as columns, the crosswalks, the row counts for the manifest. */
+function assemble(
+  prov: ProvenanceTable,
+  levelRows: Record<GeoType, Row[]>,
+  crosswalks: GeoCrosswalks,
+  publishedVintages: Partial<Record<GeoType, number[]>>,
+  notes: string[],
+): { file: GeoFile; rows: Record<string, number> } {
   const levels: Record<GeoType, LevelColumns> = {
     nation: toColumns(levelRows.nation, true),
     state: toColumns(levelRows.state, true),
@@ -441,19 +464,74 @@ export async function buildGeoFile(
   };
   const rows: Record<string, number> = {};
   for (const t of GEO_TYPES) rows[`geo/${t}`] = levels[t].fips.length;
-  rows['geo/crosswalks/metro_county'] = xwMetro.cbsa.length;
-  rows['geo/crosswalks/cd_tract'] = xwCd.tract.length;
-  rows['geo/crosswalks/ct_tract'] = xwCt.tract2020.length;
+  rows['geo/crosswalks/metro_county'] = crosswalks.metro_county.cbsa.length;
+  rows['geo/crosswalks/cd_tract'] = crosswalks.cd_tract.tract.length;
+  rows['geo/crosswalks/ct_tract'] = crosswalks.ct_tract.tract2020.length;
   return {
     file: {
       format: GEO_FORMAT_VERSION,
       built_at: new Date().toISOString(),
       provenance: prov.list,
       levels,
-      crosswalks: { metro_county: xwMetro, cd_tract: xwCd, cd_bg_split: xwBg, ct_tract: xwCt },
+      crosswalks,
       published: publishedVintages,
       notes,
     },
     rows,
   };
+}
+
+/**
+ * `published`: the geographies the value files publish per partition (observations step); they
+ * become the geographies of their vintage (etl/steps/geographies/published.ts). Without it the
+ * file holds the reference files' definitions only.
+ *
+ * The steps run in this order because provenance ids are numbered as they are first used.
+ */
+export async function buildGeoFile(
+  sourceDir: string,
+  log: StepLogger,
+  published?: PublishedGeographies,
+): Promise<{ file: GeoFile; rows: Record<string, number> }> {
+  const prov = new ProvenanceTable();
+  const notes: string[] = [];
+  const st = await readStates(sourceDir, prov);
+  const nation = nationRows(st.states, prov);
+  // Tracts before counties: CT planning regions get their population and centre from their 2020 tracts.
+  const ctRows = await readCtTracts(sourceDir);
+  const { tracts, bgs, ctRegionParts } = await readTractsAndBlockGroups(sourceDir, log, prov, ctRows);
+  const counties = await readCounties(sourceDir, log, prov, notes, st, ctRegionParts);
+  const countyPop = new Map(counties.filter((c) => c.to === OPEN_VINTAGE).map((c) => [c.fips, c.population ?? 0]));
+  const { metros, xwMetro } = await readMetros(sourceDir, prov, countyPop, st.abbrToFips);
+  const cds = await readDistricts(sourceDir, prov, st.stateCentre, st.stateName);
+  const { xwCd, xwBg } = await readDistrictCrosswalks(sourceDir);
+  const xwCt: GeoCrosswalks['ct_tract'] = {
+    tract2020: ctRows.map((r) => r.tract2020_geoid!),
+    region: ctRows.map((r) => r.planning_region_fips!),
+    tract2022: ctRows.map((r) => r.tract2022_geoid!),
+  };
+  const levelRows: Record<GeoType, Row[]> = {
+    nation,
+    state: st.states,
+    county: counties,
+    metro: metros,
+    cd: cds,
+    tract: tracts,
+    block_group: bgs,
+  };
+  const publishedVintages = overlayPublishedLevels(levelRows, published, {
+    prov,
+    abbrToFips: st.abbrToFips,
+    stateName: st.stateName,
+    log,
+    notes,
+  });
+  notes.push(
+    `Metros: the CBSAs published in the value files for ACS ${publishedVintages.metro?.join(', ') || '(none)'}; the July 2023 OMB delineation for every other vintage (the only delineation in the sources). Metro→county membership is the July 2023 one.`,
+    'Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are approximate (README §3c).',
+    'County changes before 2010 are not modelled: the 2010 county list is used back to 2005.',
+    "Every geography published in a vintage's value files is a geography of that vintage, named as published.",
+  );
+  const crosswalks = { metro_county: xwMetro, cd_tract: xwCd, cd_bg_split: xwBg, ct_tract: xwCt };
+  return assemble(prov, levelRows, crosswalks, publishedVintages, notes);
 }

@@ -3,37 +3,30 @@
 // X-Boundary-Vintage. Collections are the operations' Node Readables piped as they come
 // (docs/boundaries.md, "streaming contract"); one Feature is a small object.
 //
-// Gates are the operations' (src/verbs/boundaries-common.ts derives them from the caller's plan).
-//
-// Metering: the operation runs first (cheap: gate, index lookup; the stream is lazy) and the
-// request is then charged the operation's `meta.cost_units` (0 for plans with access), so a gated
-// request answers 403, never 429, and is not charged.
+// Gates, kill switches and cost are the operations' (src/verbs/boundaries-common.ts derives the
+// gates from the caller's plan; a gated request answers 403 before any charge, and plans with
+// access are charged 0 units). The query schemas are derived from the operations' input; one path
+// parameter, `{target}`, picks the operation: a type (collection) or a geo key (one feature).
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../caching.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RESOLUTIONS, type BoundaryLevel } from '../../domain/plans.js';
 import { boundariesCollection } from '../../verbs/boundaries-collection.js';
 import { boundariesFeature } from '../../verbs/boundaries-feature.js';
 import { centroids } from '../../verbs/centroids.js';
-import type { VerbContext, VerbResult } from '../../context/verb-context.js';
-import { defineRawRoute, queryString } from '../route-helpers.js';
+import type { VerbResult } from '../../context/verb-context.js';
+import { defineRawRoute } from '../route-helpers.js';
+import { restSchemas } from '../verb-schemas.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
 export const BOUNDARY_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
-type GeoJsonResult = VerbResult<unknown> & { meta?: { etag?: unknown; headers?: unknown; cost_units?: unknown } };
+type GeoJsonResult = VerbResult<unknown> & { meta?: { etag?: unknown; headers?: unknown } };
 
-/** Charge, then 304 on a matching If-None-Match, else the GeoJSON with the operation's headers. */
-async function sendGeoJson(ctx: VerbContext, req: FastifyRequest, reply: FastifyReply, result: GeoJsonResult) {
+/** 304 on a matching If-None-Match, else the GeoJSON with the operation's headers. */
+function sendGeoJson(req: FastifyRequest, reply: FastifyReply, result: GeoJsonResult) {
   const stream = isReadable(result.data) ? result.data : null;
-  try {
-    await ctx.charge?.(Number(result.meta?.cost_units ?? 0));
-  } catch (e) {
-    stream?.destroy();
-    throw e;
-  }
   const headers = { ...((result.meta?.headers ?? {}) as Record<string, string>) };
   const etag = String(result.meta?.etag ?? headers.ETag ?? '');
   setCaching(reply, BOUNDARY_CACHE_CONTROL);
@@ -50,28 +43,11 @@ function isReadable(x: unknown): x is Readable {
   return typeof x === 'object' && x !== null && typeof (x as Readable).pipe === 'function' && typeof (x as Readable).destroy === 'function';
 }
 
-const resolution = z.enum(RESOLUTIONS).optional().describe('`20m` (default), `5m` (Business and above) or `500k` (Enterprise).');
-const edition = queryString('Boundary edition, e.g. county `2017` (legacy Connecticut counties, for ACS ≤ 2021); default: the newest.')
-  .pipe(z.string().max(20))
-  .optional();
-const vintage = z.coerce
-  .number()
-  .int()
-  .min(2005)
-  .max(2100)
-  .optional()
-  .describe(
-    'ACS vintage whose geography definitions the shapes must have (instead of an edition): county → the 2017 edition through 2021; tracts of 2010 definitions only before 2020; districts from 2022. A vintage with no such file → 404 with the reason.',
-  );
-
-const bbox = queryString('`min_lng,min_lat,max_lng,max_lat` (WGS 84): only features whose bounding box meets it.')
-  .transform((s) => s.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x))))
-  .pipe(
-    z
-      .tuple([z.number().min(-180).max(180), z.number().min(-90).max(90), z.number().min(-180).max(180), z.number().min(-90).max(90)])
-      .refine(([x0, y0, x1, y1]) => x0 <= x1 && y0 <= y1, 'min must not exceed max'),
-  )
-  .optional();
+const collectionQuery = restSchemas(boundariesCollection.spec.input, {
+  level: false,
+  bbox: { describe: 'Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.' },
+});
+const centroidQuery = restSchemas(centroids.spec.input, { level: { path: 'geo_type' } });
 
 const notModified = z.null().describe('Not Modified: If-None-Match matched the ETag; no body.');
 
@@ -90,40 +66,21 @@ export function boundaryRoutes(app: FastifyInstance) {
     tags: ['boundaries'],
     auth: 'api-key',
     needs: ['boundaries'],
-    feature: 'boundaries',
+    feature: boundariesCollection.spec.feature,
     costOf: 'verb',
     params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
     fields: { geo_key: 'path → target', level: 'path → target' },
     docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.'),
-    querystring: z.object({
-      resolution,
-      edition,
-      vintage,
-      bbox: bbox.describe('Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.'),
-    }),
+    querystring: collectionQuery.querystring,
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
     handler: async ({ ctx, params, query, req, reply }) => {
       const target = params.target.trim();
-      const colon = target.indexOf(':');
-      const level = colon >= 0 ? target.slice(0, colon) : target;
-      const result =
-        colon >= 0
-          ? await boundariesFeature({
-              ctx,
-              input: { geo_key: target, resolution: query.resolution, edition: query.edition, vintage: query.vintage },
-            })
-          : await boundariesCollection({
-              ctx,
-              input: {
-                level: level as BoundaryLevel,
-                resolution: query.resolution,
-                edition: query.edition,
-                vintage: query.vintage,
-                bbox: query.bbox,
-              },
-            });
-      return sendGeoJson(ctx, req, reply, result);
+      const { bbox, ...shared } = collectionQuery.toInput(query, {});
+      const result = target.includes(':')
+        ? await boundariesFeature.invoke({ ctx, input: { ...shared, geo_key: target } })
+        : await boundariesCollection.invoke({ ctx, input: { ...shared, bbox, level: target } });
+      return sendGeoJson(req, reply, result);
     },
   });
 
@@ -135,19 +92,19 @@ export function boundaryRoutes(app: FastifyInstance) {
     tags: ['boundaries'],
     auth: 'api-key',
     needs: ['boundaries'],
-    feature: 'centroids',
+    feature: centroids.spec.feature,
     costOf: 'verb',
     params: z.object({
       geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.'),
     }),
-    fields: { level: 'path → geo_type' },
+    fields: centroidQuery.fields,
     docResponses: geojsonOk('A FeatureCollection of Points. Carries ETag and X-Boundary-Vintage.'),
-    querystring: z.object({ bbox }),
+    querystring: centroidQuery.querystring,
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
     handler: async ({ ctx, params, query, req, reply }) => {
-      const result = await centroids({ ctx, input: { level: params.geo_type as BoundaryLevel, bbox: query.bbox } });
-      return sendGeoJson(ctx, req, reply, result);
+      const result = await centroids.invoke({ ctx, input: centroidQuery.toInput(query, params) });
+      return sendGeoJson(req, reply, result);
     },
   });
 }

@@ -1,38 +1,25 @@
-// GET /v1/data, /v1/compare, /v1/timeseries: thin wrappers over the data operations. The cost of
-// these requests depends on how far their geographies expand, so the operation charges it
-// (ctx.charge, costOf: 'verb') after expanding and before reading values.
-import { z } from 'zod';
+// GET /v1/data, /v1/compare, /v1/timeseries: the data operations rendered over REST. Their query
+// schemas are derived from the verbs' input (verb-schemas.ts); the wording below is REST's own
+// (markdown, links), the rules (plan gates, CSV gate and row cap, cost) are the verbs'.
 import type { FastifyInstance } from 'fastify';
-import { planOf } from '../../domain/plans.js';
-import type { VerbContext, VerbResult } from '../../context/verb-context.js';
-import { compareGeographies, type ComparedCell } from '../../verbs/compare-geographies.js';
-import { getData, type DataCell } from '../../verbs/get-data.js';
+import type { VerbResult } from '../../context/verb-context.js';
+import { compareGeographies } from '../../verbs/compare-geographies.js';
+import { getData } from '../../verbs/get-data.js';
 import { getTimeseries } from '../../verbs/get-timeseries.js';
 import type { ObservationCell } from '../../verbs/observations/engine.js';
-import { defineRoute, queryBool, queryInt, queryString } from '../route-helpers.js';
 import type { CsvTable } from '../csv.js';
 import { compactCells } from '../../verbs/observations/compact.js';
-import { observationCellSchema, comparedCellSchema, compactDataSchema, dataCellSchema } from './data-schemas.js';
+import { defineVerbRoute } from '../verb-route.js';
 
-/** A parameter given once or repeated (`geo=a&geo=b`); commas are not split here (names contain them). */
-const repeated = (description: string) =>
-  z.preprocess((v) => (v === '' ? undefined : v), z.union([z.string(), z.array(z.string())])).describe(description);
-
+/** REST wording of the fields the three operations share. */
 const common = {
-  variables: repeated('Variables by api_name or census code, mixable: comma-separated and/or repeated; at most 50.'),
-  geo: repeated(
-    'Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.',
-  ),
-  dataset: queryString('`acs5` (default) or `acs1`.').optional(),
+  variables: { describe: 'Variables by api_name or census code, mixable: comma-separated and/or repeated; at most 50.' },
+  geo: {
+    describe:
+      'Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.',
+  },
+  dataset: { describe: '`acs5` (default) or `acs1`.' },
 };
-
-/** A wildcard (`county:48*`, `tract:06037*`) can expand to thousands of geographies. */
-const isWildcard = (geo: string | string[] | undefined) => ([] as string[]).concat(geo ?? []).some((g) => g.includes('*'));
-
-/** The plan's CSV row cap when CSV is asked for: the operation refuses an oversized export early. */
-function csvCap(ctx: VerbContext, query: object): number | undefined {
-  return (query as { format?: string }).format === 'csv' && ctx.caller ? planOf(ctx.caller.plan).limits.csvRowCap : undefined;
-}
 
 const CELL_COLUMNS = [
   'geo_key',
@@ -77,56 +64,48 @@ function cellsCsv(name: string, result: VerbResult<ObservationCell[]>): CsvTable
   };
 }
 
-/** What the three data routes share: auth, stores, flag, formats and operation-level metering. */
+/** What the three data routes share: auth, stores and the documented 404. */
 const DATA_ROUTE = {
   tags: ['data'],
   auth: 'api-key',
   needs: ['catalog', 'geographies', 'observations'],
-  feature: 'data',
-  formats: ['json', 'csv'],
-  costOf: 'verb',
   errorStatuses: [404],
-} as const satisfies Partial<Parameters<typeof defineRoute>[1]>;
+} as const;
 
 export function dataRoutes(app: FastifyInstance) {
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/data',
     summary: 'Estimates with margins of error for variables and geographies',
     description:
       'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.',
     ...DATA_ROUTE,
-    querystring: z.object({
+    verb: getData,
+    rest: {
       ...common,
-      vintage: queryInt({
-        description:
+      vintage: {
+        describe:
           'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.',
-      }).optional(),
-      include_geometry: queryBool("Add each geography's GeoJSON geometry (20m) to its cells; Pro plan and above.").optional(),
-    }),
-    formats: ['json', 'csv', 'compact'],
-    data: z.union([z.array(dataCellSchema), compactDataSchema]),
-    heavy: (q) => q.include_geometry === true || isWildcard(q.geo),
-    handler: ({ ctx, query }) => getData({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
-    csv: (result) => cellsCsv('data', result as VerbResult<DataCell[]>),
+      },
+      include_geometry: { describe: "Add each geography's GeoJSON geometry (20m) to its cells; Pro plan and above." },
+    },
+    csv: (result) => cellsCsv('data', result),
     compact: (result) => {
       const source = result.meta?.source;
-      return compactCells(result.data as DataCell[], { dataset: source?.dataset ?? '', vintage: source?.vintage_year ?? 0 });
+      return compactCells(result.data, { dataset: source?.dataset ?? '', vintage: source?.vintage_year ?? 0 });
     },
   });
 
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/compare',
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
       "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE.",
     ...DATA_ROUTE,
-    querystring: z.object({ ...common, vintage: queryInt({ description: 'Survey year; default as for /v1/data.' }).optional() }),
-    data: z.array(comparedCellSchema),
-    heavy: (q) => isWildcard(q.geo),
-    handler: ({ ctx, query }) => compareGeographies({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
+    verb: compareGeographies,
+    rest: { ...common, vintage: { describe: 'Survey year; default as for /v1/data.' } },
     csv: (result) => {
-      const table = cellsCsv('compare', result as VerbResult<ObservationCell[]>);
-      const cells = result.data as ComparedCell[];
+      const table = cellsCsv('compare', result);
+      const cells = result.data;
       return {
         ...table,
         columns: [...table.columns, 'reference_geo_key', 'difference', 'difference_moe', 'significant', 'not_tested_reason'],
@@ -145,20 +124,18 @@ export function dataRoutes(app: FastifyInstance) {
     },
   });
 
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/timeseries',
     summary: 'Variables across vintages (up to 16 points per variable and geography)',
     description:
       'Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`.',
     ...DATA_ROUTE,
-    querystring: z.object({
+    verb: getTimeseries,
+    rest: {
       ...common,
-      from: queryInt({ description: 'First vintage; default: 15 years before `to` (the whole acs5 range).' }).optional(),
-      to: queryInt({ description: 'Last vintage; default: the latest.' }).optional(),
-    }),
-    data: z.array(observationCellSchema),
-    heavy: (q) => isWildcard(q.geo),
-    handler: ({ ctx, query }) => getTimeseries({ ctx, input: { ...query, max_rows: csvCap(ctx, query) } }),
+      from: { describe: 'First vintage; default: 15 years before `to` (the whole acs5 range).' },
+      to: { describe: 'Last vintage; default: the latest.' },
+    },
     csv: (result) => cellsCsv('timeseries', result),
   });
 }

@@ -81,6 +81,12 @@ export class FgbFile {
     };
   }
 
+  /** Encoded size of feature `i` in the file (a proxy for its decoded size). */
+  featureBytes(i: number): number {
+    const end = i + 1 < this.count ? this.offsets[i + 1]! : this.bytes.byteLength;
+    return end - this.offsets[i]!;
+  }
+
   /** Feature indices whose bbox intersects the given bbox, in file order. */
   search(minX: number, minY: number, maxX: number, maxY: number): number[] {
     return this.index.search(minX, minY, maxX, maxY).sort((a, b) => a - b);

@@ -5,8 +5,7 @@ import { z } from 'zod';
 import { DATASETS, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
 import { splitGeoParam } from '../../domain/geo/specifier.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
-import { callerPlan } from '../caller-plan.js';
-import { costOf, type GeoTerm } from '../../domain/cost.js';
+import type { GeoTerm } from '../../domain/cost.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { CensusTableStore } from '../../store/census-tables.js';
 import { ObservationStore } from '../../store/observations.js';
@@ -80,8 +79,14 @@ function latestLoadedVintage(
   return undefined;
 }
 
+/** A wildcard (`county:48*`, `tract:06037*`) can expand to thousands of geographies. */
+export function isWildcard(geo: string | readonly string[] | undefined): boolean {
+  return ([] as string[]).concat(geo ?? []).some((g) => g.includes('*'));
+}
+
 export async function prepare(
   ctx: VerbContext,
+  plan: Plan,
   input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
   vintage: { requested: number | undefined; defaultToLoaded: boolean; range?: (chosen: number) => number[] },
 ): Promise<PreparedRequest> {
@@ -91,7 +96,6 @@ export async function prepare(
   const tables = storeIfOpen(ctx.stores, 'censusTables');
   const dataset = parseDataset(input.dataset);
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
-  const plan = callerPlan(ctx);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;
   let defaultNote: string | null = null;
@@ -106,10 +110,7 @@ export async function prepare(
   const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
   const geo = resolveGeographies(geographies, input.geo ?? [], {
     vintage: definitionVintage,
-    allowWildcard: plan.features.wildcards,
-    allowBlockGroupWildcard: plan.features.blockGroupWildcards,
-    maxExpansion: plan.limits.wildcardExpansionMax,
-    plan: plan.id,
+    plan,
     dashboardUrl: ctx.config.DASHBOARD_URL,
   });
   return { dataset, plan, variables, vintages, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies, tables } };
@@ -121,10 +122,4 @@ export function requireGeometryFeature(ctx: VerbContext, plan: Plan, levels: Ite
   for (const level of new Set(levels)) {
     requireFeature(plan, { kind: 'include_geometry', level: level as BoundaryLevel }, ctx.config.DASHBOARD_URL);
   }
-}
-
-export async function charge(ctx: VerbContext, plan: Plan, shape: Parameters<typeof costOf>[1]): Promise<number> {
-  const units = costOf(plan, shape);
-  await ctx.charge?.(units);
-  return units;
 }

@@ -25,7 +25,6 @@ const metro2017 = new Map(
     .map((r) => [r[3]!, [r[0]!, r[1]!] as const]),
 );
 const list2023 = new Set(sourceTable('geo/cbsa/list1_2023.csv.gz').map((r) => r['CBSA Code']!));
-const title2023 = new Map(sourceTable('geo/cbsa/list1_2023.csv.gz').map((r) => [r['CBSA Code']!, r['CBSA Title']!]));
 /** The ACS-style name of a 2023 CBSA: title + Metro Area / Micro Area. */
 const name2023 = new Map(
   sourceTable('geo/cbsa/list1_2023.csv.gz').map((r) => [

@@ -1,12 +1,10 @@
 // GET /v1/tables (search Detailed Tables) and GET /v1/tables/{table_id} (one table in a vintage).
-import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { getTable, searchTables } from '../../../verbs/tables.js';
-import { defineRoute, paginationQuery, queryInt, queryString } from '../../route-helpers.js';
-import { tableDetailSchema, tableSummarySchema } from './schemas.js';
+import { defineVerbRoute } from '../../verb-route.js';
 
 export function tableRoutes(app: FastifyInstance) {
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/tables',
     summary: 'Search the Census Detailed Tables',
     description:
@@ -15,15 +13,10 @@ export function tableRoutes(app: FastifyInstance) {
     auth: 'api-key',
     needs: ['censusTables'],
     paginated: true,
-    querystring: z.object({
-      search: queryString('A table id prefix or words of the title.').pipe(z.string().max(200)).optional(),
-      ...paginationQuery,
-    }),
-    data: z.array(tableSummarySchema),
-    handler: ({ ctx, query }) => searchTables({ ctx, input: query }),
+    verb: searchTables,
   });
 
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/tables/:table_id',
     summary: 'One Detailed Table: title, universe, columns, and where it is published and loaded',
     description:
@@ -31,12 +24,7 @@ export function tableRoutes(app: FastifyInstance) {
     tags: ['catalog'],
     auth: 'api-key',
     needs: ['censusTables'],
-    params: z.object({ table_id: z.string().min(1).max(20).describe('Table id, e.g. B19013') }),
-    querystring: z.object({
-      dataset: queryString('acs5 or acs1.').optional(),
-      vintage: queryInt({ description: 'Survey year.' }).optional(),
-    }),
-    data: tableDetailSchema,
-    handler: ({ ctx, params, query }) => getTable({ ctx, input: { table_id: params.table_id, ...query } }),
+    verb: getTable,
+    rest: { table_id: { path: 'table_id' } },
   });
 }

@@ -1,12 +1,10 @@
 // GET /v1/variables (browse/search) and GET /v1/variables/{api_name} (detail; census code alias).
-import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { getVariable, searchVariables } from '../../../verbs/catalog.js';
-import { defineRoute, paginationQuery, queryString } from '../../route-helpers.js';
-import { variableDetailSchema, variableSearchItemSchema } from './schemas.js';
+import { defineVerbRoute } from '../../verb-route.js';
 
 export function variableRoutes(app: FastifyInstance) {
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/variables',
     summary: 'Browse or search the variable catalog',
     description:
@@ -15,25 +13,18 @@ export function variableRoutes(app: FastifyInstance) {
     auth: 'api-key',
     needs: ['catalog'],
     paginated: true,
-    querystring: z.object({
-      search: queryString('Words, a census code or a table id.').pipe(z.string().max(200)).optional(),
-      topic: queryString('A topic_key from /v1/topics.').optional(),
-      ...paginationQuery,
-    }),
-    data: z.array(variableSearchItemSchema),
-    handler: ({ ctx, query }) => searchVariables({ ctx, input: query }),
+    verb: searchVariables,
+    rest: { search: { describe: 'Words, a census code or a table id.' }, topic: { describe: 'A topic_key from /v1/topics.' } },
   });
 
-  defineRoute(app, {
+  defineVerbRoute(app, {
     url: '/v1/variables/:api_name',
     summary: 'Variable detail with vintage availability',
     description: 'Accepts an api_name or a census code (e.g. `B19013_001E`; the `…M` margin code resolves to the same variable).',
     tags: ['catalog'],
     auth: 'api-key',
     needs: ['catalog'],
-    params: z.object({ api_name: z.string().min(1).max(100).describe('api_name or census code') }),
-    fields: { name: 'path → api_name' },
-    data: variableDetailSchema,
-    handler: ({ ctx, params }) => getVariable({ ctx, input: { name: params.api_name } }),
+    verb: getVariable,
+    rest: { name: { path: 'api_name' } },
   });
 }

@@ -1,4 +1,4 @@
-// Response shapes of the catalog endpoints (the spec's VariableSummary, field for field, plus the
+// Output schemas of the catalog operations (the spec's VariableSummary, field for field, plus the
 // detail, topic and dataset records this service chose; docs/api.md).
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// Response schemas of the data endpoints (documentation in /openapi.json; see docs/api.md).
+// Output schemas of the data operations (get-data, compare, timeseries): documented in /openapi.json and the REST serializer (docs/api.md).
 import { z } from 'zod';
 
 const annotation = z

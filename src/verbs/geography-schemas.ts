@@ -2,7 +2,7 @@
 // operations' GeographyView / GeographyDetail, see docs/geographies.md). The response serializer
 // drops keys a schema does not list, so every field the operations return is listed here.
 import { z } from 'zod';
-import { GEO_TYPES } from '../../domain/geo/keys.js';
+import { GEO_TYPES } from '../domain/geo/keys.js';
 
 export const geoTypeSchema = z.enum(GEO_TYPES);
 

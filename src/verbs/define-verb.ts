@@ -1,0 +1,111 @@
+// One spec per operation. A data operation is declared once, with everything a transport must obey:
+//
+//   export const getData = defineVerb({
+//     name: 'get-data',
+//     input: z.object({ ... }),      // the one input schema: neutral names (`geo`), typed values
+//     output: z.array(cellSchema),   // what `data` holds (documentation; REST serializes through it)
+//     feature: 'data',               // the DISABLED_FEATURES kill switch
+//     formats: ['json', 'csv'],      // csv: the plan's CSV gate and row cap apply
+//     gate: ({ input, plan }) => …,  // plan gates that need no store (before any charge)
+//     cost: { kind: 'lookup' },      // priced by src/domain/cost.ts; 'expanded': the run charges
+//     heavy: (input) => …,           // may expand to a large answer (the transports' heavy queue)
+//     run: async ({ ctx, input, plan, maxRows, charge }) => …,
+//   });
+//
+// Calling `getData({ ctx, input, format })` runs, in this order: the kill switch, the input parse
+// (a 422/400 AppError with neutral field names), the CSV gate, the plan gates, the charge, the
+// run. REST derives its query and path schemas from `input` (src/http/verb-route.ts), MCP its tool
+// schemas (src/mcp/tools.ts); neither decides a rule of its own.
+import type { z } from 'zod';
+import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { costOf, type RequestShape } from '../domain/cost.js';
+import { requireFeature, type Plan } from '../domain/plans.js';
+import { parseInput } from '../domain/validation.js';
+import { callerPlan } from './caller-plan.js';
+import { assertFeatureEnabled } from './feature-flags.js';
+
+/** How the transport will render the answer; `csv` is an export, gated by plan and row cap. */
+export type VerbFormat = 'json' | 'csv' | 'compact';
+
+export interface RunArgs<I> {
+  ctx: VerbContext;
+  /** The parsed input (defaults applied). */
+  input: I;
+  /** The caller's plan (the top plan without a caller: src/verbs/caller-plan.ts). */
+  plan: Plan;
+  /** Set when the answer is exported as CSV: the plan's row cap, checked as soon as the row count is known. */
+  maxRows: number | undefined;
+  /** Price a request shape (src/domain/cost.ts) and charge it: for `cost: 'expanded'`, once the size is known. */
+  charge: (shape: RequestShape) => Promise<number>;
+}
+
+export interface VerbSpec<S extends z.ZodObject, O> {
+  /** Stable name, the file's (`get-data`). */
+  name: string;
+  input: S;
+  output?: z.ZodType;
+  feature?: string;
+  formats?: readonly VerbFormat[];
+  /** Plan gates decided from the input alone; they run before the charge, so a gated request is a 403, never a 429. */
+  gate?: (args: { ctx: VerbContext; input: z.output<S>; plan: Plan }) => void;
+  /** A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands. */
+  cost: RequestShape | ((input: z.output<S>) => RequestShape) | 'expanded';
+  /** Requests that may expand to large answers: the transports queue them (src/http/heavy-gate.ts). */
+  heavy?: (input: z.output<S>) => boolean;
+  run: (args: RunArgs<z.output<S>>) => Promise<VerbResult<O>>;
+}
+
+export interface VerbCall<S extends z.ZodObject> {
+  ctx: VerbContext;
+  /** As a caller writes it, or already parsed by the verb's own schema: the verb parses it (again). */
+  input?: z.input<S> | z.output<S>;
+  format?: VerbFormat;
+}
+
+export interface Verb<S extends z.ZodObject, O> {
+  (args: VerbCall<S>): Promise<VerbResult<O>>;
+  /** The same call with input as a transport received it (query values, tool arguments): the verb parses it. */
+  invoke(args: { ctx: VerbContext; input?: unknown; format?: VerbFormat }): Promise<VerbResult<O>>;
+  readonly spec: VerbSpec<S, O>;
+}
+
+/** The CSV export gate (kill switch, then plan), returning the plan's row cap. */
+export function csvExportGate(ctx: Pick<VerbContext, 'config'>, plan: Plan): number {
+  assertFeatureEnabled(ctx.config, 'csv');
+  requireFeature(plan, { kind: 'csv' }, ctx.config.DASHBOARD_URL);
+  return plan.limits.csvRowCap;
+}
+
+/** The CSV row cap of the caller's plan (the renderer's backstop; the run refuses earlier). */
+export function csvRowCap(ctx: Pick<VerbContext, 'caller'>): number {
+  return callerPlan(ctx).limits.csvRowCap;
+}
+
+async function chargeShape(ctx: VerbContext, plan: Plan, shape: RequestShape): Promise<number> {
+  const units = costOf(plan, shape);
+  await ctx.charge?.(units);
+  return units;
+}
+
+export function defineVerb<S extends z.ZodObject, O>(spec: VerbSpec<S, O>): Verb<S, O> {
+  const invoke = async ({
+    ctx,
+    input,
+    format = 'json',
+  }: {
+    ctx: VerbContext;
+    input?: unknown;
+    format?: VerbFormat;
+  }): Promise<VerbResult<O>> => {
+    assertFeatureEnabled(ctx.config, spec.feature);
+    const parsed = parseInput(spec.input, input);
+    const plan = callerPlan(ctx);
+    if (format !== 'json' && !spec.formats?.includes(format)) throw new Error(`${spec.name}: no ${format} rendering`);
+    const maxRows = format === 'csv' ? csvExportGate(ctx, plan) : undefined;
+    spec.gate?.({ ctx, input: parsed, plan });
+    if (spec.cost !== 'expanded') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
+    return spec.run({ ctx, input: parsed, plan, maxRows, charge: (shape) => chargeShape(ctx, plan, shape) });
+  };
+  const verb = (args: VerbCall<S>) => invoke(args);
+  return Object.assign(verb, { invoke, spec });
+}
