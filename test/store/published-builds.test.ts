@@ -24,44 +24,12 @@ import { adminIssueKey } from '../../src/verbs/account-admin-issue-key.js';
 import { testBuildDir } from '../support/build.js';
 import { verbContext } from '../support/context.js';
 import { REPO_ROOT } from '../support/paths.js';
+import { linkTree as link, publisherDir, scratchDir as scratch, type PublisherDir } from '../support/published.js';
 import { startLocalS3, type LocalS3 } from '../support/s3.js';
 
 const silent = pino({ level: 'silent' });
-// Under .cache (same file system as the test build) so builds can be hard-linked, not copied.
-const scratch = () => fs.mkdtempSync(path.join(REPO_ROOT, '.cache', 'publish-test-'));
-
-/** Copy a tree by hard links (dotfiles too when `dots`). */
-function link(from: string, to: string, dots = false): void {
-  fs.mkdirSync(to, { recursive: true });
-  for (const e of fs.readdirSync(from, { withFileTypes: true })) {
-    if (e.name.startsWith('.') && !dots) continue;
-    const s = path.join(from, e.name);
-    const d = path.join(to, e.name);
-    if (e.isDirectory()) link(s, d, dots);
-    else fs.linkSync(s, d);
-  }
-}
-
-/** A publisher's data directory holding the test build (A) and a newer build B with the same files. */
-function publisherDir(testBuild: string): { dataDir: string; a: string; b: string } {
-  const dataDir = scratch();
-  const a = path.basename(testBuild);
-  const b = `${a}-next`;
-  for (const id of [a, b]) {
-    const dir = path.join(dataDir, 'builds', id);
-    fs.mkdirSync(dir, { recursive: true });
-    link(testBuild, dir);
-  }
-  const mb = path.join(dataDir, 'builds', b, 'manifest.json');
-  const manifest = readManifest(testBuild);
-  fs.rmSync(mb);
-  fs.writeFileSync(mb, `${JSON.stringify({ ...manifest, build_id: b, created_at: new Date().toISOString() }, null, 1)}\n`);
-  fs.symlinkSync(path.join('builds', a), path.join(dataDir, 'current'));
-  return { dataDir, a, b };
-}
-
 let s3: LocalS3;
-let pub: { dataDir: string; a: string; b: string };
+let pub: PublisherDir;
 /** The directory target the first test publishes A then B to. */
 let dirTarget: string | undefined;
 const cleanup: string[] = [];
