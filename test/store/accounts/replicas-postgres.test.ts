@@ -1,13 +1,14 @@
 // Three server processes on one PostgreSQL (what `npm start` runs, DATABASE_URL set), keys minted
-// with the admin CLI: limits are exact across the replicas, a revocation reaches every replica
-// within 1 s, and the concurrency slots of a process killed with SIGKILL lapse at their expiry.
+// with the admin CLI: the concurrency cap is shared, and the slots of a process killed with SIGKILL
+// lapse at their expiry. Exact burst limits and revocation across replicas are checked by the
+// cluster suite (test/cluster), which runs the whole topology (S3-pulled builds too).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBuildDir, TEST_DATA_DIR } from '../../support/build.js';
 import { REPO_ROOT } from '../../support/paths.js';
 import { freshDatabase } from '../../support/postgres.js';
-import { adminCli, mintKey, startReplicas, type Replica } from '../../support/replicas.js';
+import { mintKey, startReplicas, type Replica } from '../../support/replicas.js';
 
 // One state, one variable: 1 unit, allowed on Free.
 const DATA = '/v1/data?variables=B01001_001E&geo=state:06&dataset=acs1&vintage=2018';
@@ -38,56 +39,7 @@ async function get(base: string, key: string): Promise<{ status: number; body: {
   return { status: r.status, body: text.startsWith('{') ? JSON.parse(text) : {} };
 }
 
-/** Start the burst test at the top of a minute window so the window cannot roll over mid-test. */
-async function freshMinute(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((r) => setTimeout(r, left + 50));
-}
-
 describe('replicas on one PostgreSQL', () => {
-  it('210 Free requests spread over 3 replicas admit exactly 60 (the per-minute burst)', async () => {
-    const key = await mintKey(env, 'burst@example.org', 'free');
-    await freshMinute();
-    // Two requests in flight at a time, the Free concurrency cap, so the burst is the limit that binds.
-    const statuses: number[] = [];
-    const limits: Record<string, number> = {};
-    let next = 0;
-    const worker = async () => {
-      while (next < 210) {
-        const i = next++;
-        const r = await get(replicas[i % 3]!.base, key);
-        statuses.push(r.status);
-        if (r.status === 429) limits[r.body.limit_type!] = (limits[r.body.limit_type!] ?? 0) + 1;
-      }
-    };
-    await Promise.all([worker(), worker()]);
-    expect(statuses).toHaveLength(210);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
-    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    // The rest are burst refusals, plus the odd concurrency refusal when a request reaches another
-    // replica before the slot of the one just answered is deleted (released after the response).
-    expect((limits.burst ?? 0) + (limits.concurrency ?? 0)).toBe(150);
-    expect(limits.burst).toBeGreaterThan(100);
-  }, 60_000);
-
-  it('a key revoked with the admin CLI is refused by every replica within 1 s', async () => {
-    const key = await mintKey(env, 'revoke@example.org', 'pro');
-    for (const r of replicas) expect((await get(r.base, key)).status).toBe(200); // cached as valid everywhere
-    const revoked = await adminCli(['keys', 'revoke', key], env);
-    expect(revoked.code).toBe(0);
-    const t0 = Date.now();
-    const refusedAfter = await Promise.all(
-      replicas.map(async (r) => {
-        for (;;) {
-          if ((await get(r.base, key)).status === 401) return Date.now() - t0;
-          if (Date.now() - t0 > 5_000) return Infinity;
-          await new Promise((res) => setTimeout(res, 20));
-        }
-      }),
-    );
-    for (const ms of refusedAfter) expect(ms).toBeLessThan(1_000);
-  }, 30_000);
-
   it('the concurrency cap is shared, and the slots of a process killed with SIGKILL lapse at their expiry', async () => {
     const key = await mintKey(env, 'lease@example.org', 'free');
     const holder = spawn(
