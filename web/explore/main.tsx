@@ -472,7 +472,8 @@ function App() {
               The API returned no geographies for this map in {view.vintage}.
             </p>
           )}
-          {map && (
+          {/* Only with a request to show: the previous map must not linger for a frame beside the notice. */}
+          {map && dataPath && (
             <ChoroplethMap
               shapes={map.shapes}
               cells={map.cells}
@@ -484,7 +485,7 @@ function App() {
           )}
           {dataPath && <Request path={dataPath} />}
         </Section>
-        {map && tableReady && (
+        {map && dataPath && tableReady && (
           <Section id="table-title" title="Ranked">
             <p>
               <button type="button" class="secondary" onClick={downloadCsv}>
