@@ -286,6 +286,17 @@ describe('names probed as a user would type them (regressions)', () => {
     expect(keys('county:Austin, TX MSA').sort()).toEqual(countiesOfMetro('12420'));
   });
 
+  it('regression: "Austin metro" is Austin-Round Rock, TX (first principal city), not Austin, MN, a micro area; "Austin micro" is Austin, MN', () => {
+    expect(keys('county:Austin metro').sort()).toEqual(countiesOfMetro('12420'));
+    expect(keys('county:Austin micro').sort()).toEqual(countiesOfMetro('12380'));
+  });
+
+  it('regression: "Portland metro" names two metros (ME and OR-WA) instead of matching nothing', () => {
+    const e = failure(() => keys('county:Portland metro'));
+    expect(e.code).toBe('ambiguous-geography-name');
+    expect((e.extensions.candidates as Array<{ key: string }>).map((c) => c.key).sort()).toEqual(['metro:38860', 'metro:38900']);
+  });
+
   it('regression: "Richmond, VA" is ambiguous: the metro title and two counties (Richmond city, Richmond County)', () => {
     let err: unknown;
     try {

@@ -161,6 +161,16 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   for (const m of (idx.metroNoState.get(compactName(left)) ?? []).filter(current)) {
     if (!stateTok || m.states.includes(stateTok.fips)) tiers[1]!.push(metroT(m));
   }
+  // "Austin metro", "Portland metro": with the metro word and no state, a metro whose first
+  // principal city has the name is a reading too (else Austin, MN, a micro area titled "Austin",
+  // would be the only one, and "Portland metro" would match nothing).
+  if (metroWord && !stateTok) {
+    const city = compactName(left);
+    for (const m of idx.metros) {
+      const first = m.title.slice(0, m.title.lastIndexOf(', ')).split('-')[0];
+      if (current(m) && first !== undefined && compactName(first) === city) tiers[1]!.push(metroT(m));
+    }
+  }
   if (stateTok) {
     const city = compactName(left);
     for (const m of idx.metros) {
@@ -189,6 +199,19 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
     if (metros.length) {
       others = [...best, ...others].filter((t) => t.type !== 'metro');
       best = metros;
+    }
+    // "metro"/"MSA" names a metropolitan area and "micro" a micropolitan one: the only one of that
+    // kind among several of the same name wins ("Austin metro" is Austin-Round Rock, not Austin, MN).
+    const kind = /^micro/i.test(metroWord[1]!) ? ' Micro Area' : /^(metro|msa)/i.test(metroWord[1]!) ? ' Metro Area' : undefined;
+    const ofKind = kind
+      ? best.filter((t) => {
+          const row = store.tables.metro.find(t.fips, vintage);
+          return row >= 0 && store.tables.metro.name![row]!.endsWith(kind);
+        })
+      : [];
+    if (best.length > 1 && ofKind.length === 1) {
+      others = [...best.filter((t) => t !== ofKind[0]), ...others];
+      best = ofKind;
     }
   } else if (specType !== 'metro' && t0.length && t0.every((t) => t.type === 'metro') && t1Counties.length > 1 && best === t0) {
     best = [...t0, ...t1Counties];
