@@ -13,6 +13,7 @@ let svc: LiveService;
 let browser: Browser;
 let page: Page;
 const errors: string[] = [];
+const consoleErrors: string[] = [];
 
 async function api<T>(p: string): Promise<T> {
   const r = await fetch(`${svc.base}${p}`, { headers: { 'X-API-Key': svc.keys.business } });
@@ -35,6 +36,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
 }, 120_000);
 
 afterAll(async () => {
@@ -47,6 +49,14 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await page.goto(`${svc.base}/explore`);
     await page.getByLabel('Your API key').waitFor();
     await expectNoViolations();
+  });
+
+  it('regression: loading the page logs no console error (it asked for /favicon.ico, a 404)', async () => {
+    consoleErrors.length = 0;
+    await page.goto(`${svc.base}/explore`);
+    await page.getByLabel('Your API key').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(consoleErrors).toEqual([]);
   });
 
   it('marks where a geography’s definition changes: Connecticut’s planning regions from 2022', async () => {
