@@ -17,6 +17,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { heavyPath } from './lib/heavy-request.js';
+import { timedGet } from './lib/timed-get.js';
 import { nowMs, summarize } from './lib/stats.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? 'data');
@@ -38,20 +39,6 @@ function adminKey(db: string, plan: string, email: string): string {
   return r.stdout.trim();
 }
 
-function request(port: number, p: string, key: string, agent: http.Agent): Promise<{ status: number; bytes: number; ms: number }> {
-  const t = nowMs();
-  return new Promise((resolve) => {
-    http
-      .get({ host: '127.0.0.1', port, path: p, headers: { 'x-api-key': key }, agent }, (res) => {
-        let bytes = 0;
-        res.on('data', (d: Buffer) => (bytes += d.length));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: nowMs() - t }));
-        res.on('error', () => resolve({ status: -1, bytes, ms: nowMs() - t }));
-      })
-      .on('error', () => resolve({ status: -1, bytes: 0, ms: nowMs() - t }));
-  });
-}
-
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
@@ -64,7 +51,7 @@ async function probe(port: number, key: string, seconds: number, pid: number) {
   const end = nowMs() + seconds * 1000;
   let statusOk = 0;
   while (nowMs() < end) {
-    const r = await request(port, '/v1/topics', key, agent);
+    const r = await timedGet(port, '/v1/topics', key, agent);
     if (r.status === 200) statusOk++;
     samples.push(r.ms);
     peak = Math.max(peak, rssMb(pid));
@@ -132,7 +119,7 @@ async function main() {
 
   // Warm-up: the geometries and one heavy answer, so both phases see warm caches.
   const warm = new http.Agent({ keepAlive: true });
-  await request(port, heavyPath(0), heavyKeys[0]!, warm);
+  await timedGet(port, heavyPath(0), heavyKeys[0]!, warm);
   await loopDelay();
   const alone = await probe(port, probeKey, SECONDS, pid);
   const loopAlone = await loopDelay();
@@ -147,7 +134,7 @@ async function main() {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       let n = i;
       while (!stop) {
-        const r = await request(port, heavyPath(n++), heavyKeys[i % heavyKeys.length]!, agent);
+        const r = await timedGet(port, heavyPath(n++), heavyKeys[i % heavyKeys.length]!, agent);
         h.outcomes[r.status] = (h.outcomes[r.status] ?? 0) + 1;
         if (r.status === 200) {
           h.bytes = Math.max(h.bytes, r.bytes);

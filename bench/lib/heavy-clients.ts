@@ -4,23 +4,9 @@
 // line: outcomes by status, the largest body, and the 200s' durations.
 import http from 'node:http';
 import { heavyPath } from './heavy-request.js';
-import { nowMs } from './stats.js';
+import { timedGet } from './timed-get.js';
 
 const [port, concurrency, keyList] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4]!.split(',')];
-
-function request(p: string, key: string, agent: http.Agent): Promise<{ status: number; bytes: number; ms: number }> {
-  const t = nowMs();
-  return new Promise((resolve) => {
-    http
-      .get({ host: '127.0.0.1', port, path: p, headers: { 'x-api-key': key }, agent }, (res) => {
-        let bytes = 0;
-        res.on('data', (d: Buffer) => (bytes += d.length));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: nowMs() - t }));
-        res.on('error', () => resolve({ status: -1, bytes, ms: nowMs() - t }));
-      })
-      .on('error', () => resolve({ status: -1, bytes: 0, ms: nowMs() - t }));
-  });
-}
 
 let stop = false;
 process.stdin.on('end', () => (stop = true));
@@ -33,7 +19,7 @@ await Promise.all(
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     let n = i;
     while (!stop) {
-      const r = await request(heavyPath(n++), keyList[i % keyList.length]!, agent);
+      const r = await timedGet(port, heavyPath(n++), keyList[i % keyList.length]!, agent);
       outcomes[r.status] = (outcomes[r.status] ?? 0) + 1;
       if (r.status === 200) {
         bytes = Math.max(bytes, r.bytes);
