@@ -9,6 +9,6 @@ export default defineConfig({
     hookTimeout: 600_000,
     pool: 'forks',
     fileParallelism: false,
-    globalSetup: ['test/support/postgres-global-setup.ts'],
+    globalSetup: ['test/support/test-data-global-setup.ts', 'test/support/postgres-global-setup.ts'],
   },
 });

@@ -6,7 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 300_000,
     pool: 'forks',
-    // PostgreSQL for the accounts-store tests that run against both implementations.
-    globalSetup: ['test/support/postgres-global-setup.ts'],
+    // The test data build first (minutes on a fresh clone, seconds after), then PostgreSQL for the
+    // accounts-store tests that run against both implementations.
+    globalSetup: ['test/support/test-data-global-setup.ts', 'test/support/postgres-global-setup.ts'],
   },
 });
