@@ -183,6 +183,7 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await page.getByLabel('Map', { exact: true }).selectOption('tract');
     await page.getByTestId('map-empty').waitFor();
     expect(await page.locator('svg.map').count()).toBe(0);
+    await screenshot(page, 'explore-09-tracts-need-a-county');
     await expectNoViolations();
   });
 
