@@ -1,33 +1,58 @@
-// The serving index of one observations partition: the same rows as its Parquet file, in a flat
+// The serving index of one observations partition: the same cells as its Parquet file, in a flat
 // binary file the server reads with a few positional reads, so a point lookup (one geography, a
 // few codes) needs no Parquet scan. DuckDB stays the engine for scans, wildcards and CSV; this
 // file only answers "these codes for these few geographies" (docs/performance.md, "Serving index").
 //
-// Layout (little-endian; rows ordered by geo_key, then variable, byte order as DuckDB sorts):
+// Writes format version 2 (layout in src/store/serving-index-v2.ts): compact value columns, dense
+// geography × variable addressing when every cell is present, annotations only where present.
+// The reader still serves version 1 files (18-byte float64 records) of builds written before.
 //
-//   [0, 18·rows)            one record per row: estimate f64, moe f64 (NaN = null),
-//                           estimate annotation u8, moe annotation u8 (0 = null, i+1 = codes[i])
-//   [18·rows, +w·rows)      variable id per row (w = 2 or 4 bytes): index into `variables`
-//   [.., +4·(geos+1))       u32 first row of each geography (geo i holds rows [start[i], start[i+1]))
-//   JSON footer             { version, rows, varWidth, geos, variables, annotations, synthetic }
-//   u32 footer length, 8-byte magic "CDSIDX01"
-//
-// `geos` and `variables` are sorted, so the reader finds them by binary search.
+// Bulk passes only: DuckDB numbers the geographies and variables (joins against sorted
+// dictionaries) and hands back typed-array column vectors; JS scatters them into one Float64Array
+// per column, then narrows each column to i16/i32 when every value is an exact integer in range.
 import fs from 'node:fs';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { sqlString } from '../duckdb.js';
-import {
-  RECORD_BYTES,
-  SERVING_INDEX_FILE,
-  SERVING_INDEX_MAGIC,
-  SERVING_INDEX_VERSION,
-  type ServingIndexFooter,
-} from '../../src/store/serving-index.js';
+import { SERVING_INDEX_FILE, SERVING_INDEX_V2_MAGIC } from '../../src/store/serving-index.js';
+import { ENCODING_BYTES, NULL_I16, NULL_I32, type ServingIndexV2Footer, type ValueEncoding } from '../../src/store/serving-index-v2.js';
 
 export { SERVING_INDEX_FILE };
 
-/** Rows buffered before one positional write per section (bounded memory at national scale). */
-const FLUSH_ROWS = 65_536;
+/** Raw typed array of a numeric column of a chunk (the DuckDB node API keeps it as `items`). */
+function items<T>(chunk: DuckDBDataChunk, col: number): T {
+  return (chunk.getColumnVector(col) as unknown as { items: T }).items;
+}
+
+/** The narrowest encoding that holds every value of `x` (NaN = null) exactly. */
+export function narrowest(x: Float64Array): ValueEncoding {
+  let fits16 = true;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    if (v !== v) continue; // null
+    // Exact integers only; -0 would come back as 0.
+    if (!Number.isInteger(v) || (v === 0 && 1 / v < 0) || v <= NULL_I32 || v > 2147483647) return 'f64';
+    if (v <= NULL_I16 || v > 32767) fits16 = false;
+  }
+  return fits16 ? 'i16' : 'i32';
+}
+
+/** Interleaved records (estimate, MOE) in the chosen encodings. */
+function records(est: Float64Array, moe: Float64Array, ee: ValueEncoding, me: ValueEncoding): Buffer {
+  const ew = ENCODING_BYTES[ee];
+  const R = ew + ENCODING_BYTES[me];
+  const buf = Buffer.alloc(est.length * R);
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const put = (enc: ValueEncoding, v: number, o: number) => {
+    if (enc === 'i16') dv.setInt16(o, v !== v ? NULL_I16 : v, true);
+    else if (enc === 'i32') dv.setInt32(o, v !== v ? NULL_I32 : v, true);
+    else dv.setFloat64(o, v, true);
+  };
+  for (let i = 0, o = 0; i < est.length; i++, o += R) {
+    put(ee, est[i]!, o);
+    put(me, moe[i]!, o + ew);
+  }
+  return buf;
+}
 
 /** Write the serving index of `parquet` to `target` (atomically: `.tmp` then rename). */
 export async function writeServingIndex(
@@ -35,102 +60,153 @@ export async function writeServingIndex(
   parquet: string,
   target: string,
   opts: { synthetic?: boolean } = {},
-): Promise<{ rows: number; bytes: number }> {
+): Promise<{ rows: number; bytes: number; dense: boolean; estimate: ValueEncoding; moe: ValueEncoding }> {
   const src = `read_parquet(${sqlString(parquet)})`;
   // An empty result has no column arrays at all (DuckDB node API): read it as an empty column.
   const col = async <T>(sql: string) => ((await db.runAndReadAll(sql)).getColumnsJS()[0] ?? []) as T[];
-  const variables = await col<string>(`SELECT DISTINCT variable FROM ${src} ORDER BY variable`);
-  const annotations = await col<string>(
-    `SELECT DISTINCT a FROM (SELECT estimate_annotation AS a FROM ${src} UNION SELECT moe_annotation FROM ${src}) WHERE a IS NOT NULL ORDER BY a`,
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE sidx_geo AS SELECT geo_key, (row_number() OVER (ORDER BY geo_key) - 1)::UINTEGER AS g FROM (SELECT DISTINCT geo_key FROM ${src})`,
   );
-  if (annotations.length > 254) throw new Error(`${parquet}: ${annotations.length} distinct annotation codes, the index holds at most 254`);
-  const rows = Number((await col<bigint | number>(`SELECT count(*) FROM ${src}`))[0]);
-  const varWidth: 2 | 4 = variables.length < 65_536 ? 2 : 4;
-  const varId = new Map(variables.map((v, i) => [v, i]));
-  const annId = new Map(annotations.map((a, i) => [a, i + 1]));
-
-  const tmp = `${target}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE sidx_var AS SELECT variable, (row_number() OVER (ORDER BY variable) - 1)::UINTEGER AS v FROM (SELECT DISTINCT variable FROM ${src})`,
+  );
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE sidx_ann AS SELECT a, (row_number() OVER (ORDER BY a))::UTINYINT AS id FROM
+      (SELECT DISTINCT a FROM (SELECT estimate_annotation AS a FROM ${src} UNION SELECT moe_annotation FROM ${src}) WHERE a IS NOT NULL)`,
+  );
   try {
-    const varBase = RECORD_BYTES * rows;
-    const geos: string[] = [];
-    const starts: number[] = [];
-    let row = 0;
-    let rec = Buffer.alloc(FLUSH_ROWS * RECORD_BYTES);
-    let ids = Buffer.alloc(FLUSH_ROWS * varWidth);
-    let pending = 0;
-    let pendingFrom = 0;
-    const flush = () => {
-      if (pending === 0) return;
-      fs.writeSync(fd, rec, 0, pending * RECORD_BYTES, pendingFrom * RECORD_BYTES);
-      fs.writeSync(fd, ids, 0, pending * varWidth, varBase + pendingFrom * varWidth);
-      pendingFrom += pending;
-      pending = 0;
-    };
+    const geos = await col<string>(`SELECT geo_key FROM sidx_geo ORDER BY g`);
+    const variables = await col<string>(`SELECT variable FROM sidx_var ORDER BY v`);
+    const annotations = await col<string>(`SELECT a FROM sidx_ann ORDER BY id`);
+    if (annotations.length > 254)
+      throw new Error(`${parquet}: ${annotations.length} distinct annotation codes, the index holds at most 254`);
+    const rows = Number((await col<bigint | number>(`SELECT count(*) FROM ${src}`))[0]);
+    const ng = geos.length;
+    const nv = variables.length;
+    const dense = rows === ng * nv;
+    if (rows >= 2 ** 32) throw new Error(`${parquet}: ${rows} rows, the index holds fewer than 2^32`);
+    const varWidth: 2 | 4 = nv < 65_536 ? 2 : 4;
+
+    const est = new Float64Array(rows);
+    const moe = new Float64Array(rows);
+    // Dense: scatter to cell g·nv + v (any order; each cell exactly once). Sparse: rows come sorted.
+    const filled = dense ? new Uint8Array(rows) : undefined;
+    const vars = dense ? undefined : varWidth === 2 ? new Uint16Array(rows) : new Uint32Array(rows);
+    const starts = dense ? undefined : new Uint32Array(ng + 1);
+    const joined = `${src} p JOIN sidx_geo USING (geo_key) JOIN sidx_var USING (variable)`;
+    const values = `coalesce(p.estimate, 'nan'::DOUBLE) AS e, coalesce(p.moe, 'nan'::DOUBLE) AS m`;
     const result = await db.stream(
-      `SELECT geo_key, variable, estimate, moe, estimate_annotation, moe_annotation FROM ${src} ORDER BY geo_key, variable`,
+      dense
+        ? `SELECT (g::BIGINT * ${nv} + v)::UINTEGER AS pos, ${values} FROM ${joined}`
+        : `SELECT g, v, ${values} FROM ${joined} ORDER BY g, v`,
     );
-    let last: string | undefined;
+    let at = 0;
     for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-      const [geo, variable, est, moe, ea, ma] = [0, 1, 2, 3, 4, 5].map((i) => chunk.getColumnValues(i)) as [
-        string[],
-        string[],
-        (number | null)[],
-        (number | null)[],
-        (string | null)[],
-        (string | null)[],
-      ];
-      for (let i = 0; i < geo.length; i++, row++) {
-        const g = geo[i]!;
-        if (g !== last) {
-          geos.push(g);
-          starts.push(row);
-          last = g;
+      const n = chunk.rowCount;
+      if (dense) {
+        const pos = items<Uint32Array>(chunk, 0);
+        const e = items<Float64Array>(chunk, 1);
+        const m = items<Float64Array>(chunk, 2);
+        for (let i = 0; i < n; i++) {
+          const p = pos[i]!;
+          if (filled![p]) throw new Error(`${parquet}: cell ${geos[Math.floor(p / nv)]} ${variables[p % nv]} stored twice`);
+          filled![p] = 1;
+          est[p] = e[i]!;
+          moe[p] = m[i]!;
         }
-        const o = pending * RECORD_BYTES;
-        rec.writeDoubleLE(est[i] ?? Number.NaN, o);
-        rec.writeDoubleLE(moe[i] ?? Number.NaN, o + 8);
-        rec[o + 16] = ea[i] === null ? 0 : annId.get(ea[i]!)!;
-        rec[o + 17] = ma[i] === null ? 0 : annId.get(ma[i]!)!;
-        if (varWidth === 2) ids.writeUInt16LE(varId.get(variable[i]!)!, pending * 2);
-        else ids.writeUInt32LE(varId.get(variable[i]!)!, pending * 4);
-        if (++pending === FLUSH_ROWS) flush();
+      } else {
+        const g = items<Uint32Array>(chunk, 0);
+        const v = items<Uint32Array>(chunk, 1);
+        est.set(items<Float64Array>(chunk, 2).subarray(0, n), at);
+        moe.set(items<Float64Array>(chunk, 3).subarray(0, n), at);
+        for (let i = 0; i < n; i++) {
+          vars![at + i] = v[i]!;
+          starts![g[i]! + 1]!++;
+        }
       }
+      at += n;
     }
-    flush();
-    if (row !== rows) throw new Error(`${parquet}: counted ${rows} rows, read ${row}`);
-    starts.push(rows);
-    const startBuf = Buffer.from(new Uint32Array(starts).buffer);
-    const footer: ServingIndexFooter = {
-      version: SERVING_INDEX_VERSION,
+    if (at !== rows) throw new Error(`${parquet}: counted ${rows} rows, read ${at}`);
+    if (starts) for (let i = 0; i < ng; i++) starts[i + 1] = starts[i + 1]! + starts[i]!;
+
+    // Annotations: per-geography entries, in (geography, variable) order.
+    const ann = (
+      await db.runAndReadAll(
+        `SELECT g, v, coalesce(ea.id, 0)::UTINYINT AS ea, coalesce(ma.id, 0)::UTINYINT AS ma FROM ${joined}
+        LEFT JOIN sidx_ann ea ON ea.a = p.estimate_annotation LEFT JOIN sidx_ann ma ON ma.a = p.moe_annotation
+        WHERE p.estimate_annotation IS NOT NULL OR p.moe_annotation IS NOT NULL ORDER BY g, v`,
+      )
+    ).getColumnsJS() as [number[], number[], number[], number[]] | [];
+    const annotated = ann.length ? ann[0].length : 0;
+    let annStarts: Buffer | undefined;
+    let annBuf: Buffer | undefined;
+    if (annotated > 0) {
+      const [ag, av, ae, am] = ann as [number[], number[], number[], number[]];
+      const s = new Uint32Array(ng + 1);
+      annBuf = Buffer.alloc(annotated * 6);
+      for (let i = 0; i < annotated; i++) {
+        s[ag[i]! + 1]!++;
+        annBuf.writeUInt32LE(av[i]!, i * 6);
+        annBuf[i * 6 + 4] = ae[i]!;
+        annBuf[i * 6 + 5] = am[i]!;
+      }
+      for (let i = 0; i < ng; i++) s[i + 1] = s[i + 1]! + s[i]!;
+      annStarts = Buffer.from(s.buffer);
+    }
+
+    const estimate = narrowest(est);
+    const moeEnc = narrowest(moe);
+    const sections: Array<[keyof ServingIndexV2Footer['sections'], Buffer | undefined]> = [
+      ['values', records(est, moe, estimate, moeEnc)],
+      ['vars', vars && Buffer.from(vars.buffer)],
+      ['starts', starts && Buffer.from(starts.buffer)],
+      ['annStarts', annStarts],
+      ['ann', annBuf],
+    ];
+    const footer: ServingIndexV2Footer = {
+      version: 2,
       rows,
+      dense,
+      estimate,
+      moe: moeEnc,
       varWidth,
       geos,
       variables,
       annotations,
+      annotated,
       synthetic: opts.synthetic ?? false,
+      sections: {},
     };
-    const json = Buffer.from(JSON.stringify(footer));
-    const tail = Buffer.alloc(12);
-    tail.writeUInt32LE(json.length, 0);
-    tail.write(SERVING_INDEX_MAGIC, 4, 'latin1');
-    let at = varBase + varWidth * rows;
-    for (const b of [startBuf, json, tail]) {
-      fs.writeSync(fd, b, 0, b.length, at);
-      at += b.length;
-    }
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fs.renameSync(tmp, target);
-    rec = ids = Buffer.alloc(0);
-    return { rows, bytes: at };
-  } catch (e) {
+    const tmp = `${target}.tmp`;
+    const fd = fs.openSync(tmp, 'w');
     try {
+      let off = 0;
+      for (const [name, buf] of sections) {
+        if (!buf) continue;
+        fs.writeSync(fd, buf, 0, buf.length, off);
+        footer.sections[name] = [off, buf.length];
+        off += buf.length;
+      }
+      const json = Buffer.from(JSON.stringify(footer));
+      const tail = Buffer.alloc(12);
+      tail.writeUInt32LE(json.length, 0);
+      tail.write(SERVING_INDEX_V2_MAGIC, 4, 'latin1');
+      fs.writeSync(fd, json, 0, json.length, off);
+      fs.writeSync(fd, tail, 0, 12, off + json.length);
+      fs.fsyncSync(fd);
       fs.closeSync(fd);
-    } catch {
-      /* already closed */
+      fs.renameSync(tmp, target);
+      return { rows, bytes: off + json.length + 12, dense, estimate, moe: moeEnc };
+    } catch (e) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* already closed */
+      }
+      fs.rmSync(tmp, { force: true });
+      throw e;
     }
-    fs.rmSync(tmp, { force: true });
-    throw e;
+  } finally {
+    await db.run('DROP TABLE IF EXISTS sidx_geo; DROP TABLE IF EXISTS sidx_var; DROP TABLE IF EXISTS sidx_ann');
   }
 }

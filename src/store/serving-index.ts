@@ -4,10 +4,13 @@
 // (geography and variable dictionaries, row offsets) is kept in memory; values are read on demand.
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
+import { ServingIndexV2, type ServingIndexV2Footer } from './serving-index-v2.js';
 
 export const SERVING_INDEX_FILE = 'cells.idx';
 export const SERVING_INDEX_MAGIC = 'CDSIDX01';
 export const SERVING_INDEX_VERSION = 1;
+/** Version 2: compact columns (serving-index-v2.ts); what the ETL writes now. */
+export const SERVING_INDEX_V2_MAGIC = 'CDSIDX02';
 /** estimate f64, moe f64, estimate annotation u8, moe annotation u8. */
 export const RECORD_BYTES = 18;
 
@@ -24,7 +27,7 @@ export interface ServingIndexFooter {
 }
 
 /** Binary search in an ascending string array (ASCII keys: JS order = DuckDB byte order). */
-function indexOf(sorted: readonly string[], s: string): number {
+export function indexOf(sorted: readonly string[], s: string): number {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {
@@ -37,45 +40,25 @@ function indexOf(sorted: readonly string[], s: string): number {
   return -1;
 }
 
-export class ServingIndex {
+/** Version 1 (18-byte float64 records): kept so builds written before version 2 are still served. */
+class ServingIndexV1 {
   private scratch = Buffer.alloc(64 * 1024);
 
-  private constructor(
+  constructor(
     private readonly fd: number,
     private readonly footer: ServingIndexFooter,
     private readonly starts: Uint32Array,
   ) {}
 
-  /** Opens `file`; undefined when it does not exist (a build without an index: DuckDB answers). */
-  static open(file: string): ServingIndex | undefined {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, 'r');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
-    try {
-      const size = fs.fstatSync(fd).size;
-      const tail = Buffer.alloc(12);
-      fs.readSync(fd, tail, 0, 12, size - 12);
-      if (tail.toString('latin1', 4, 12) !== SERVING_INDEX_MAGIC) throw new Error(`${file}: not a serving index`);
-      const jsonLen = tail.readUInt32LE(0);
-      const json = Buffer.alloc(jsonLen);
-      fs.readSync(fd, json, 0, jsonLen, size - 12 - jsonLen);
-      const footer = JSON.parse(json.toString('utf8')) as ServingIndexFooter;
-      if (footer.version !== SERVING_INDEX_VERSION)
-        throw new Error(`${file}: index version ${footer.version}, expected ${SERVING_INDEX_VERSION}`);
-      const startsBytes = 4 * (footer.geos.length + 1);
-      const startsAt = (RECORD_BYTES + footer.varWidth) * footer.rows;
-      if (startsAt + startsBytes + jsonLen + 12 !== size) throw new Error(`${file}: size ${size} does not match its footer`);
-      const starts = new Uint32Array(footer.geos.length + 1);
-      fs.readSync(fd, Buffer.from(starts.buffer), 0, startsBytes, startsAt);
-      return new ServingIndex(fd, footer, starts);
-    } catch (e) {
-      fs.closeSync(fd);
-      throw e;
-    }
+  static open(file: string, fd: number, size: number, jsonLen: number, footer: ServingIndexFooter): ServingIndexV1 {
+    if (footer.version !== SERVING_INDEX_VERSION)
+      throw new Error(`${file}: index version ${footer.version}, expected ${SERVING_INDEX_VERSION}`);
+    const startsBytes = 4 * (footer.geos.length + 1);
+    const startsAt = (RECORD_BYTES + footer.varWidth) * footer.rows;
+    if (startsAt + startsBytes + jsonLen + 12 !== size) throw new Error(`${file}: size ${size} does not match its footer`);
+    const starts = new Uint32Array(footer.geos.length + 1);
+    fs.readSync(fd, Buffer.from(starts.buffer), 0, startsBytes, startsAt);
+    return new ServingIndexV1(fd, footer, starts);
   }
 
   get synthetic(): boolean {
@@ -157,5 +140,66 @@ export class ServingIndex {
 
   close(): void {
     fs.closeSync(this.fd);
+  }
+}
+
+/**
+ * One partition file's serving index, whichever version wrote it. `lookup` is the whole API the
+ * observation store uses.
+ */
+export class ServingIndex {
+  private constructor(private readonly impl: ServingIndexV1 | ServingIndexV2) {}
+
+  /** Opens `file`; undefined when it does not exist (a build without an index: DuckDB answers). */
+  static open(file: string): ServingIndex | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size < 12) throw new Error(`${file}: not a serving index`);
+      const tail = Buffer.alloc(12);
+      fs.readSync(fd, tail, 0, 12, size - 12);
+      const magic = tail.toString('latin1', 4, 12);
+      if (magic !== SERVING_INDEX_MAGIC && magic !== SERVING_INDEX_V2_MAGIC) throw new Error(`${file}: not a serving index`);
+      const jsonLen = tail.readUInt32LE(0);
+      if (jsonLen + 12 > size) throw new Error(`${file}: size ${size} does not match its footer`);
+      const json = Buffer.alloc(jsonLen);
+      fs.readSync(fd, json, 0, jsonLen, size - 12 - jsonLen);
+      const footer = JSON.parse(json.toString('utf8')) as ServingIndexFooter | ServingIndexV2Footer;
+      return new ServingIndex(
+        magic === SERVING_INDEX_MAGIC
+          ? ServingIndexV1.open(file, fd, size, jsonLen, footer as ServingIndexFooter)
+          : ServingIndexV2.open(file, fd, size - 12 - jsonLen, footer as ServingIndexV2Footer),
+      );
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  get synthetic(): boolean {
+    return this.impl.synthetic;
+  }
+
+  /** Format version of the file (1: float64 records; 2: compact columns). */
+  get version(): number {
+    return this.impl instanceof ServingIndexV1 ? 1 : 2;
+  }
+
+  /**
+   * Calls `emit` for every stored cell of `geoKey` among `codes` (absent ones are skipped, as a
+   * query would return no row for them). Synchronous: a few pread(2) calls on a cached file.
+   */
+  lookup(geoKey: string, codes: readonly string[], emit: (code: string, cell: StoredCell) => void): void {
+    this.impl.lookup(geoKey, codes, emit);
+  }
+
+  close(): void {
+    this.impl.close();
   }
 }

@@ -45,11 +45,12 @@ describe('serving index', () => {
     for (const p of parts) expect(fs.existsSync(path.join(p, SERVING_INDEX_FILE)), p).toBe(true);
   });
 
-  it('answers every sampled cell exactly as the Parquet file holds it, nulls and annotations included', async () => {
+  /** Every sampled cell of every partition, read through the index `indexFor(partition dir)`. */
+  async function compareSampled(indexFor: (p: string) => Promise<string>): Promise<{ checked: number; nulls: number }> {
     let checked = 0;
     let nulls = 0;
     for (const p of partitions()) {
-      const idx = ServingIndex.open(path.join(p, SERVING_INDEX_FILE))!;
+      const idx = ServingIndex.open(await indexFor(p))!;
       const file = sqlString(path.join(p, 'data_0.parquet'));
       // Random rows plus every annotated row up to a bound: the cases most likely to go wrong.
       const rows = await pool.rows<Row>(
@@ -69,8 +70,38 @@ describe('serving index', () => {
       }
       idx.close();
     }
+    return { checked, nulls };
+  }
+
+  it('answers every sampled cell exactly as the Parquet file holds it, nulls and annotations included', async () => {
+    const { checked, nulls } = await compareSampled(async (p) => path.join(p, SERVING_INDEX_FILE));
     expect(checked).toBeGreaterThan(3000);
     expect(nulls).toBeGreaterThan(0);
+  });
+
+  it('the compact format (version 2) written now answers the same cells for every real partition', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'idx2-'));
+    const encodings = new Set<string>();
+    try {
+      await withDuckDB(async (db) => {
+        const { checked, nulls } = await compareSampled(async (p) => {
+          const target = path.join(tmp, `${p.replace(/[^a-z0-9]+/gi, '_')}.idx`);
+          const w = await writeServingIndex(db, path.join(p, 'data_0.parquet'), target);
+          encodings.add(`${w.dense ? 'dense' : 'sparse'} ${w.estimate}/${w.moe}`);
+          const idx = ServingIndex.open(target)!;
+          expect(idx.version).toBe(2);
+          idx.close();
+          return target;
+        });
+        expect(checked).toBeGreaterThan(3000);
+        expect(nulls).toBeGreaterThan(0);
+      });
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+    // Real partitions are sparse (not every geography has every table) and hold non-integer values.
+    expect([...encodings].some((e) => e.startsWith('sparse'))).toBe(true);
+    expect([...encodings].some((e) => e.includes('f64'))).toBe(true);
   });
 
   it('finds nothing for an unknown geography or code, and only the codes asked for', () => {

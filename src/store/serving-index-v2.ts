@@ -1,0 +1,224 @@
+// Serving index, format version 2 (written by etl/steps/serving-index.ts): the compact layout that
+// keeps a national build's indexes small (docs/performance.md, "Compact serving index").
+//
+// Sections (little-endian; offsets and lengths in the footer's `sections`):
+//   values     one record per cell: estimate then MOE, each in the partition's narrowest exact
+//              encoding — i16 or i32 when every value of that column is an integer in range (null
+//              = the type's minimum), else f64 (null = NaN). Dense partitions (every geography ×
+//              every variable present) address cell g·nv + v: no per-row variable id at all.
+//              Sparse ones store rows in (geography, variable) order, addressed through `starts`.
+//   vars       sparse only: variable id per row (u16, or u32 with ≥ 65,536 variables).
+//   starts     sparse only: u32 first row of each geography (geos + 1 entries).
+//   annStarts  only when the partition has annotations: u32 first annotation entry per geography.
+//   ann        6 bytes per annotated cell, (geography, variable) order: u32 variable id, estimate
+//              annotation u8, MOE annotation u8 (0 = none, i + 1 = annotations[i]).
+//   JSON footer, u32 footer length, 8-byte magic "CDSIDX02".
+import fs from 'node:fs';
+import type { StoredCell } from './observations.js';
+
+export type ValueEncoding = 'i16' | 'i32' | 'f64';
+
+export const ENCODING_BYTES: Record<ValueEncoding, number> = { i16: 2, i32: 4, f64: 8 };
+/** Null sentinel of each integer encoding (never an allowed value). */
+export const NULL_I16 = -32768;
+export const NULL_I32 = -2147483648;
+
+export interface ServingIndexV2Footer {
+  version: 2;
+  /** Stored rows (dense: geos × variables). */
+  rows: number;
+  dense: boolean;
+  estimate: ValueEncoding;
+  moe: ValueEncoding;
+  /** Width of a sparse partition's variable ids. */
+  varWidth: 2 | 4;
+  /** Sorted (byte order). */
+  geos: string[];
+  /** Sorted (byte order). */
+  variables: string[];
+  annotations: string[];
+  /** Annotated cells. */
+  annotated: number;
+  synthetic: boolean;
+  sections: Partial<Record<'values' | 'vars' | 'starts' | 'annStarts' | 'ann', [offset: number, bytes: number]>>;
+}
+
+/** Binary search in an ascending string array (ASCII keys: JS order = DuckDB byte order). */
+function indexOf(sorted: readonly string[], s: string): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === s) return mid;
+    if (v < s) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Reads one value of an encoding at byte `o` (null for the sentinel). */
+export function readValue(buf: Buffer, o: number, enc: ValueEncoding): number | null {
+  if (enc === 'i16') {
+    const x = buf.readInt16LE(o);
+    return x === NULL_I16 ? null : x;
+  }
+  if (enc === 'i32') {
+    const x = buf.readInt32LE(o);
+    return x === NULL_I32 ? null : x;
+  }
+  const x = buf.readDoubleLE(o);
+  return Number.isNaN(x) ? null : x;
+}
+
+export class ServingIndexV2 {
+  private scratch = Buffer.alloc(16 * 1024);
+  private readonly recordBytes: number;
+  private readonly moeAt: number;
+
+  private constructor(
+    private readonly fd: number,
+    private readonly footer: ServingIndexV2Footer,
+    /** Sparse only. */
+    private readonly starts: Uint32Array | undefined,
+    private readonly annStarts: Uint32Array | undefined,
+  ) {
+    this.moeAt = ENCODING_BYTES[footer.estimate];
+    this.recordBytes = this.moeAt + ENCODING_BYTES[footer.moe];
+  }
+
+  /** `end`: where the JSON footer starts; every section must lie before it. */
+  static open(file: string, fd: number, end: number, footer: ServingIndexV2Footer): ServingIndexV2 {
+    if (footer.version !== 2) throw new Error(`${file}: index version ${footer.version}, expected 2`);
+    const ng = footer.geos.length;
+    const nv = footer.variables.length;
+    const record = ENCODING_BYTES[footer.estimate] + ENCODING_BYTES[footer.moe];
+    if (!record || (footer.dense && footer.rows !== ng * nv)) throw new Error(`${file}: inconsistent footer`);
+    const expect: Record<string, number | undefined> = {
+      values: footer.rows * record,
+      vars: footer.dense ? undefined : footer.rows * footer.varWidth,
+      starts: footer.dense ? undefined : 4 * (ng + 1),
+      annStarts: footer.annotated ? 4 * (ng + 1) : undefined,
+      ann: footer.annotated ? 6 * footer.annotated : undefined,
+    };
+    let total = 0;
+    for (const [name, bytes] of Object.entries(expect)) {
+      const s = footer.sections[name as keyof ServingIndexV2Footer['sections']];
+      if (bytes === undefined) {
+        if (s) throw new Error(`${file}: unexpected section ${name}`);
+        continue;
+      }
+      if (!s || s[1] !== bytes || s[0] < 0 || s[0] + s[1] > end) throw new Error(`${file}: section ${name} does not match its footer`);
+      total += bytes;
+    }
+    if (total !== end) throw new Error(`${file}: size does not match its footer`);
+    const u32 = (name: 'starts' | 'annStarts') => {
+      const s = footer.sections[name];
+      if (!s) return undefined;
+      const a = new Uint32Array(s[1] / 4);
+      fs.readSync(fd, Buffer.from(a.buffer), 0, s[1], s[0]);
+      return a;
+    };
+    return new ServingIndexV2(fd, footer, u32('starts'), u32('annStarts'));
+  }
+
+  get synthetic(): boolean {
+    return this.footer.synthetic;
+  }
+
+  private buffer(bytes: number): Buffer {
+    if (this.scratch.length < bytes) this.scratch = Buffer.alloc(bytes);
+    return this.scratch;
+  }
+
+  private read(bytes: number, at: number): Buffer {
+    const b = this.buffer(bytes);
+    fs.readSync(this.fd, b, 0, bytes, at);
+    return b;
+  }
+
+  lookup(geoKey: string, codes: readonly string[], emit: (code: string, cell: StoredCell) => void): void {
+    const f = this.footer;
+    const g = indexOf(f.geos, geoKey);
+    if (g < 0) return;
+    const nv = f.variables.length;
+    // Row of each asked code in this geography (absent codes skipped).
+    const found: Array<{ code: string; id: number; row: number }> = [];
+    if (f.dense) {
+      for (const code of codes) {
+        const id = indexOf(f.variables, code);
+        if (id >= 0) found.push({ code, id, row: g * nv + id });
+      }
+    } else {
+      const first = this.starts![g]!;
+      const count = this.starts![g + 1]! - first;
+      if (count === 0) return;
+      const w = f.varWidth;
+      const ids = this.read(count * w, f.sections.vars![0] + first * w);
+      const idAt = w === 2 ? (i: number) => ids.readUInt16LE(i * 2) : (i: number) => ids.readUInt32LE(i * 4);
+      for (const code of codes) {
+        const id = indexOf(f.variables, code);
+        if (id < 0) continue;
+        let lo = 0;
+        let hi = count - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >>> 1;
+          const v = idAt(mid);
+          if (v === id) {
+            found.push({ code, id, row: first + mid });
+            break;
+          }
+          if (v < id) lo = mid + 1;
+          else hi = mid - 1;
+        }
+      }
+    }
+    if (found.length === 0) return;
+    // Annotations of this geography (usually none: one 0-length check in memory).
+    let ann: Map<number, [number, number]> | undefined;
+    if (this.annStarts) {
+      const a0 = this.annStarts[g]!;
+      const n = this.annStarts[g + 1]! - a0;
+      if (n > 0) {
+        const b = this.read(n * 6, f.sections.ann![0] + a0 * 6);
+        ann = new Map();
+        for (let i = 0; i < n; i++) ann.set(b.readUInt32LE(i * 6), [b[i * 6 + 4]!, b[i * 6 + 5]!]);
+      }
+    }
+    const name = (b: number | undefined) => (b ? f.annotations[b - 1]! : null);
+    let min = Infinity;
+    let max = -Infinity;
+    for (const x of found) {
+      min = Math.min(min, x.row);
+      max = Math.max(max, x.row);
+    }
+    const R = this.recordBytes;
+    const base = f.sections.values![0];
+    const one = (rec: Buffer, o: number, x: { code: string; id: number }) => {
+      const a = ann?.get(x.id);
+      emit(x.code, {
+        estimate: readValue(rec, o, f.estimate),
+        moe: readValue(rec, o + this.moeAt, f.moe),
+        estimate_annotation: name(a?.[0]),
+        moe_annotation: name(a?.[1]),
+      });
+    };
+    // One read spanning the found rows when they are close (typical: codes of one table), else one each.
+    const span = (max - min + 1) * R;
+    if (span <= 64 * 1024) {
+      const rec = Buffer.allocUnsafe(span);
+      fs.readSync(this.fd, rec, 0, span, base + min * R);
+      for (const x of found) one(rec, (x.row - min) * R, x);
+      return;
+    }
+    const rec = Buffer.allocUnsafe(R);
+    for (const x of found) {
+      fs.readSync(this.fd, rec, 0, R, base + x.row * R);
+      one(rec, 0, x);
+    }
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
