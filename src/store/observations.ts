@@ -84,6 +84,10 @@ export class ObservationStore {
     cacheCells: number,
     /** Damaged or missing partition files answer 503 for the requests that need them (partition-guard.ts). */
     readonly guard: PartitionGuard,
+    /** States of the per-state partitions (`dataset/vintage/level` → sorted 2-digit codes). */
+    private readonly stateFiles: ReadonlyMap<string, readonly string[]> = new Map(),
+    /** A SYNTHETIC benchmark build (random values): every answer must say so. */
+    readonly synthetic = false,
   ) {
     this.partitions = partitions;
     this.cache = cacheCells > 0 ? new ResultCache(cacheCells) : undefined;
@@ -92,34 +96,59 @@ export class ObservationStore {
   static async open(buildDir: string, pool?: DuckPool, opts: { cacheCells?: number } = {}): Promise<ObservationStore> {
     const root = path.join(buildDir, 'observations');
     const partitions = new Set<string>();
+    // Per-state partitions (level=tract/state=06/data_0.parquet, national builds): the states present.
+    const stateFiles = new Map<string, string[]>();
     for (const d of fs.existsSync(root) ? fs.readdirSync(root).filter((e) => e.startsWith('dataset=')) : []) {
       const dataset = d.replace(/^dataset=/, '');
       for (const v of fs.readdirSync(path.join(root, d))) {
         const vintage = v.replace(/^vintage=/, '');
         for (const l of fs.readdirSync(path.join(root, d, v))) {
-          if (fs.existsSync(path.join(root, d, v, l, 'data_0.parquet')))
-            partitions.add(`${dataset}/${vintage}/${l.replace(/^level=/, '')}`);
+          const key = `${dataset}/${vintage}/${l.replace(/^level=/, '')}`;
+          const levelDir = path.join(root, d, v, l);
+          if (fs.existsSync(path.join(levelDir, 'data_0.parquet'))) partitions.add(key);
+          else {
+            const states = fs
+              .readdirSync(levelDir)
+              .filter((e) => /^state=\d\d$/.test(e))
+              .map((e) => e.slice(6))
+              .sort();
+            if (states.length) {
+              partitions.add(key);
+              stateFiles.set(key, states);
+            }
+          }
         }
       }
     }
-    const index = JSON.parse(fs.readFileSync(path.join(root, 'index.json'), 'utf8')) as Record<string, { tables: string[] }>;
+    const index = JSON.parse(fs.readFileSync(path.join(root, 'index.json'), 'utf8')) as Record<
+      string,
+      { tables: string[]; states?: Record<string, number> }
+    >;
     const tables = new Map(Object.entries(index).map(([k, v]) => [k, new Set(v.tables)]));
     // A partition the index lists but whose file is gone is still this build's: it is served as
     // unavailable (503), not silently as "no data loaded".
     for (const k of Object.keys(index)) partitions.add(k);
+    for (const [k, v] of Object.entries(index)) if (v.states) stateFiles.set(k, Object.keys(v.states).sort());
     const db = pool ?? (await DuckPool.open());
     const rows = manifestRows(buildDir);
-    const guard = new PartitionGuard(
-      db,
-      new Map([...partitions].map((k) => [k, { file: ObservationStore.fileIn(root, k), rows: rows[k] }])),
-    );
+    const guarded = new Map<string, { file: string; rows: number | undefined; lazy?: boolean }>();
+    for (const k of partitions) {
+      const states = stateFiles.get(k);
+      if (!states) guarded.set(k, { file: ObservationStore.fileIn(root, k), rows: rows[k] });
+      // Per-state files are verified on first use: a national build has ~1,700 of them, too many
+      // to check before the first answer (start-up target 3 s).
+      else
+        for (const st of states)
+          guarded.set(`${k}/${st}`, { file: ObservationStore.fileIn(root, k, st), rows: index[k]?.states?.[st], lazy: true });
+    }
+    const guard = new PartitionGuard(db, guarded);
     await guard.verifyAll();
-    return new ObservationStore(root, db, partitions, tables, opts.cacheCells ?? 250_000, guard);
+    return new ObservationStore(root, db, partitions, tables, opts.cacheCells ?? 250_000, guard, stateFiles, isSynthetic(buildDir));
   }
 
-  private static fileIn(root: string, partition: string): string {
+  private static fileIn(root: string, partition: string, state?: string): string {
     const [dataset, vintage, level] = partition.split('/');
-    return path.join(root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
+    return path.join(root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, state ? `state=${state}` : '', 'data_0.parquet');
   }
 
   /** Whether the build holds this table's values for the partition (absent cells then mean "not published"). */
@@ -153,8 +182,24 @@ export class ObservationStore {
     return out.sort((a, b) => a - b);
   }
 
-  private file(dataset: string, vintage: number, level: string): string {
-    return path.join(this.root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
+  private file(dataset: string, vintage: number, level: string, state?: string): string {
+    return ObservationStore.fileIn(this.root, `${dataset}/${vintage}/${level}`, state);
+  }
+
+  /**
+   * The files of a partition a query must read, each with its guard key: the one file, or for a
+   * per-state partition the files of the states its keys are in ('all': every state).
+   */
+  private filesFor(partition: string, geoKeys: string[] | 'all'): Array<{ guard: string; file: string; state?: string }> {
+    const states = this.stateFiles.get(partition);
+    if (!states) return [{ guard: partition, file: ObservationStore.fileIn(this.root, partition) }];
+    let wanted: readonly string[] = states;
+    if (geoKeys !== 'all') {
+      const prefix = partition.slice(partition.lastIndexOf('/') + 1).length + 1;
+      const asked = new Set(geoKeys.map((k) => k.slice(prefix, prefix + 2)));
+      wanted = states.filter((st) => asked.has(st));
+    }
+    return wanted.map((st) => ({ guard: `${partition}/${st}`, file: ObservationStore.fileIn(this.root, partition, st), state: st }));
   }
 
   /**
@@ -170,7 +215,7 @@ export class ObservationStore {
     const hit = key ? this.cache!.get(key) : undefined;
     if (key) storeMetrics.cache('observation_results', hit !== undefined);
     if (hit) return hit;
-    const parts = vintages.map((v) => `${q.dataset}/${v}/${q.level}`);
+    const parts = vintages.flatMap((v) => this.filesFor(`${q.dataset}/${v}/${q.level}`, q.geoKeys).map((f) => f.guard));
     let out: Map<string, StoredCell>;
     try {
       for (const p of parts) await this.guard.require(p);
@@ -185,26 +230,38 @@ export class ObservationStore {
     return out;
   }
 
-  private index(dataset: string, vintage: number, level: string): ServingIndex | null {
-    const key = `${dataset}/${vintage}/${level}`;
+  private index(dataset: string, vintage: number, level: string, state?: string): ServingIndex | null {
+    const key = `${dataset}/${vintage}/${level}${state ? `/${state}` : ''}`;
     let idx = this.indexes.get(key);
     if (idx === undefined) {
-      idx = ServingIndex.open(path.join(path.dirname(this.file(dataset, vintage, level)), SERVING_INDEX_FILE)) ?? null;
+      idx = ServingIndex.open(path.join(path.dirname(this.file(dataset, vintage, level, state)), SERVING_INDEX_FILE)) ?? null;
       this.indexes.set(key, idx);
     }
     return idx;
   }
 
-  /** The point-lookup path: a few geographies, every partition indexed. Undefined: ask DuckDB. */
+  /** The point-lookup path: a few geographies, every file they need indexed. Undefined: ask DuckDB. */
   private lookup(q: CellQuery, vintages: number[]): Map<string, StoredCell> | undefined {
     if (q.geoKeys === 'all' || q.geoKeys.length > POINT_LOOKUP_MAX_GEOS) return undefined;
-    const indexes = vintages.map((v) => this.index(q.dataset, v, q.level));
-    if (indexes.some((i) => i === null)) return undefined;
-    const out = new Map<string, StoredCell>();
-    for (const [i, idx] of indexes.entries()) {
-      const v = vintages[i]!;
-      for (const g of q.geoKeys) idx!.lookup(g, q.codes, (code, cell) => out.set(cellKey(v, g, code), cell));
+    const plan: Array<{ v: number; idx: ServingIndex; keys: string[] }> = [];
+    for (const v of vintages) {
+      const partition = `${q.dataset}/${v}/${q.level}`;
+      if (!this.stateFiles.has(partition)) {
+        const idx = this.index(q.dataset, v, q.level);
+        if (!idx) return undefined;
+        plan.push({ v, idx, keys: q.geoKeys });
+        continue;
+      }
+      // Per-state partition: each key goes to its state's index (keys of absent states have no cells).
+      for (const f of this.filesFor(partition, q.geoKeys)) {
+        const idx = this.index(q.dataset, v, q.level, f.state);
+        if (!idx) return undefined;
+        const prefix = q.level.length + 1;
+        plan.push({ v, idx, keys: q.geoKeys.filter((k) => k.slice(prefix, prefix + 2) === f.state) });
+      }
     }
+    const out = new Map<string, StoredCell>();
+    for (const { v, idx, keys } of plan) for (const g of keys) idx.lookup(g, q.codes, (code, cell) => out.set(cellKey(v, g, code), cell));
     return out;
   }
 
@@ -213,7 +270,18 @@ export class ObservationStore {
     storeMetrics.cache('serving_index', fast !== undefined);
     if (fast) return fast;
     const out = new Map<string, StoredCell>();
-    const files = vintages.map((v) => `SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
+    const files: string[] = [];
+    for (const v of vintages) {
+      const partition = `${q.dataset}/${v}/${q.level}`;
+      if (!this.stateFiles.has(partition)) {
+        files.push(`SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
+        continue;
+      }
+      // Per-state partition: only the files of the states the keys are in ('all': every state).
+      const list = this.filesFor(partition, q.geoKeys).map((f) => sqlString(f.file));
+      if (list.length) files.push(`SELECT ${v} AS vintage, * FROM read_parquet([${list.join(',')}])`);
+    }
+    if (files.length === 0) return out;
     const codes = q.codes.map(sqlString).join(',');
     // Rows are table-major: the table filter lets row-group statistics skip every other table.
     const tableIds = q.codes.every((c) => c.includes('_')) ? [...new Set(q.codes.map((c) => c.slice(0, c.indexOf('_'))))] : [];
@@ -246,6 +314,15 @@ export class ObservationStore {
     for (const idx of this.indexes.values()) idx?.close();
     this.indexes.clear();
     this.pool.close();
+  }
+}
+
+function isSynthetic(buildDir: string): boolean {
+  try {
+    const m = readManifest(buildDir);
+    return m.synthetic === true || m.source?.mode === 'synthetic';
+  } catch {
+    return false;
   }
 }
 

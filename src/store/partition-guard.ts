@@ -31,6 +31,8 @@ interface State {
   file: string;
   /** Row count the build's manifest recorded, when it did. */
   rows: number | undefined;
+  /** Verified on first use instead of at start (per-state files of a national build). */
+  lazy?: boolean;
   verified?: Identity;
   fault?: { reason: string; since: string; identity?: Identity };
 }
@@ -77,14 +79,14 @@ export class PartitionGuard {
 
   constructor(
     private readonly pool: DuckPool,
-    partitions: Map<string, { file: string; rows: number | undefined }>,
+    partitions: Map<string, { file: string; rows: number | undefined; lazy?: boolean }>,
   ) {
-    for (const [k, v] of partitions) this.states.set(k, { file: v.file, rows: v.rows });
+    for (const [k, v] of partitions) this.states.set(k, { file: v.file, rows: v.rows, lazy: v.lazy });
   }
 
-  /** Verify every partition (start-up); ~5 ms per file, the footers then stay in DuckDB's cache. */
+  /** Verify every partition but the lazy ones (start-up); ~5 ms per file, the footers then stay in DuckDB's cache. */
   async verifyAll(): Promise<void> {
-    await Promise.all([...this.states.keys()].map((k) => this.verify(k)));
+    await Promise.all([...this.states.entries()].filter(([, st]) => !st.lazy).map(([k]) => this.verify(k)));
   }
 
   /** Throws PartitionUnavailable when the partition cannot be served right now. */
@@ -117,6 +119,8 @@ export class PartitionGuard {
     for (const [k, st] of this.states) {
       const id = identityOf(st.file);
       if (!st.fault && same(id, st.verified)) continue;
+      // A lazy file never used yet is only checked for presence here (its first request verifies it).
+      if (st.lazy && !st.verified && !st.fault && id) continue;
       if (!st.fault || !same(id, st.fault.identity) || !id) await this.verify(k);
       if (st.fault) out.push({ partition: k, reason: st.fault.reason, since: st.fault.since });
     }
