@@ -285,64 +285,41 @@ interface Layout {
 async function layoutVariants(buildDir: string): Promise<Layout[]> {
   const manifest = readManifest(buildDir);
   const seed = Number((manifest as unknown as { synthetic_options?: { seed?: number } }).synthetic_options?.seed ?? 1);
-  const real = path.join(buildDir, 'observations/dataset=acs5/vintage=2023/level=tract/data_0.parquet');
+  // The build's own tract files are per state (level=tract/state=XX/); the single-file variants are
+  // the same rows re-sorted into one file each way.
+  const tractDir = path.join(buildDir, 'observations/dataset=acs5/vintage=2023/level=tract');
+  const real = path.join(tractDir, 'state=*', 'data_0.parquet');
   const dir = path.resolve(o.layoutDir, `synthetic-${manifest.build_id}`);
-  const source = manifest.source.dir;
-  const variants: Array<{ name: string; order: 'geo_key' | 'variable' | 'shuffled'; rowGroupSize?: number }> = [
-    { name: 'sorted-geo-rg122880', order: 'geo_key', rowGroupSize: 122_880 },
-    { name: 'sorted-variable-rg16384', order: 'variable' },
-    { name: 'unsorted-rg16384', order: 'shuffled' },
+  const variants: Array<{ name: string; order: string; rowGroupSize: number }> = [
+    { name: 'sorted-geo-rg122880', order: 'geo_key, variable', rowGroupSize: 122_880 },
+    { name: 'sorted-geo-rg16384', order: 'geo_key, variable', rowGroupSize: 16_384 },
+    { name: 'sorted-variable-rg16384', order: 'variable, geo_key', rowGroupSize: 16_384 },
+    { name: 'table-major-rg122880', order: 'table_id, geo_key, variable', rowGroupSize: 122_880 },
   ];
-  const codes = (
-    await withDuckDB(
-      async (db) =>
-        (
-          await db.runAndReadAll(`SELECT DISTINCT variable FROM read_parquet(${sqlString(real)}) ORDER BY variable`)
-        ).getRowObjectsJS() as Array<{ variable: string }>,
-    )
-  ).map((r) => r.variable);
-  const states = (
-    await withDuckDB(
-      async (db) =>
-        (
-          await db.runAndReadAll(`SELECT DISTINCT substr(geo_key, 7, 2) AS s FROM read_parquet(${sqlString(real)}) ORDER BY s`)
-        ).getRowObjectsJS() as Array<{ s: string }>,
-    )
-  ).map((r) => r.s);
+  const states = fs
+    .readdirSync(tractDir)
+    .filter((e) => e.startsWith('state='))
+    .map((e) => e.slice(6))
+    .sort();
   await withDuckDB(async (db) => {
-    await db.run(codesTableSql(codes));
     for (const v of variants) {
       const target = path.join(dir, v.name, 'data_0.parquet');
       if (fs.existsSync(target)) continue;
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      await db.run(geoTableSql(source, 'tract', 2023));
       const t0 = Date.now();
       await db.run(
-        partitionCopySql({ target: `${target}.tmp`, seed, vintage: 2023, level: 'tract', order: v.order, rowGroupSize: v.rowGroupSize }),
+        `COPY (SELECT * FROM read_parquet(${sqlString(real)}) ORDER BY ${v.order}) TO ${sqlString(`${target}.tmp`)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${v.rowGroupSize}, KV_METADATA {synthetic: 'true'})`,
       );
       fs.renameSync(`${target}.tmp`, target);
       out(`  wrote SYNTHETIC layout ${v.name} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
-    const byState = path.join(dir, 'by-state-rg16384');
-    if (!fs.existsSync(path.join(byState, 'done'))) {
-      const t0 = Date.now();
-      for (const s of states) {
-        const target = path.join(byState, `state=${s}`, 'data_0.parquet');
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        await db.run(geoTableSql(source, 'tract', 2023, [s]));
-        await db.run(partitionCopySql({ target, seed, vintage: 2023, level: 'tract' }));
-      }
-      fs.writeFileSync(path.join(byState, 'done'), '');
-      out(`  wrote SYNTHETIC layout by-state-rg16384 (${states.length} files) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    }
   });
   const single = (f: string): Layout => ({ name: '', fileFor: () => f, files: [f] });
   return [
-    { ...single(real), name: 'sorted-geo-rg16384 (real layout)' },
     ...variants.map((v) => ({ ...single(path.join(dir, v.name, 'data_0.parquet')), name: v.name })),
     {
-      name: 'by-state-rg16384 (state=XX/ files)',
-      fileFor: (k: string) => path.join(dir, 'by-state-rg16384', `state=${k.slice(6, 8)}`, 'data_0.parquet'),
+      name: 'table-major by state (state=XX/ files: the real layout)',
+      fileFor: (k: string) => path.join(tractDir, `state=${k.slice(6, 8)}`, 'data_0.parquet'),
       files: states.map((s) => path.join(dir, 'by-state-rg16384', `state=${s}`, 'data_0.parquet')),
     },
   ];

@@ -85,6 +85,11 @@ program
   .option('--states <list>', 'keep only these 2-digit state FIPS codes')
   .option('--variables <n>', 'use only the first N catalog codes')
   .option('--catalog <file>', 'compiled catalog.json to take the codes from (default: catalog/ sources)')
+  .option(
+    '--with <build-dir>',
+    "a real build whose catalog, geographies, boundaries and census tables are reused (hard links), so the service can serve the synthetic build; default: .cache/test-data's live build when present; 'none' for observations only",
+  )
+  .option('--resume', 'keep finished partition files in <data-dir>/builds/.work-synthetic and skip them when run again', false)
   .option('-q, --quiet', 'no progress output', false)
   .action(
     async (o: {
@@ -96,13 +101,19 @@ program
       states?: string;
       variables?: string;
       catalog?: string;
+      with?: string;
+      resume: boolean;
       quiet: boolean;
     }) => {
       const { generateSyntheticBuild, parseSynthList } = await import('./synthetic/generate.js');
+      const { resolveCurrentBuild } = await import('../src/store/data-dir.js');
+      const withBuild = o.with === 'none' ? undefined : (o.with ?? resolveCurrentBuild(path.resolve('.cache/test-data')) ?? undefined);
       const s = await generateSyntheticBuild({
         dataDir: path.resolve(o.out),
         sourceDir: path.resolve(o.source),
         ...parseSynthList(o),
+        withBuild,
+        resume: o.resume,
         quiet: o.quiet,
       });
       process.stderr.write(

@@ -24,7 +24,8 @@ import { withBuildLock } from '../lock.js';
 import { publishBuild } from '../publish.js';
 import { createStepLogger } from '../log.js';
 import type { StepLogger } from '../step.js';
-import { INDEX_FILE, PARQUET_OPTIONS, observationsStep, partitionDir } from '../steps/observations.js';
+import { INDEX_FILE, observationsStep, partitionDir, rowGroupSizeFor } from '../steps/observations.js';
+import { SERVING_INDEX_FILE, writeServingIndex } from '../steps/serving-index.js';
 
 export const SYNTHETIC_LEVELS = GEO_TYPES;
 export type SyntheticLevel = GeoType;
@@ -60,6 +61,10 @@ export interface SynthOptions {
   quiet?: boolean;
   /** How many synthetic builds to keep in the data directory (default 1: they are large). */
   keep?: number;
+  /** A real build whose catalog, geographies, boundaries and census tables the synthetic build reuses (hard links). */
+  withBuild?: string;
+  /** Keep finished partition files in builds/.work-synthetic and skip them on the next run. */
+  resume?: boolean;
 }
 
 export interface SynthSummary {
@@ -169,13 +174,43 @@ export function keySql(sourceDir: string, level: SyntheticLevel, vintage: number
   }
 }
 
-/** (Re)create the temp table `synth_geo(geo_key)` that partitionCopySql reads. */
-export const geoTableSql = (sourceDir: string, level: SyntheticLevel, vintage: number, states?: string[]) =>
-  `CREATE OR REPLACE TEMP TABLE synth_geo AS SELECT DISTINCT geo_key FROM (${keySql(sourceDir, level, vintage, states)})`;
+/**
+ * (Re)create the temp table `synth_geo_all(geo_key, st, gh, size)` of a level: the key, its state
+ * (per-state partitions), a per-geography hash and size factor (so one hash per row suffices).
+ */
+export const geoTableSql = (sourceDir: string, level: SyntheticLevel, vintage: number, seed: number, states?: string[]) =>
+  `CREATE OR REPLACE TEMP TABLE synth_geo_all AS SELECT geo_key, ${stateExpr(level)} AS st,
+     hash(${seed}, 'geo', geo_key) AS gh, ${unit(`hash(${seed}, 'size', geo_key)`)} AS size
+   FROM (SELECT DISTINCT geo_key FROM (${keySql(sourceDir, level, vintage, states)}))`;
 
-/** (Re)create the temp table `synth_codes(variable)` that partitionCopySql reads. */
-export const codesTableSql = (codes: string[]) =>
-  `CREATE OR REPLACE TEMP TABLE synth_codes AS SELECT unnest([${codes.map(sqlString).join(',')}]::VARCHAR[]) AS variable`;
+/** 2-digit state of a key of the level ('' for nation and metro, which have none). */
+function stateExpr(level: SyntheticLevel): string {
+  return level === 'nation' || level === 'metro' ? "''" : `substr(geo_key, ${level.length + 2}, 2)`;
+}
+
+/** The geographies of one partition file: one state's (per-state levels) or all of the level. */
+export const partitionGeoSql = (state?: string) =>
+  `CREATE OR REPLACE TEMP TABLE synth_geo AS SELECT * FROM synth_geo_all${state === undefined ? '' : ` WHERE st = ${sqlString(state)}`}`;
+
+/**
+ * (Re)create the temp table `synth_codes` in file order (table_id, variable): ordinal `o`, the
+ * first ordinal `tf` and size `tn` of its table, and per-code value factors.
+ */
+export const codesTableSql = (codes: string[], seed = 1) =>
+  `CREATE OR REPLACE TEMP TABLE synth_codes AS
+   SELECT variable, table_id, o, (min(o) OVER (PARTITION BY table_id))::BIGINT AS tf, (count(*) OVER (PARTITION BY table_id))::BIGINT AS tn,
+     hash(${seed}, 'var', variable) AS vh, ${unit(`hash(${seed}, 'share', variable)`)} AS share, ends_with(variable, '_001E') AS is001
+   FROM (SELECT variable, table_id, (row_number() OVER (ORDER BY table_id, variable) - 1)::BIGINT AS o
+         FROM (SELECT variable, split_part(variable, '_', 1) AS table_id FROM (SELECT unnest([${codes.map(sqlString).join(',')}]::VARCHAR[]) AS variable)))`;
+
+/** A uniform draw in [0, 1) from a UBIGINT hash expression. */
+const unit = (h: string) => `((${h} % 1000003)::DOUBLE / 1000003)`;
+
+/**
+ * Levels written as one file per state (level=tract/state=06/data_0.parquet), so a request for a
+ * state's tracts reads one small file (docs/performance.md, "Per-state partitions").
+ */
+export const PER_STATE_LEVELS: readonly SyntheticLevel[] = ['tract', 'block_group'];
 
 // ---------------------------------------------------------------------------------------------
 // Values
@@ -192,62 +227,39 @@ const LEVEL_SCALE: Record<SyntheticLevel, number> = {
 };
 
 /**
- * COPY statement writing one synthetic partition. Rows are produced from range(n_geo × n_code) in
- * index order over the sorted key and code lists, so they are already sorted by (geo_key,
- * variable); DuckDB preserves insertion order into the Parquet file. Values come from hash() of
- * (seed, geography, code[, vintage]), so the output is a pure function of the seed.
+ * COPY statement writing one synthetic partition file in the real layout: rows sorted by
+ * (table_id, geo_key, variable), the real Parquet options and row-group sizing. Rows come out of
+ * range(n_geo × n_code) already in that order — row j lies in the table of code ordinal
+ * ⌊j / n_geo⌋, and the geography and code follow from j's offset inside that table's block — so
+ * no sort is needed (DuckDB keeps insertion order into the file). One hash per row, of
+ * (geography hash, code hash, vintage): values are a pure function of the seed.
  */
-export function partitionCopySql(opts: {
-  target: string;
-  seed: number;
-  vintage: number;
-  level: SyntheticLevel;
-  /**
-   * Row order. 'geo_key' is the real layout (geo_key, variable). The others exist only for the
-   * layout benchmark: 'variable' = (variable, geo_key); 'shuffled' = a fixed pseudo-random
-   * permutation (row j holds cell j·P mod N, P a prime larger than N).
-   */
-  order?: 'geo_key' | 'variable' | 'shuffled';
-  rowGroupSize?: number;
-}): string {
+export function partitionCopySql(opts: { target: string; seed: number; vintage: number; level: SyntheticLevel; rows: number }): string {
   const { seed, vintage, level } = opts;
-  const order = opts.order ?? 'geo_key';
-  const cell =
-    order === 'variable'
-      ? 'g.k[i % g.n + 1] AS geo_key, v.k[i // g.n + 1] AS variable'
-      : 'g.k[i // v.n + 1] AS geo_key, v.k[i % v.n + 1] AS variable';
-  const index = order === 'shuffled' ? '((j * 2654435761) % ((SELECT n FROM g) * (SELECT n FROM v)))' : 'j';
-  const options = opts.rowGroupSize
-    ? PARQUET_OPTIONS.replace(/ROW_GROUP_SIZE \d+/, `ROW_GROUP_SIZE ${opts.rowGroupSize}`)
-    : PARQUET_OPTIONS;
-  const u = (...parts: string[]) => `((hash(${[String(seed), ...parts].join(', ')}) % 1000003)::DOUBLE / 1000003)`;
+  const part = (h: string, shift: number) => `(((${h} >> ${shift}) % 1000003)::DOUBLE / 1000003)`;
   return `COPY (
-  WITH g AS (SELECT list(geo_key ORDER BY geo_key) AS k, count(*)::BIGINT AS n FROM synth_geo),
-       v AS (SELECT list(variable ORDER BY variable) AS k, count(*)::BIGINT AS n FROM synth_codes),
-       cells AS (
-         SELECT ${cell}
-         FROM (SELECT ${index} AS i FROM range((SELECT n FROM g) * (SELECT n FROM v)) r(j)), g, v
-       ),
+  WITH g AS (SELECT list(geo_key ORDER BY geo_key) AS k, list(gh ORDER BY geo_key) AS gh, list(size ORDER BY geo_key) AS sz,
+                    count(*)::BIGINT AS n FROM synth_geo),
+       c AS (SELECT list(variable ORDER BY o) AS k, list(table_id ORDER BY o) AS t, list(tf ORDER BY o) AS tf, list(tn ORDER BY o) AS tn,
+                    list(vh ORDER BY o) AS vh, list(share ORDER BY o) AS sh, list(is001 ORDER BY o) AS one, count(*)::BIGINT AS n FROM synth_codes),
+       pos AS (SELECT j, c.tf[j // g.n + 1] AS tf, c.tn[j // g.n + 1] AS tn, g.n AS ng FROM range((SELECT n FROM g) * (SELECT n FROM c)) r(j), g, c),
+       cells AS (SELECT (j - ng * tf) // tn + 1 AS gi, tf + (j - ng * tf) % tn + 1 AS ci FROM pos),
        drawn AS (
-         SELECT geo_key, variable,
-           ${LEVEL_SCALE[level]} * (0.02 + ${u("'share'", 'variable')}) * (0.5 + ${u("'size'", 'geo_key')})
-             * (0.95 + 0.1 * ${u("'drift'", String(vintage), 'geo_key', 'variable')}) AS value,
-           ${u("'moe'", String(vintage), 'geo_key', 'variable')} AS m,
-           ${u("'null'", String(vintage), 'geo_key', 'variable')} AS z
-         FROM cells
-       )
-  SELECT geo_key,
-    split_part(variable, '_', 1) AS table_id,
-    variable,
+         SELECT g.k[gi] AS geo_key, c.t[ci] AS table_id, c.k[ci] AS variable, c.one[ci] AS one,
+           ${LEVEL_SCALE[level]} * (0.02 + c.sh[ci]) * (0.5 + g.sz[gi]) AS base,
+           hash(g.gh[gi], c.vh[ci], ${vintage}) AS h
+         FROM cells, g, c
+       ),
+       v AS (SELECT geo_key, table_id, variable, one, base * (0.95 + 0.1 * ${part('h', 0)}) AS value,
+               ${part('h', 21)} AS m, ${part('h', 42)} AS z FROM drawn)
+  SELECT geo_key, table_id, variable,
     CASE WHEN z < 0.003 THEN NULL ELSE round(value) END::DOUBLE AS estimate,
-    CASE WHEN z < 0.003 THEN NULL
-         WHEN z < 0.01 AND variable LIKE '%\\_001E' ESCAPE '\\' THEN NULL
-         ELSE round(value * (0.02 + 0.3 * m) + 1) END::DOUBLE AS moe,
+    CASE WHEN z < 0.003 THEN NULL WHEN z < 0.01 AND one THEN NULL ELSE round(value * (0.02 + 0.3 * m) + 1) END::DOUBLE AS moe,
     CASE WHEN z < 0.003 THEN 'not_computable' END AS estimate_annotation,
-    CASE WHEN z < 0.003 THEN 'moe_not_computable'
-         WHEN z < 0.01 AND variable LIKE '%\\_001E' ESCAPE '\\' THEN 'controlled' END AS moe_annotation
-  FROM drawn
-) TO ${sqlString(opts.target)} (${options}, KV_METADATA {${SYNTHETIC_KV_KEY}: 'true', seed: '${seed}', generator: 'etl/synthetic'})`;
+    CASE WHEN z < 0.003 THEN 'moe_not_computable' WHEN z < 0.01 AND one THEN 'controlled' END AS moe_annotation
+  FROM v
+) TO ${sqlString(opts.target)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSizeFor(opts.rows)},
+    KV_METADATA {${SYNTHETIC_KV_KEY}: 'true', seed: '${seed}', generator: 'etl/synthetic'})`;
 }
 
 /** Options of `etl synth` (comma-separated strings) → generator options. */
@@ -347,39 +359,62 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
   await fs.mkdir(buildsDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '').replace('T', '-').slice(0, 17);
   const buildId = `synthetic-${stamp}-${randomBytes(3).toString('hex')}`;
-  const tmpDir = path.join(buildsDir, `.tmp-${process.pid}-${buildId}`);
+  // --resume: a fixed work directory whose finished files (index written last) are kept across runs.
+  const tmpDir = path.join(buildsDir, opts.resume ? '.work-synthetic' : `.tmp-${process.pid}-${buildId}`);
   await fs.mkdir(tmpDir, { recursive: true });
+  const withBuild = opts.withBuild === undefined ? undefined : path.resolve(opts.withBuild);
+  if (withBuild && isSyntheticBuild(withBuild)) throw new Error(`--with ${withBuild}: a synthetic build; give a real build's directory`);
 
   const rows: Record<string, number> = {};
-  const index: Record<string, { tables: string[]; files: number; synthetic: true }> = {};
+  const index: Record<string, { tables: string[]; files: number; synthetic: true; states?: Record<string, number> }> = {};
   const tables = [...new Set(codes.map((c) => c.split('_')[0]!))].sort();
   const inputFiles = new Set<string>();
+  let indexSeconds = 0;
+  let indexBytes = 0;
   try {
     await withDuckDB(async (db) => {
-      await db.run(codesTableSql(codes));
+      const col = async <T>(sql: string) => ((await db.runAndReadAll(sql)).getColumnsJS()[0] ?? []) as T[];
+      await db.run(codesTableSql(codes, seed));
       const bar = log.progress('synthetic partitions', vintages.length * levels.length);
-      for (const vintage of vintages) {
+      // Newest first: a --resume run stopped early has the vintages answers default to.
+      for (const vintage of [...vintages].reverse()) {
         for (const level of levels) {
           for (const f of keyInputs(level, vintage)) inputFiles.add(f);
-          await db.run(geoTableSql(sourceDir, level, vintage, opts.states));
-          const rel = partitionDir({ dataset: 'acs5', vintage, level });
-          const target = path.join(tmpDir, rel, 'data_0.parquet');
-          await fs.mkdir(path.dirname(target), { recursive: true });
-          const t0 = Date.now();
-          await db.run(partitionCopySql({ target, seed, vintage, level }));
-          const n = Number(
-            (await db.runAndReadAll(`SELECT count(*) * (SELECT count(*) FROM synth_codes) AS n FROM synth_geo`)).getRowObjectsJS()[0]!.n,
-          );
+          await db.run(geoTableSql(sourceDir, level, vintage, seed, opts.states));
+          const perState = PER_STATE_LEVELS.includes(level);
+          const states = perState ? await col<string>(`SELECT DISTINCT st FROM synth_geo_all ORDER BY st`) : [undefined];
           const key = `acs5/${vintage}/${level}`;
-          rows[key] = n;
-          index[key] = { tables, files: 0, synthetic: true };
-          log.info(`SYNTHETIC ${key}: ${n.toLocaleString('en-US')} rows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+          const t0 = Date.now();
+          let levelRows = 0;
+          const stateRows: Record<string, number> = {};
+          for (const st of states) {
+            await db.run(partitionGeoSql(st));
+            const n = Number((await col<bigint>(`SELECT count(*) FROM synth_geo`))[0]) * codes.length;
+            const dir = path.join(tmpDir, partitionDir({ dataset: 'acs5', vintage, level }), st === undefined ? '' : `state=${st}`);
+            const target = path.join(dir, 'data_0.parquet');
+            const idx = path.join(dir, SERVING_INDEX_FILE);
+            levelRows += n;
+            if (st !== undefined) stateRows[st] = n;
+            if (opts.resume && existsSync(idx)) continue;
+            await fs.mkdir(dir, { recursive: true });
+            await db.run(partitionCopySql({ target, seed, vintage, level, rows: n }));
+            const ti = Date.now();
+            indexBytes += (await writeServingIndex(db, target, idx, { synthetic: true })).bytes;
+            indexSeconds += (Date.now() - ti) / 1000;
+          }
+          rows[key] = levelRows;
+          index[key] = { tables, files: 0, synthetic: true, ...(perState ? { states: stateRows } : {}) };
+          log.info(
+            `SYNTHETIC ${key}: ${levelRows.toLocaleString('en-US')} rows${perState ? ` in ${states.length} state files` : ''}, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          );
           bar.increment();
         }
       }
       bar.stop();
     });
+    if (opts.resume) await dropOtherVintages(tmpDir, vintages);
     await fs.writeFile(path.join(tmpDir, INDEX_FILE), JSON.stringify(index));
+    const reused = withBuild ? await linkRealOutputs(withBuild, tmpDir) : {};
 
     const totalRows = Object.values(rows).reduce((a, b) => a + b, 0);
     const seconds = (Date.now() - started) / 1000;
@@ -391,8 +426,9 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
       created_at: new Date().toISOString(),
       synthetic: true,
       source: { dir: sourceDir, mode: 'synthetic' },
-      synthetic_options: { seed, vintages, levels, states: opts.states ?? null, codes: codes.length },
+      synthetic_options: { seed, vintages, levels, states: opts.states ?? null, codes: codes.length, with: withBuild ?? null },
       steps: {
+        ...reused,
         observations: {
           version: observationsStep.version,
           inputs,
@@ -400,7 +436,8 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
           rows,
           notes: [
             `SYNTHETIC: random values (seed ${seed}) for real geography keys; not Census data`,
-            `${Object.keys(rows).length} partitions, ${codes.length} codes, vintages ${vintages.join(',')}`,
+            `${Object.keys(rows).length} partitions (${PER_STATE_LEVELS.join(', ')} split by state), ${codes.length} codes, vintages ${vintages.join(',')}`,
+            `serving indexes: ${(indexBytes / 1e9).toFixed(3)} GB written in ${indexSeconds.toFixed(1)} s`,
           ],
           seconds,
           reused: false,
@@ -424,9 +461,46 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
       rowsPerSecond: totalRows / seconds,
     };
   } catch (e) {
-    await fs.rm(tmpDir, { recursive: true, force: true });
+    if (!opts.resume) await fs.rm(tmpDir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** A resumed work directory may hold files of vintages this run does not publish: remove them. */
+async function dropOtherVintages(tmpDir: string, vintages: number[]): Promise<void> {
+  const dir = path.join(tmpDir, 'observations', 'dataset=acs5');
+  for (const e of existsSync(dir) ? readdirSync(dir) : [])
+    if (!vintages.includes(Number(e.replace(/^vintage=/, '')))) await fs.rm(path.join(dir, e), { recursive: true, force: true });
+}
+
+/**
+ * The non-observation outputs of a real build (catalog, geographies, boundaries, census tables),
+ * hard-linked (copied across file systems) so the service can serve the synthetic values: the
+ * catalog, names and shapes are real, only the observations are synthetic. Returns their
+ * manifest steps, marked as reused.
+ */
+async function linkRealOutputs(realBuild: string, tmpDir: string): Promise<Manifest['steps']> {
+  const real = readManifest(realBuild);
+  const steps: Manifest['steps'] = {};
+  for (const [name, step] of Object.entries(real.steps)) {
+    if (name === 'observations') continue;
+    for (const out of step.outputs) await linkTree(path.join(realBuild, out), path.join(tmpDir, out));
+    steps[name] = {
+      ...step,
+      notes: [...step.notes, `reused from real build ${real.build_id} (synthetic build: only observations are synthetic)`],
+    };
+  }
+  return steps;
+}
+
+async function linkTree(from: string, to: string): Promise<void> {
+  const st = await fs.stat(from);
+  if (!st.isDirectory()) {
+    await fs.link(from, to).catch(() => fs.copyFile(from, to));
+    return;
+  }
+  await fs.mkdir(to, { recursive: true });
+  for (const e of await fs.readdir(from)) await linkTree(path.join(from, e), path.join(to, e));
 }
 
 /** Remove older synthetic builds (only synthetic ones) beyond `keep`, newest first. */
