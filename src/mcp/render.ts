@@ -75,11 +75,16 @@ function annotationsSection(seen: Map<string, AnnotationInfo>): string[] {
   return ['', 'Annotations:', ...[...seen.values()].map((a) => `- ${a.code}${a.symbol ? ` (${a.symbol})` : ''}: ${a.meaning}`)];
 }
 
+/** First line of every MCP answer from a SYNTHETIC benchmark build. */
+const SYNTHETIC_LINE = 'SYNTHETIC DATA: random values generated for benchmarking, not Census Bureau figures.';
+
 function sourceLine(meta: VerbResult<unknown>['meta']): string[] {
   const src = meta?.source;
   if (!src) return [];
   const period = src.reference_period ? ` (reference period ${src.reference_period})` : '';
   const lines = [
+    // A SYNTHETIC benchmark build says so before anything else.
+    ...(meta?.synthetic === true ? [SYNTHETIC_LINE] : []),
     `${DATASET_NAMES[src.dataset] ?? src.dataset}, vintage ${src.vintage_year}${period}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
   ];
   if (typeof meta?.geography_definitions === 'string') lines.push(meta.geography_definitions);
@@ -168,6 +173,7 @@ export function renderTimeseries(r: VerbResult<ObservationCell[]>): string {
   const src = r.meta?.source;
   const head = src
     ? [
+        ...(r.meta?.synthetic === true ? [SYNTHETIC_LINE] : []),
         `${DATASET_NAMES[src.dataset] ?? src.dataset}, vintages ${src.reference_period ?? ''}${Array.isArray(r.meta?.vintages) ? ` (${(r.meta.vintages as number[]).join(', ')})` : ''}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
       ]
     : [];

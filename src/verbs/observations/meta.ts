@@ -6,6 +6,10 @@ import type { EngineResult } from './engine.js';
 import { hintFor } from './hints.js';
 import type { PreparedRequest } from './prepare.js';
 
+/** Said first in meta.hint (and in MCP text) by every answer from a SYNTHETIC build. */
+export const SYNTHETIC_NOTE =
+  'SYNTHETIC build: these values are random numbers generated for benchmarking (etl/synthetic), not Census Bureau figures.';
+
 export function observationMeta(
   p: PreparedRequest,
   vintages: number[],
@@ -13,7 +17,10 @@ export function observationMeta(
   opts: { referencePeriod?: string; extraHint?: string } = {},
 ): NonNullable<VerbResult<unknown>['meta']> {
   const last = vintages.at(-1)!;
-  const hint = [opts.extraHint, hintFor(p.dataset, vintages, result, result.cells.length)].filter(Boolean).join(' ');
+  const synthetic = p.stores.observations.synthetic;
+  const hint = [synthetic ? SYNTHETIC_NOTE : undefined, opts.extraHint, hintFor(p.dataset, vintages, result, result.cells.length)]
+    .filter(Boolean)
+    .join(' ');
   return {
     source: {
       dataset: p.dataset,
@@ -26,5 +33,7 @@ export function observationMeta(
     hint: hint || null,
     geography_definitions: p.geo.definitionVintage.description,
     ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
+    // Only on a SYNTHETIC benchmark build, so real answers are unchanged.
+    ...(synthetic ? { synthetic: true } : {}),
   };
 }
