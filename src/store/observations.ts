@@ -270,23 +270,17 @@ export class ObservationStore {
     storeMetrics.cache('serving_index', fast !== undefined);
     if (fast) return fast;
     const out = new Map<string, StoredCell>();
-    const files: string[] = [];
-    for (const v of vintages) {
-      const partition = `${q.dataset}/${v}/${q.level}`;
-      if (!this.stateFiles.has(partition)) {
-        files.push(`SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
-        continue;
-      }
-      // Per-state partition: only the files of the states the keys are in ('all': every state).
-      const list = this.filesFor(partition, q.geoKeys).map((f) => sqlString(f.file));
-      if (list.length) files.push(`SELECT ${v} AS vintage, * FROM read_parquet([${list.join(',')}])`);
-    }
+    const perState = vintages.some((v) => this.stateFiles.has(`${q.dataset}/${v}/${q.level}`));
+    const files = perState
+      ? this.perStateSources(q, vintages)
+      : vintages.map((v) => `SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
     if (files.length === 0) return out;
     const codes = q.codes.map(sqlString).join(',');
     // Rows are table-major: the table filter lets row-group statistics skip every other table.
     const tableIds = q.codes.every((c) => c.includes('_')) ? [...new Set(q.codes.map((c) => c.slice(0, c.indexOf('_'))))] : [];
     const tableFilter = tableIds.length ? `table_id IN (${tableIds.map(sqlString).join(',')}) AND ` : '';
-    const geoFilter = q.geoKeys === 'all' ? '' : ` AND geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
+    // Per-state sources carry their own key filters.
+    const geoFilter = q.geoKeys === 'all' || perState ? '' : ` AND geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
     const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation
       FROM (${files.join(' UNION ALL ')}) WHERE ${tableFilter}variable IN (${codes})${geoFilter}`;
     // Columns, not row objects: one object per cell instead of two on large answers.
@@ -308,6 +302,33 @@ export class ObservationStore {
       });
     }
     return out;
+  }
+
+  /**
+   * The sources of a query over per-state partitions: only the files of the states the keys are in
+   * ('all': every state). A file whose every geography is asked for (a state's wildcard, expanded)
+   * is read without the long key list, which costs DuckDB more than the rows it filters out.
+   */
+  private perStateSources(q: CellQuery, vintages: number[]): string[] {
+    const sources: string[] = [];
+    const geoFilter = q.geoKeys === 'all' ? '' : ` WHERE geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
+    const asked = q.geoKeys === 'all' ? undefined : new Set(q.geoKeys);
+    for (const v of vintages) {
+      const partition = `${q.dataset}/${v}/${q.level}`;
+      if (!this.stateFiles.has(partition)) {
+        sources.push(`SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})${geoFilter}`);
+        continue;
+      }
+      const whole: string[] = [];
+      const some: string[] = [];
+      for (const f of this.filesFor(partition, q.geoKeys)) {
+        const idx = asked ? this.index(q.dataset, v, q.level, f.state) : null;
+        (!asked || idx?.coveredBy(asked) ? whole : some).push(sqlString(f.file));
+      }
+      if (whole.length) sources.push(`SELECT ${v} AS vintage, * FROM read_parquet([${whole.join(',')}])`);
+      if (some.length) sources.push(`SELECT ${v} AS vintage, * FROM read_parquet([${some.join(',')}])${geoFilter}`);
+    }
+    return sources;
   }
 
   close(): void {

@@ -126,6 +126,11 @@ export class ServingIndexV2 {
     return this.footer.synthetic;
   }
 
+  /** Geography keys the partition holds (sorted). */
+  get geos(): readonly string[] {
+    return this.footer.geos;
+  }
+
   private buffer(bytes: number): Buffer {
     if (this.scratch.length < bytes) this.scratch = Buffer.alloc(bytes);
     return this.scratch;

@@ -65,6 +65,10 @@ class ServingIndexV1 {
     return this.footer.synthetic;
   }
 
+  get geos(): readonly string[] {
+    return this.footer.geos;
+  }
+
   private buffer(bytes: number): Buffer {
     if (this.scratch.length < bytes) this.scratch = Buffer.alloc(bytes);
     return this.scratch;
@@ -184,6 +188,19 @@ export class ServingIndex {
 
   get synthetic(): boolean {
     return this.impl.synthetic;
+  }
+
+  /** Geography keys the partition holds (sorted). */
+  get geos(): readonly string[] {
+    return this.impl.geos;
+  }
+
+  /** Whether every geography of the partition is in `keys` (a request covering a whole file). */
+  coveredBy(keys: ReadonlySet<string>): boolean {
+    const geos = this.impl.geos;
+    if (keys.size < geos.length) return false;
+    for (const g of geos) if (!keys.has(g)) return false;
+    return true;
   }
 
   /** Format version of the file (1: float64 records; 2: compact columns). */

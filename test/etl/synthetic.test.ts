@@ -218,6 +218,12 @@ describe('synthetic build generator', () => {
     const fromList = await store.fetch({ dataset: 'acs5', vintages: [2023], level: 'tract', geoKeys: de, codes });
     expect(fromList.size).toBe([...all.keys()].filter((k) => k.includes('|tract:10')).length);
     for (const [k, v] of fromList) expect(v).toEqual(all.get(k));
+    // Part of a state's file (a key filter) together with a whole one (none): still exactly those cells.
+    const ct = [...all.keys()].map((k) => k.split('|')[1]!).filter((g) => g.startsWith('tract:09'));
+    const mixed = [...new Set([...de, ...ct.slice(0, 30)])];
+    const fromMixed = await store.fetch({ dataset: 'acs5', vintages: [2023], level: 'tract', geoKeys: mixed, codes });
+    expect(fromMixed.size).toBe([...all.keys()].filter((k) => mixed.includes(k.split('|')[1]!)).length);
+    for (const [k, v] of fromMixed) expect(v).toEqual(all.get(k));
     // Point lookups (serving index) and the DuckDB path agree.
     const few = de.slice(0, 3);
     const point = await store.fetch({
