@@ -75,7 +75,7 @@ function cases(build: string, vintage: number): Case[] {
   // A tract in Alameda County that exists in both tract definitions (2010 and 2020).
   const tract = process.env.BENCH_TRACT ?? '06001400100';
   const five = FIVE.join(',');
-  return [
+  const list: Case[] = [
     {
       name: 'tract-1x5',
       label: 'one tract × 5 variables',
@@ -98,9 +98,16 @@ function cases(build: string, vintage: number): Case[] {
       duckSql: storeSql([file(obsDir(build, vintage, 'county'))], vintage, TEN, null),
     },
   ];
+  // The large answers again in format=compact (columnar: about a tenth of the bytes).
+  return [
+    ...list,
+    ...list
+      .slice(1)
+      .map((c) => ({ ...c, name: `${c.name}-compact`, label: `${c.label}, format=compact`, path: `${c.path}&format=compact` })),
+  ];
 }
 
-async function startService(dbPath: string, cacheCells: number, firstPath: string, key: string) {
+async function startService(dbPath: string, cacheCells: number, firstPath: string, key: string, dataDir = DATA_DIR) {
   const port = 20_000 + Math.floor(Math.random() * 40_000);
   const t0 = nowMs();
   const child = spawn(process.execPath, [...tsx, 'src/server.ts'], {
@@ -109,7 +116,7 @@ async function startService(dbPath: string, cacheCells: number, firstPath: strin
       PORT: String(port),
       HOST: '127.0.0.1',
       NODE_ENV: 'production',
-      DATA_DIR,
+      DATA_DIR: dataDir,
       DATABASE_PATH: dbPath,
       AUTO_BUILD_DATA: 'false',
       OBSERVATION_CACHE_CELLS: String(cacheCells),
@@ -138,11 +145,6 @@ function rssOf(pid: number): { peakMb: number; nowMb: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { peakMb: kb('VmHWM') / 1024, nowMb: kb('VmRSS') / 1024 };
-}
-
-/** The server process itself: `node --import tsx src/server.ts` may run under a wrapper. */
-function serverPid(child: ChildProcess): number {
-  return child.pid!;
 }
 
 const fmt = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -175,6 +177,7 @@ async function main() {
   accounts.accounts.close();
 
   const list = cases(build, vintage);
+  const results: Record<string, unknown>[] = [];
   const load = () =>
     os
       .loadavg()
@@ -185,10 +188,29 @@ async function main() {
       `answers for vintage ${vintage}; ${os.cpus().length} cores, load ${load()}`,
   );
 
+  // Start-up baseline, same run: the same service on the real build whose catalog, geographies and
+  // boundaries the synthetic build reuses (its first answer: one county × 5 variables).
+  const realDir = process.env.REAL_DATA_DIR ?? '.cache/test-data';
+  if (resolveCurrentBuild(path.resolve(realDir))) {
+    const real = await startService(
+      dbPath,
+      0,
+      `/v1/data?variables=${FIVE.join(',')}&geo=county:06001&dataset=acs5&vintage=2023`,
+      keys[1]!,
+      path.resolve(realDir),
+    );
+    const rss = rssOf(real.child.pid!);
+    console.log(
+      `\n== baseline: the service on the REAL build ${realDir}: start to first answer ${real.firstAnswerMs.toFixed(0)} ms, resident memory ${rss.nowMb.toFixed(0)} MB`,
+    );
+    results.push({ mode: 'real-build', case: 'start-to-first-answer', ms: real.firstAnswerMs, rss });
+    real.agent.destroy();
+    await stop(real.child);
+  }
+
   // DuckDB alone: one instance for the whole run (its footer cache warms like the store's).
   const duck = await DuckDBInstance.create(':memory:', { threads: '2' });
   const conn = await duck.connect();
-  const results: Record<string, unknown>[] = [];
   try {
     for (const mode of MODES) {
       const svc = await startService(dbPath, mode === 'cold' ? 0 : 250_000, list[0]!.path, keys[0]!);
@@ -249,7 +271,7 @@ async function main() {
           );
           results.push({ mode, case: c.name, bytes: bodies[i]!.length, service: S, bare: B, duckdb: D, load: os.loadavg() });
         }
-        const rss = rssOf(serverPid(svc.child));
+        const rss = rssOf(svc.child.pid!);
         console.log(
           `  service resident memory: peak ${rss.peakMb.toFixed(0)} MB, now ${rss.nowMb.toFixed(0)} MB (target ≤ 1,536 MB); load ${load()}`,
         );

@@ -265,6 +265,9 @@ describe('synthetic build generator', () => {
       expect(renderData(data.json()).split('\n')[0]).toMatch(/^SYNTHETIC DATA/);
       expect(renderTimeseries(ts.json()).split('\n')[0]).toMatch(/^SYNTHETIC DATA/);
       expect(renderCompare(cmp.json()).split('\n')[0]).toMatch(/^SYNTHETIC DATA/);
+      // The OpenAPI description says how a synthetic answer is labelled.
+      const doc = (await svc.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, { get: { description: string } }> };
+      for (const p of ['/v1/data', '/v1/compare', '/v1/timeseries']) expect(doc.paths[p]!.get.description).toMatch(/meta\.synthetic: true/);
       const health = await svc.app.inject({ url: '/health' });
       expect(health.json().data.synthetic).toBe(true);
     } finally {

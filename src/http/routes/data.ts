@@ -21,6 +21,10 @@ const common = {
   dataset: { describe: '`acs5` (default) or `acs1`.' },
 };
 
+/** Every data operation's description ends with this: a SYNTHETIC benchmark build says so in every answer. */
+const SYNTHETIC_SENTENCE =
+  ' On a SYNTHETIC benchmark build (random values for real geography keys, `etl synth`; `/health` shows `data.synthetic: true`) every answer carries `meta.synthetic: true` and `meta.hint` starts with "SYNTHETIC build"; on real builds `meta.synthetic` is absent.';
+
 const CELL_COLUMNS = [
   'geo_key',
   'geo_name',
@@ -77,7 +81,8 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/data',
     summary: 'Estimates with margins of error for variables and geographies',
     description:
-      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.',
+      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.' +
+      SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: getData,
     rest: {
@@ -99,7 +104,8 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/compare',
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
-      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE.",
+      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE." +
+      SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: compareGeographies,
     rest: { ...common, vintage: { describe: 'Survey year; default as for /v1/data.' } },
@@ -128,7 +134,8 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/timeseries',
     summary: 'Variables across vintages (up to 16 points per variable and geography)',
     description:
-      'Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`.',
+      'Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`.' +
+      SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: getTimeseries,
     rest: {
