@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { build } from '../etl/build.js';
-import { codesTableSql, geoTableSql, isSyntheticBuild, partitionCopySql, parquetKvMetadata } from '../etl/synthetic/generate.js';
+import { isSyntheticBuild, parquetKvMetadata } from '../etl/synthetic/generate.js';
 import { withDuckDB, sqlString } from '../etl/duckdb.js';
 import { readManifest, resolveCurrentBuild } from '../src/store/data-dir.js';
 import { DuckPool } from '../src/store/duckdb.js';
@@ -283,7 +283,6 @@ interface Layout {
 }
 
 async function layoutVariants(buildDir: string): Promise<Layout[]> {
-  const manifest = readManifest(buildDir);
   const seed = Number((manifest as unknown as { synthetic_options?: { seed?: number } }).synthetic_options?.seed ?? 1);
   // The build's own tract files are per state (level=tract/state=XX/); the single-file variants are
   // the same rows re-sorted into one file each way.
