@@ -283,7 +283,7 @@ interface Layout {
 }
 
 async function layoutVariants(buildDir: string): Promise<Layout[]> {
-  const seed = Number((manifest as unknown as { synthetic_options?: { seed?: number } }).synthetic_options?.seed ?? 1);
+  const manifest = readManifest(buildDir);
   // The build's own tract files are per state (level=tract/state=XX/); the single-file variants are
   // the same rows re-sorted into one file each way.
   const tractDir = path.join(buildDir, 'observations/dataset=acs5/vintage=2023/level=tract');
