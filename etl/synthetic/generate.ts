@@ -438,6 +438,7 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
             `SYNTHETIC: random values (seed ${seed}) for real geography keys; not Census data`,
             `${Object.keys(rows).length} partitions (${PER_STATE_LEVELS.join(', ')} split by state), ${codes.length} codes, vintages ${vintages.join(',')}`,
             `serving indexes: ${(indexBytes / 1e9).toFixed(3)} GB written in ${indexSeconds.toFixed(1)} s`,
+            ...(opts.resume ? ['--resume: files finished by earlier runs were kept; seconds and index figures count this run only'] : []),
           ],
           seconds,
           reused: false,
