@@ -30,11 +30,14 @@ export interface CellQuery {
 export const cellKey = (vintage: number, geoKey: string, code: string) => `${vintage}|${geoKey}|${code}`;
 
 /**
- * Requests naming at most this many geographies are answered from the serving index (positional
- * reads, ~30 µs per geography) when the build has one; larger ones, wildcards and scans go to
- * DuckDB. Measured in docs/performance.md ("Serving index").
+ * Requests of at most this many geography × vintage lookups are answered from the serving index
+ * (positional reads, ~25 µs per geography for 10 codes) when the build has one; larger ones,
+ * wildcards and scans go to DuckDB. `npm run bench:serving` (crossover, docs/performance.md): the
+ * index stays faster than DuckDB up to every county (12 ms against 26 ms), but it runs on the event
+ * loop, so the bound keeps one request's synchronous work near 2 ms (500 lookups of 2–10 codes)
+ * while all states × 10 codes (52 lookups, 1.3 ms against DuckDB's 25 ms) takes the index.
  */
-export const POINT_LOOKUP_MAX_GEOS = 25;
+export const POINT_LOOKUP_MAX_GEOS = 500;
 
 /**
  * A build never changes once live, so a query's answer can be kept. The cache is bounded by the
@@ -84,12 +87,17 @@ export class ObservationStore {
     cacheCells: number,
     /** Damaged or missing partition files answer 503 for the requests that need them (partition-guard.ts). */
     readonly guard: PartitionGuard,
+    private readonly pointLookupMaxGeos: number,
   ) {
     this.partitions = partitions;
     this.cache = cacheCells > 0 ? new ResultCache(cacheCells) : undefined;
   }
 
-  static async open(buildDir: string, pool?: DuckPool, opts: { cacheCells?: number } = {}): Promise<ObservationStore> {
+  static async open(
+    buildDir: string,
+    pool?: DuckPool,
+    opts: { cacheCells?: number; /** Tests and benchmarks: force one path (0: DuckDB only). */ pointLookupMaxGeos?: number } = {},
+  ): Promise<ObservationStore> {
     const root = path.join(buildDir, 'observations');
     const partitions = new Set<string>();
     for (const d of fs.existsSync(root) ? fs.readdirSync(root).filter((e) => e.startsWith('dataset=')) : []) {
@@ -114,7 +122,15 @@ export class ObservationStore {
       new Map([...partitions].map((k) => [k, { file: ObservationStore.fileIn(root, k), rows: rows[k] }])),
     );
     await guard.verifyAll();
-    return new ObservationStore(root, db, partitions, tables, opts.cacheCells ?? 250_000, guard);
+    return new ObservationStore(
+      root,
+      db,
+      partitions,
+      tables,
+      opts.cacheCells ?? 250_000,
+      guard,
+      opts.pointLookupMaxGeos ?? POINT_LOOKUP_MAX_GEOS,
+    );
   }
 
   private static fileIn(root: string, partition: string): string {
@@ -197,7 +213,7 @@ export class ObservationStore {
 
   /** The point-lookup path: a few geographies, every partition indexed. Undefined: ask DuckDB. */
   private lookup(q: CellQuery, vintages: number[]): Map<string, StoredCell> | undefined {
-    if (q.geoKeys === 'all' || q.geoKeys.length > POINT_LOOKUP_MAX_GEOS) return undefined;
+    if (q.geoKeys === 'all' || q.geoKeys.length * vintages.length > this.pointLookupMaxGeos) return undefined;
     const indexes = vintages.map((v) => this.index(q.dataset, v, q.level));
     if (indexes.some((i) => i === null)) return undefined;
     const out = new Map<string, StoredCell>();
