@@ -78,6 +78,7 @@ export class ObservationStore {
   private readonly cache: ResultCache | undefined;
   /** Serving index per partition, opened on first use; null when the partition has none. */
   private readonly indexes = new Map<string, ServingIndex | null>();
+  private readonly vintagesOf = new Map<string, number[]>();
 
   private constructor(
     private readonly root: string,
@@ -159,14 +160,20 @@ export class ObservationStore {
     return this.partitions.has(`${dataset}/${vintage}/${level}`);
   }
 
-  /** Vintages with any values loaded for a dataset and level, ascending. */
+  /** Vintages with any values loaded for a dataset and level, ascending (the build is immutable: kept per pair; callers must not modify). */
   loadedVintages(dataset: string, level: string): number[] {
-    const out: number[] = [];
-    for (const p of this.partitions) {
-      const [d, v, l] = p.split('/');
-      if (d === dataset && l === level) out.push(Number(v));
+    const key = `${dataset}/${level}`;
+    let out = this.vintagesOf.get(key);
+    if (!out) {
+      out = [];
+      for (const p of this.partitions) {
+        const [d, v, l] = p.split('/');
+        if (d === dataset && l === level) out.push(Number(v));
+      }
+      out.sort((a, b) => a - b);
+      this.vintagesOf.set(key, Object.freeze(out) as number[]);
     }
-    return out.sort((a, b) => a - b);
+    return out;
   }
 
   private file(dataset: string, vintage: number, level: string): string {
