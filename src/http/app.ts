@@ -4,13 +4,12 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import type { Logger } from 'pino';
-import { validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger, OneLinePerRequest } from './plugins/logging.js';
-import { writerSerializerCompiler } from './response-writer.js';
 import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
 import type { RouteMeta } from './route-helpers.js';
@@ -100,7 +99,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     clientErrorHandler: clientErrorHandler(config.ERRORS_URL, logger as FastifyBaseLogger),
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(writerSerializerCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
   app.decorate('heavyGate', new HeavyGate(config.HEAVY_CONCURRENCY, config.HEAVY_QUEUE));
   const live = opts.live ?? new LiveStores(opts.stores);
