@@ -139,6 +139,11 @@ export class ObservationStore {
     return path.join(root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, 'data_0.parquet');
   }
 
+  /** Whether query results are kept (OBSERVATION_CACHE_CELLS > 0); caches above this one follow it. */
+  get cachesResults(): boolean {
+    return this.cache !== undefined;
+  }
+
   /** Whether the build holds this table's values for the partition (absent cells then mean "not published"). */
   hasTable(dataset: string, vintage: number, level: string, tableId: string): boolean {
     return this.tables.get(`${dataset}/${vintage}/${level}`)?.has(tableId) ?? false;
