@@ -8,6 +8,7 @@
 // out from here are marked shared (isSharedAnswer): nobody may modify them, and the transport
 // may keep their rendered JSON beside them (route-helpers.ts).
 import type { CatalogStore } from '../../store/catalog.js';
+import { storeMetrics } from '../../store/metrics.js';
 import type { ObservationStore } from '../../store/observations.js';
 import { computeCells, type EngineRequest, type EngineResult, type EngineStores } from './engine.js';
 
@@ -68,6 +69,7 @@ export async function computeCellsShared(
   if (!cache) caches.set(obs, (cache = new AnswerCache()));
   const key = keyOf(req);
   const hit = cache.get(key);
+  storeMetrics.cache('data_answers', hit !== undefined);
   if (hit) return hit;
   const result = await computeCells(stores, catalog, req);
   Object.freeze(result.cells);
