@@ -5,14 +5,14 @@
 // Values are parsed and cleaned in JS (strict validation, jam values → null + annotation), streamed
 // to a tab-separated staging file, and DuckDB sorts and writes the Parquet. A partition whose input
 // files are byte-identical to the previous build's is hard-linked instead of rebuilt.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { once } from 'node:events';
 import { withDuckDB, sqlString } from '../duckdb.js';
-import { parseApiBody, type ObservationRow } from '../sources/api-body.js';
+import { scanApiBody, type ParsedBody } from '../sources/api-body.js';
 import { InputError, type EtlStep, type StepContext } from '../step.js';
 import {
   PUBLISHED_GEOGRAPHIES_FILE,
@@ -69,26 +69,25 @@ export function groupPartitions(files: string[]): Partition[] {
   return [...byKey.values()].sort((a, b) => a.dataset.localeCompare(b.dataset) || a.vintage - b.vintage || a.level.localeCompare(b.level));
 }
 
+const gunzipAsync = promisify(gunzip);
+
+/** One source file's text (gunzip runs on the libuv thread pool). */
 async function readText(file: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  const source = createReadStream(file);
-  const sink = async function* (src: AsyncIterable<Buffer>) {
-    for await (const c of src) chunks.push(c);
-  };
-  if (file.endsWith('.gz')) await pipeline(source, createGunzip(), sink);
-  else await pipeline(source, sink);
-  return Buffer.concat(chunks).toString('utf8');
+  const raw = await fs.readFile(file);
+  return (file.endsWith('.gz') ? await gunzipAsync(raw) : raw).toString('utf8');
 }
 
-const num = (v: number | null) => (v === null ? '' : String(v));
-const str = (v: string | null) => v ?? '';
-
-function toTsv(rows: ObservationRow[]): string {
-  let s = '';
-  for (const r of rows) {
-    s += `${r.geo_key}\t${r.table_id}\t${r.variable}\t${num(r.estimate)}\t${num(r.moe)}\t${str(r.estimate_annotation)}\t${str(r.moe_annotation)}\n`;
-  }
-  return s;
+/**
+ * One parsed source file as staging TSV text (DuckDB reads it with `copyTsvToParquetSql`): null
+ * numbers and annotations are empty fields, numbers are written as JavaScript prints the double,
+ * which DuckDB reads back to the same double.
+ */
+function fileToTsv(text: string, file: string): { tsv: string; body: Omit<ParsedBody, 'rows'> & { rowCount: number } } {
+  let tsv = '';
+  const body = scanApiBody(text, file, (geo, table, variable, e, m, ea, ma) => {
+    tsv += `${geo}\t${table}\t${variable}\t${e ?? ''}\t${m ?? ''}\t${ea ?? ''}\t${ma ?? ''}\n`;
+  });
+  return { tsv, body };
 }
 
 /**
@@ -171,6 +170,7 @@ export const observationsStep: EtlStep = {
     const published: PublishedGeographies = {};
     const prevPublished = ctx.previousDir ? await readPublishedGeographies(ctx.previousDir) : undefined;
 
+    const timings = { parse: 0, copy: 0, servingIndex: 0 };
     await withDuckDB(async (db) => {
       for (const p of partitions) {
         const rel = partitionDir(p);
@@ -193,40 +193,19 @@ export const observationsStep: EtlStep = {
           continue;
         }
         const tsv = path.join(stagingDir, `${p.dataset}-${p.vintage}-${p.level}.tsv`);
-        const out = createWriteStream(tsv);
-        let count = 0;
-        const tables = new Set<string>();
-        const places = new PlaceCollector();
-        // Parse a few files at once (gunzip runs on the thread pool) but write in file order so the
-        // staging file, and so the build, is deterministic.
-        const CONCURRENCY = 8;
-        for (let i = 0; i < p.files.length; i += CONCURRENCY) {
-          const batch = p.files.slice(i, i + CONCURRENCY);
-          const parsed = await Promise.all(
-            batch.map(async (f) => {
-              const body = parseApiBody(await readText(path.join(ctx.sourceDir, f)), f);
-              if (body.level !== p.level) {
-                throw new InputError(f, `geography columns are for level ${body.level}, but the file is under ${p.level}/`);
-              }
-              return body;
-            }),
-          );
-          for (const body of parsed) {
-            for (const t of body.tables) tables.add(t);
-            places.add(body.places);
-            count += body.rows.length;
-            if (!out.write(toTsv(body.rows))) await once(out, 'drain');
-          }
-          bar.increment(batch.length);
-        }
-        out.end();
-        await once(out, 'finish');
+        let t = performance.now();
+        const { count, tables, places } = await stagePartition(ctx.sourceDir, p, tsv, (n) => bar.increment(n));
+        timings.parse += performance.now() - t;
+        t = performance.now();
         await db.run(copyTsvToParquetSql(tsv, target, count));
         await fs.rm(tsv);
+        timings.copy += performance.now() - t;
+        t = performance.now();
         await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
+        timings.servingIndex += performance.now() - t;
         rows[key] = count;
-        index[key] = { tables: [...tables].sort(), files: p.files.length };
-        published[key] = places.list();
+        index[key] = { tables, files: p.files.length };
+        published[key] = places;
       }
     });
     bar.stop();
@@ -234,6 +213,44 @@ export const observationsStep: EtlStep = {
     await fs.writeFile(path.join(ctx.outDir, PUBLISHED_GEOGRAPHIES_FILE), JSON.stringify(published));
     await fs.rm(stagingDir, { recursive: true, force: true });
     notes.push(`${partitions.length} partitions from ${files.length} files; ${reused} reused unchanged from the previous build`);
-    return { rows, notes };
+    return { rows, notes, timings };
   },
 };
+
+/**
+ * Read and parse every file of a partition into its staging TSV, in file order (so the staging
+ * file, and so the build, is deterministic). Returns the row count, the tables the files hold
+ * (sorted) and the geographies they publish. Also used by bench:etl to give its baseline the same
+ * rows in the same order.
+ */
+export async function stagePartition(
+  sourceDir: string,
+  p: Partition,
+  tsvPath: string,
+  progress: (files: number) => void = () => {},
+): Promise<{ count: number; tables: string[]; places: Array<[string, string | null]> }> {
+  const out = createWriteStream(tsvPath);
+  let count = 0;
+  const tables = new Set<string>();
+  const places = new PlaceCollector();
+  // Read and gunzip a few files at once (gunzip runs on the thread pool).
+  const CONCURRENCY = 8;
+  for (let i = 0; i < p.files.length; i += CONCURRENCY) {
+    const batch = p.files.slice(i, i + CONCURRENCY);
+    const texts = await Promise.all(batch.map((f) => readText(path.join(sourceDir, f))));
+    for (const [k, text] of texts.entries()) {
+      const f = batch[k]!;
+      const { tsv, body } = fileToTsv(text, f);
+      if (body.level !== p.level)
+        throw new InputError(f, `geography columns are for level ${body.level}, but the file is under ${p.level}/`);
+      for (const t of body.tables) tables.add(t);
+      places.add(body.places);
+      count += body.rowCount;
+      if (!out.write(tsv)) await once(out, 'drain');
+    }
+    progress(batch.length);
+  }
+  out.end();
+  await once(out, 'finish');
+  return { count, tables: [...tables].sort(), places: places.list() };
+}
