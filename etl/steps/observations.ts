@@ -270,7 +270,14 @@ export async function stagePartition(
   let count = 0;
   const tables = new Set<string>();
   const places = new PlaceCollector();
-  const parse = pool ? (f: string) => pool.parse(path.join(sourceDir, f), f) : async (f: string) => stageFile(path.join(sourceDir, f), f);
+  // On this thread, one file per event-loop turn, so DuckDB's work for the previous partition
+  // (awaited on this same loop) keeps going between files.
+  const parse = pool
+    ? (f: string) => pool.parse(path.join(sourceDir, f), f)
+    : async (f: string) => {
+        await new Promise(setImmediate);
+        return stageFile(path.join(sourceDir, f), f);
+      };
   // A window of files in flight (read, gunzipped and parsed concurrently), consumed in file order.
   const WINDOW = 8;
   const inFlight: Array<Promise<Awaited<ReturnType<typeof parse>>>> = [];
