@@ -2,6 +2,9 @@
 // JS cost; on worker threads they use both cores and overlap DuckDB's sort of the previous
 // partition (docs/performance.md, "6. ETL"). Results are handed back per file and written in file
 // order by the caller, so the staging file and the build stay deterministic.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError } from '../../step.js';
 import type { FileSummary } from './staging.js';
@@ -20,10 +23,16 @@ export type ParseReply =
 
 /**
  * The worker runs TypeScript like the rest of the ETL: it registers tsx's loader first (a no-op
- * cost under `tsx`, and what makes it load under vitest or plain node too).
+ * cost under `tsx`, and what makes it load under vitest or plain node too). tsx's ESM entry is
+ * found through its package.json, not `import.meta.resolve`, which vitest's module runner (the
+ * test-data build in its global setup) does not support.
  */
 function workerSource(): URL {
-  const code = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+  const require = createRequire(import.meta.url);
+  const pkgJson = require.resolve('tsx/package.json');
+  const pkg = require(pkgJson) as { exports: Record<string, { import: { default: string } }> };
+  const tsxApi = pathToFileURL(path.join(path.dirname(pkgJson), pkg.exports['./esm/api']!.import.default)).href;
+  const code = `import { register } from ${JSON.stringify(tsxApi)};
 register();
 await import(${JSON.stringify(new URL('./parse-worker.ts', import.meta.url).href)});`;
   return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
