@@ -58,12 +58,17 @@ export class PolygonLayer {
 }
 
 export class PointLayer {
-  /** Feature indices sorted by key, built on the first nearest(): a key prefix is one contiguous run. */
-  private byKey: Int32Array | undefined;
+  /** Feature indices sorted by key: a key prefix is one contiguous run (~0.1 s for 240k block groups, at load). */
+  private readonly byKey: Int32Array;
   /** Decoded properties of answered points (names and sources: small; geometry is not kept). */
   private readonly props = new Map<number, BoundaryFeature['properties']>();
 
-  constructor(readonly file: FgbFile) {}
+  constructor(readonly file: FgbFile) {
+    const keys = file.keys;
+    const order = Array.from({ length: keys.length }, (_, i) => i);
+    order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+    this.byKey = Int32Array.from(order);
+  }
 
   feature(i: number): BoundaryFeature {
     return this.file.feature(i);
@@ -89,22 +94,16 @@ export class PointLayer {
     const keys = this.file.keys;
     if (keys.length === 0) return null;
     const colon = keys[0]!.indexOf(':') + 1;
-    const order = (this.byKey ??= this.sortByKey());
-    const target = keys[0]!.slice(0, colon) + prefix;
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[order[mid]!]! < target) lo = mid + 1;
-      else hi = mid;
-    }
+    const order = this.byKey;
+    const lo = lowerBound(keys, order, keys[0]!.slice(0, colon) + prefix);
+    // Every key of the prefix sorts before prefix + U+FFFF (keys are ASCII).
+    const hi = lowerBound(keys, order, `${keys[0]!.slice(0, colon)}${prefix}\uffff`);
     const boxes = this.file.boxes;
     let best = -1;
     let bestDist = 25; // maxDistance 5, squared, as Flatbush compares it
     let tie = false;
-    for (let j = lo; j < order.length; j++) {
+    for (let j = lo; j < hi; j++) {
       const i = order[j]!;
-      if (!keys[i]!.startsWith(prefix, colon)) break;
       const p = i * 4;
       // Flatbush's box distance, term for term (a point's box has min = max).
       const dx = Math.max(Math.max(boxes[p]! - lng, lng - boxes[p + 2]!), 0);
@@ -130,10 +129,16 @@ export class PointLayer {
     const [i] = this.file.index.neighbors(lng, lat, 1, 5, (j) => keys[j]!.startsWith(prefix, colon));
     return i === undefined ? null : { key: keys[i]!, index: i };
   }
+}
 
-  private sortByKey(): Int32Array {
-    const keys = this.file.keys;
-    const order = Int32Array.from({ length: keys.length }, (_, i) => i);
-    return order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+/** The first position in `order` whose key is not below `target`. */
+function lowerBound(keys: readonly string[], order: Int32Array, target: string): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[order[mid]!]! < target) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
 }
