@@ -49,7 +49,11 @@ export function answerCacheOf<V>(name: string, max: number, stores: readonly (ob
   return cache as AnswerCache<V>;
 }
 
-/** Freezes an answer and every object and array inside it, so no caller can change a cached value. */
+/**
+ * Freezes an answer and every object and array inside it, so no caller can change a cached value.
+ * That includes store data the answer points at (a catalog variable's topic, a cached code list),
+ * which the stores never change once loaded either.
+ */
 export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
