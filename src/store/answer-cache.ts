@@ -1,20 +1,44 @@
 // Answers computed from stores that never change once loaded (a build's boundaries, geographies,
 // catalog, census tables), kept per store instance: a build switch opens new stores, so their
-// caches start empty and the old ones go with the old stores (WeakMap). Bounded, oldest out.
+// caches start empty and the old ones go with the old stores (WeakMap). Bounded, least recently used out.
 // Callers keep cached values immutable (frozen) and build each response around them.
 
+/**
+ * Least recently used out, bounded by total weight: by default every entry weighs 1 (a count of
+ * answers); a cache of cells passes `weigh` so a 500-cell answer counts 500. Callers keep single
+ * entries well under `max`, or one answer would flush everything else.
+ */
 export class AnswerCache<V> {
   private readonly map = new Map<string, V>();
+  private weight = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly weigh: (value: V) => number = () => 1,
+  ) {}
 
   get(key: string): V | undefined {
-    return this.map.get(key);
+    const hit = this.map.get(key);
+    if (hit !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+    }
+    return hit;
   }
 
   set(key: string, value: V): V {
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    const old = this.map.get(key);
+    if (old !== undefined) {
+      this.map.delete(key);
+      this.weight -= this.weigh(old);
+    }
     this.map.set(key, value);
+    this.weight += this.weigh(value);
+    for (const [k, v] of this.map) {
+      if (this.weight <= this.max) break;
+      this.map.delete(k);
+      this.weight -= this.weigh(v);
+    }
     return value;
   }
 

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../domain/errors.js';
+import { AnswerCache } from './answer-cache.js';
 import { readManifest } from './data-dir.js';
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
@@ -40,36 +41,12 @@ export const cellKey = (vintage: number, geoKey: string, code: string) => `${vin
 export const POINT_LOOKUP_MAX_GEOS = 500;
 
 /**
- * A build never changes once live, so a query's answer can be kept. The cache is bounded by the
- * number of cells it holds (least recently used first out); 0 disables it. A DuckDB lookup of one
- * geography costs ~3 ms, a cache hit microseconds (bench/http.ts reports both).
+ * A build never changes once live, so a query's answer can be kept: an AnswerCache weighed by the
+ * cells it holds (OBSERVATION_CACHE_CELLS; 0 disables it), least recently used out. An answer over a
+ * quarter of the bound is not kept, so one huge answer cannot flush everything else. A DuckDB lookup
+ * of one geography costs ~3 ms, a cache hit microseconds (bench/http.ts reports both).
  */
-class ResultCache {
-  private readonly entries = new Map<string, Map<string, StoredCell>>();
-  private cells = 0;
-
-  constructor(private readonly maxCells: number) {}
-
-  get(key: string): Map<string, StoredCell> | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  set(key: string, value: Map<string, StoredCell>): void {
-    if (value.size > this.maxCells / 4) return; // one huge answer must not flush everything else
-    this.entries.set(key, value);
-    this.cells += value.size;
-    for (const [k, v] of this.entries) {
-      if (this.cells <= this.maxCells) break;
-      this.entries.delete(k);
-      this.cells -= v.size;
-    }
-  }
-}
+type ResultCache = AnswerCache<Map<string, StoredCell>>;
 
 export class ObservationStore {
   /** `dataset/vintage/level` of every partition present in the build. */
@@ -85,13 +62,13 @@ export class ObservationStore {
     private readonly pool: DuckPool,
     partitions: Set<string>,
     private readonly tables: Map<string, Set<string>>,
-    cacheCells: number,
+    private readonly cacheCells: number,
     /** Damaged or missing partition files answer 503 for the requests that need them (partition-guard.ts). */
     readonly guard: PartitionGuard,
     private readonly pointLookupMaxGeos: number,
   ) {
     this.partitions = partitions;
-    this.cache = cacheCells > 0 ? new ResultCache(cacheCells) : undefined;
+    this.cache = cacheCells > 0 ? new AnswerCache<Map<string, StoredCell>>(cacheCells, (m) => m.size) : undefined;
   }
 
   static async open(
@@ -209,7 +186,7 @@ export class ObservationStore {
       if (fault) throw unavailable(fault);
       throw e;
     }
-    if (key) this.cache!.set(key, out);
+    if (key && out.size <= this.cacheCells / 4) this.cache!.set(key, out);
     return out;
   }
 

@@ -7,6 +7,7 @@
 // (OBSERVATION_CACHE_CELLS > 0: with the cache off, nothing is kept here either). Answers handed
 // out from here are marked shared (isSharedAnswer): nobody may modify them, and the transport
 // may keep their rendered JSON beside them (route-helpers.ts).
+import { AnswerCache } from '../../store/answer-cache.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { storeMetrics } from '../../store/metrics.js';
 import type { ObservationStore } from '../../store/observations.js';
@@ -22,31 +23,7 @@ const shared = new WeakSet<object>();
 /** Whether `cells` came from the answer cache, so the same array is served again (never modify it). */
 export const isSharedAnswer = (cells: object): boolean => shared.has(cells);
 
-class AnswerCache {
-  private readonly entries = new Map<string, EngineResult>();
-  private cells = 0;
-
-  get(key: string): EngineResult | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  set(key: string, value: EngineResult): void {
-    this.entries.set(key, value);
-    this.cells += value.cells.length;
-    for (const [k, v] of this.entries) {
-      if (this.cells <= MAX_CELLS) break;
-      this.entries.delete(k);
-      this.cells -= v.cells.length;
-    }
-  }
-}
-
-const caches = new WeakMap<ObservationStore, AnswerCache>();
+const caches = new WeakMap<ObservationStore, AnswerCache<EngineResult>>();
 
 /** Everything the engine's answer depends on besides the build. */
 function keyOf(req: EngineRequest): string {
@@ -66,7 +43,7 @@ export async function computeCellsShared(
   const size = req.vintages.length * req.variables.length * req.geographies.length;
   if (!obs.cachesResults || size > MAX_ANSWER_CELLS) return computeCells(stores, catalog, req);
   let cache = caches.get(obs);
-  if (!cache) caches.set(obs, (cache = new AnswerCache()));
+  if (!cache) caches.set(obs, (cache = new AnswerCache<EngineResult>(MAX_CELLS, (r) => r.cells.length)));
   const key = keyOf(req);
   const hit = cache.get(key);
   storeMetrics.cache('data_answers', hit !== undefined);
