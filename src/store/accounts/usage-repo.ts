@@ -47,15 +47,7 @@ export function charge(db: Db, c: ChargeInput): ChargeOutcome {
         // Throwing rolls the monthly increment back with the rest of the transaction.
         throw new BurstExceeded(burstRequests(db, c.accountId, c.minute), m.units - c.cost);
       }
-      const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
-        c.accountId,
-        c.keyId,
-        c.now,
-        c.route,
-        c.cost,
-        c.ip,
-      );
-      return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: Number(log.lastInsertRowid) };
+      return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: logCharge(db, c) };
     })
     .immediate();
 }
@@ -142,6 +134,11 @@ export function chargeHoldingLock(db: Db, c: ChargeInput): ChargeOutcome {
     );
     return { ok: false, limit: 'burst', monthlyUsed: m.units - c.cost, burstUsed: burstRequests(db, c.accountId, c.minute) };
   }
+  return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: logCharge(db, c) };
+}
+
+/** The request's receipt in request_log (what refund() deletes); its row id. */
+function logCharge(db: Db, c: ChargeInput): number {
   const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
     c.accountId,
     c.keyId,
@@ -150,7 +147,7 @@ export function chargeHoldingLock(db: Db, c: ChargeInput): ChargeOutcome {
     c.cost,
     c.ip,
   );
-  return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: Number(log.lastInsertRowid) };
+  return Number(log.lastInsertRowid);
 }
 
 /** charge() with the burst rollback turned back into a value. */
