@@ -7,8 +7,11 @@
 // 2-core machine (load 8–17) two bench:load runs of the same code differed by 2×. The ratio
 // bare ÷ service is the throughput ratio the service would reach if CPU were the only limit, and
 // leaves out the socket work both sides share. Env: BENCH_ROUNDS (3), BENCH_REQUESTS (per round
-// and case; 300), BENCH_MODES (cold,warm), BENCH_CASES, DATA_DIR (.cache/test-data).
+// and case; 300), BENCH_MODES (cold,warm), BENCH_CASES, DATA_DIR (.cache/test-data),
+// BENCH_CPU_PROF (directory: a V8 CPU profile of each case's last service round only, after
+// warm-up, so start-up and JIT warm-up do not blur the per-request picture).
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -38,6 +41,25 @@ const ALL_CASES = [
   { name: 'search', path: '/v1/variables?search=median%20income' },
 ];
 const CASES = process.env.BENCH_CASES ? ALL_CASES.filter((c) => process.env.BENCH_CASES!.split(',').includes(c.name)) : ALL_CASES;
+
+const PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
+
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  if (!PROF_DIR) return run();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  try {
+    return await run();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(PROF_DIR, { recursive: true });
+    fs.writeFileSync(path.join(PROF_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -91,12 +113,15 @@ async function main() {
       const service: number[] = [];
       const baseline: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        let t = cpuMs();
+        const t = cpuMs();
         for (let k = 0; k < REQUESTS; k++) await bare.inject({ url: `/constant/${i}` });
         baseline.push((cpuMs() - t) / REQUESTS);
-        t = cpuMs();
-        for (let k = 0; k < REQUESTS; k++) await app.inject({ url: c.path, headers: { 'x-api-key': keys[n++ % keys.length]! } });
-        service.push((cpuMs() - t) / REQUESTS);
+        const serviceRound = async () => {
+          const t0 = cpuMs();
+          for (let k = 0; k < REQUESTS; k++) await app.inject({ url: c.path, headers: { 'x-api-key': keys[n++ % keys.length]! } });
+          service.push((cpuMs() - t0) / REQUESTS);
+        };
+        await (r === ROUNDS - 1 ? profiled(`${mode}-${c.name}`, serviceRound) : serviceRound());
       }
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
       lines.push(

@@ -3,7 +3,11 @@
 //   * all states × 10 codes: the previous geo-sorted Parquet (variable filter) against the
 //     table-major Parquet (table + variable filter), DuckDB alone;
 //   * one state × 5 codes: DuckDB alone on both layouts against the serving index, and the
-//     ObservationStore's point-lookup path (cache off) — the server-side cost of a lookup.
+//     ObservationStore's point-lookup path (cache off) — the server-side cost of a lookup;
+//   * the crossover: N geographies × 10 codes through ObservationStore.fetch (cache off), once
+//     forced to the serving index and once to DuckDB, N from 25 to every county (acs5 2022
+//     county partition) and all states (acs1 2018) — what POINT_LOOKUP_MAX_GEOS is set from.
+//     BENCH_CROSSOVER_ONLY=1 runs only this part.
 // The geo-sorted variant is written once from the live file under .cache/bench-layouts.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,6 +58,14 @@ async function main() {
   const pool = await DuckPool.open();
   const store = await ObservationStore.open(build, pool, { cacheCells: 0 });
 
+  if (process.env.BENCH_CROSSOVER_ONLY) {
+    await crossover(build, pool);
+    store.close();
+    idx.close();
+    c.closeSync();
+    inst.closeSync();
+    return;
+  }
   const list = (a: string[]) => a.map(sqlString).join(',');
   const tables = (a: string[]) => list([...new Set(a.map((x) => x.slice(0, x.indexOf('_'))))]);
   const cols = 'geo_key, variable, estimate, moe, estimate_annotation, moe_annotation';
@@ -97,10 +109,50 @@ async function main() {
   console.log(latencyLine('  serving index lookup', summarize(ix!)));
   console.log(latencyLine('  ObservationStore.fetch (point-lookup path, cache off)', summarize(st!)));
   console.log(`  DuckDB (previous) ÷ store p50 ${ratio(summarize(g1!).p50, summarize(st!).p50)}`);
+  await crossover(build, pool);
   store.close();
   idx.close();
   c.closeSync();
   inst.closeSync();
+}
+
+/** N geographies × 10 codes: the serving index against DuckDB, same store code, cache off. */
+async function crossover(build: string, pool: DuckPool) {
+  const viaIndex = await ObservationStore.open(build, pool, { cacheCells: 0, pointLookupMaxGeos: Number.POSITIVE_INFINITY });
+  const viaDuck = await ObservationStore.open(build, pool, { cacheCells: 0, pointLookupMaxGeos: 0 });
+  const countyFile = path.join(build, 'observations/dataset=acs5/vintage=2022/level=county/data_0.parquet');
+  const counties = (
+    await pool.rows<{ k: string }>(`SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(countyFile)}) ORDER BY k`)
+  ).map((r) => r.k);
+  const stateFile = path.join(build, 'observations/dataset=acs1/vintage=2018/level=state/data_0.parquet');
+  const states = (await pool.rows<{ k: string }>(`SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(stateFile)}) ORDER BY k`)).map(
+    (r) => r.k,
+  );
+  console.log('\ncrossover: N geographies × 10 codes, ObservationStore.fetch with the cache off (serving index ÷ DuckDB p50)');
+  const cases: Array<{ label: string; dataset: string; vintage: number; level: string; keys: string[] }> = [
+    { label: 'acs1 2018, all states', dataset: 'acs1', vintage: 2018, level: 'state', keys: states },
+  ];
+  for (const n of [25, 100, 250, 500, 1000, 2000, counties.length]) {
+    // Spread over the whole list, as a wildcard in several states would be.
+    const step = counties.length / n;
+    const keys = Array.from({ length: Math.min(n, counties.length) }, (_, i) => counties[Math.floor(i * step)]!);
+    cases.push({ label: `acs5 2022, ${keys.length} counties`, dataset: 'acs5', vintage: 2022, level: 'county', keys });
+  }
+  for (const k of cases) {
+    const q = { dataset: k.dataset, vintages: [k.vintage], level: k.level, geoKeys: k.keys, codes: TEN };
+    const [a, b] = [await viaIndex.fetch(q), await viaDuck.fetch(q)];
+    if (a.size !== b.size) throw new Error(`${k.label}: index ${a.size} cells, DuckDB ${b.size}`);
+    const [ti, td] = await interleaved([() => viaIndex.fetch(q), () => viaDuck.fetch(q)], {
+      maxMs: Number(process.env.BENCH_MAX_MS ?? 4000),
+      iterations: 200,
+      minIterations: 10,
+    });
+    const si = summarize(ti!);
+    const sd = summarize(td!);
+    console.log(
+      `  ${k.label.padEnd(28)} ${String(a.size).padStart(6)} cells: index p50 ${si.p50.toFixed(2)} ms, DuckDB p50 ${sd.p50.toFixed(2)} ms; index ÷ DuckDB ${(si.p50 / sd.p50).toFixed(3)}`,
+    );
+  }
 }
 
 main().catch((e) => {

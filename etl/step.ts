@@ -43,6 +43,8 @@ export interface StepResult {
   rows: Record<string, number>;
   /** Human-readable notes for the manifest (gaps found, reused partitions, …). */
   notes?: string[];
+  /** Wall milliseconds per phase, for benchmarks (bench:etl); not written to the manifest. */
+  timings?: Record<string, number>;
 }
 
 export interface EtlStep {

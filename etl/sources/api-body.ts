@@ -89,29 +89,58 @@ export function readApiTable(text: string): ApiTable {
   if (!Array.isArray(json) || json.length === 0 || !Array.isArray(json[0])) {
     throw new BodyError('not a non-empty JSON array of arrays whose first row holds the column names');
   }
-  const [header, ...rows] = json as unknown[][];
-  if (header!.length === 0 || !header!.every((h) => typeof h === 'string'))
+  const all = json as unknown[][];
+  const header = all[0]!;
+  if (header.length === 0 || !header.every((h) => typeof h === 'string'))
     throw new BodyError('the first row is not a header row of column names (strings)', 0);
   const names = header as string[];
-  rows.forEach((row, i) => {
+  // Plain loops: this check runs over every cell of every source file (an ETL hot path).
+  for (let i = 1; i < all.length; i++) {
+    const row = all[i];
     if (!Array.isArray(row) || row.length !== names.length) {
       throw new BodyError(
-        `row ${i + 1} has ${Array.isArray(row) ? row.length : 'no'} cells, the header ${names.length} (expected ${names.length} cells)`,
-        i + 1,
+        `row ${i} has ${Array.isArray(row) ? row.length : 'no'} cells, the header ${names.length} (expected ${names.length} cells)`,
+        i,
       );
     }
-    const bad = row.findIndex((c) => c !== null && typeof c !== 'string');
-    if (bad >= 0)
-      throw new BodyError(
-        `row ${i + 1}, column ${names[bad]}: ${JSON.stringify(row[bad])} is not a string or null (cells must be strings or null)`,
-        i + 1,
-      );
-  });
+    for (let c = 0; c < row.length; c++) {
+      const cell: unknown = row[c];
+      if (cell !== null && typeof cell !== 'string')
+        throw new BodyError(
+          `row ${i}, column ${names[c]}: ${JSON.stringify(cell)} is not a string or null (cells must be strings or null)`,
+          i,
+        );
+    }
+  }
+  const rows = all.slice(1);
   return { header: names, rows: rows as Cell[][] };
 }
 
 /** Parse and clean one API body. `file` is only used in error messages. */
 export function parseApiBody(text: string, file: string): ParsedBody {
+  const rows: ObservationRow[] = [];
+  const head = scanApiBody(text, file, (geo_key, table_id, variable, estimate, moe, estimate_annotation, moe_annotation) => {
+    rows.push({ geo_key, table_id, variable, estimate, moe, estimate_annotation, moe_annotation });
+  });
+  return { ...head, rows };
+}
+
+/** Receives the rows of a body one by one, in row order then column order. */
+export type RowSink = (
+  geoKey: string,
+  tableId: string,
+  variable: string,
+  estimate: number | null,
+  moe: number | null,
+  estimateAnnotation: AnnotationCode | null,
+  moeAnnotation: AnnotationCode | null,
+) => void;
+
+/**
+ * `parseApiBody` without the row objects: each row goes to `sink` (the ETL writes it straight to
+ * its staging file), the rest is returned.
+ */
+export function scanApiBody(text: string, file: string, sink: RowSink): Omit<ParsedBody, 'rows'> & { rowCount: number } {
   let table: ApiTable;
   try {
     table = readApiTable(text);
@@ -156,7 +185,7 @@ export function parseApiBody(text: string, file: string): ParsedBody {
     });
   }
 
-  const rows: ObservationRow[] = [];
+  let rowCount = 0;
   const places: ParsedBody['places'] = [];
   const seenPlaces = new Map<string, number>();
   for (let r = 1; r < json.length; r++) {
@@ -208,24 +237,32 @@ export function parseApiBody(text: string, file: string): ParsedBody {
       ) {
         continue;
       }
-      const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
-      if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
-      if (est.value !== null) checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
-      let moe: ReturnType<typeof cleanCell> = { value: null, annotation: 'missing_in_source' };
-      if (v.m !== undefined) {
-        moe = symbolCell(cells[v.m] ?? null, 'M') ?? cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
-        if (!moe) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
-        if (moe.value !== null) checkExact(cells[v.m] ?? null, moe.value, `${v.variable.slice(0, -1)}M`, file, r);
+      // Most cells are a plain number with no annotation: taken as is (exact by construction, see
+      // plainNumber). Everything else goes through the full rules below.
+      let estimate: number | null | undefined = v.ea === undefined || blank(cells[v.ea]) ? plainNumber(cells[v.e]!) : undefined;
+      let estimateAnnotation: AnnotationCode | null = null;
+      if (estimate === undefined) {
+        const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
+        if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
+        if (est.value !== null) checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
+        estimate = est.value;
+        estimateAnnotation = est.annotation;
       }
-      rows.push({
-        geo_key: geoKey,
-        table_id: v.table,
-        variable: v.variable,
-        estimate: est.value,
-        moe: moe.value,
-        estimate_annotation: est.annotation,
-        moe_annotation: moe.annotation,
-      });
+      let moe: number | null | undefined = null;
+      let moeAnnotation: AnnotationCode | null = 'missing_in_source';
+      if (v.m !== undefined) {
+        moe = v.ma === undefined || blank(cells[v.ma]) ? plainNumber(cells[v.m]!) : undefined;
+        moeAnnotation = null;
+        if (moe === undefined) {
+          const m = symbolCell(cells[v.m] ?? null, 'M') ?? cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
+          if (!m) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
+          if (m.value !== null) checkExact(cells[v.m] ?? null, m.value, `${v.variable.slice(0, -1)}M`, file, r);
+          moe = m.value;
+          moeAnnotation = m.annotation;
+        }
+      }
+      sink(geoKey, v.table, v.variable, estimate, moe, estimateAnnotation, moeAnnotation);
+      rowCount++;
     }
   }
   return {
@@ -234,8 +271,22 @@ export function parseApiBody(text: string, file: string): ParsedBody {
     tables: [...new Set(variables.map((v) => v.table))],
     geographies: json.length - 1,
     variables: variables.length,
-    rows,
+    rowCount,
   };
+}
+
+const blank = (annotation: Cell | undefined) => annotation === undefined || annotation === null || annotation === '';
+
+/**
+ * The number a cell publishes when its string is exactly that number's canonical spelling (no
+ * blanks, no leading or trailing zeros, no exponent JavaScript would not write): then the stored
+ * double prints as published, which is what checkExact proves the long way, and it is no jam
+ * value (all ≤ -100,000,000) nor a symbol. Undefined for anything else, which takes the full rules.
+ */
+function plainNumber(raw: Cell): number | undefined {
+  if (raw === null) return undefined;
+  const n = Number(raw);
+  return n > -100_000_000 && n < Infinity && String(n) === raw ? n : undefined;
 }
 
 /**

@@ -2,17 +2,15 @@
 // dataset / vintage / geography level (hive layout), rows sorted by geo_key then variable so that
 // row-group statistics let DuckDB read only the groups holding the requested geographies.
 //
-// Values are parsed and cleaned in JS (strict validation, jam values → null + annotation), streamed
-// to a tab-separated staging file, and DuckDB sorts and writes the Parquet. A partition whose input
+// Values are parsed and cleaned in JS (strict validation, jam values → null + annotation) on worker
+// threads, written in file order to a tab-separated staging file, and DuckDB sorts and writes the
+// Parquet; the next partition is parsed while DuckDB works on this one. A partition whose input
 // files are byte-identical to the previous build's is hard-linked instead of rebuilt.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
-import { once } from 'node:events';
 import { withDuckDB, sqlString } from '../duckdb.js';
-import { parseApiBody, type ObservationRow } from '../sources/api-body.js';
 import { InputError, type EtlStep, type StepContext } from '../step.js';
 import {
   PUBLISHED_GEOGRAPHIES_FILE,
@@ -20,6 +18,8 @@ import {
   readPublishedGeographies,
   type PublishedGeographies,
 } from './observations/published-geographies.js';
+import { ParsePool } from './observations/parse-pool.js';
+import { stageFile } from './observations/staging.js';
 import { SERVING_INDEX_FILE, writeServingIndex } from './serving-index.js';
 
 const API_FILE = /^api\/(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro|cd|tract|block_group)\/([A-Z0-9]+)\.json(\.gz)?$/;
@@ -69,28 +69,6 @@ export function groupPartitions(files: string[]): Partition[] {
   return [...byKey.values()].sort((a, b) => a.dataset.localeCompare(b.dataset) || a.vintage - b.vintage || a.level.localeCompare(b.level));
 }
 
-async function readText(file: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  const source = createReadStream(file);
-  const sink = async function* (src: AsyncIterable<Buffer>) {
-    for await (const c of src) chunks.push(c);
-  };
-  if (file.endsWith('.gz')) await pipeline(source, createGunzip(), sink);
-  else await pipeline(source, sink);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const num = (v: number | null) => (v === null ? '' : String(v));
-const str = (v: string | null) => v ?? '';
-
-function toTsv(rows: ObservationRow[]): string {
-  let s = '';
-  for (const r of rows) {
-    s += `${r.geo_key}\t${r.table_id}\t${r.variable}\t${num(r.estimate)}\t${num(r.moe)}\t${str(r.estimate_annotation)}\t${str(r.moe_annotation)}\n`;
-  }
-  return s;
-}
-
 /**
  * Parquet writing shared with the synthetic generator and the benchmark. Rows are sorted by
  * geo_key so row-group min/max statistics skip everything but one geography's groups.
@@ -125,6 +103,20 @@ export function copyTsvToParquetSql(tsv: string, parquet: string, rows: number):
 }
 
 export const INDEX_FILE = 'observations/index.json';
+
+const POOL_MIN_FILES = 64;
+
+/** Parse worker threads: ETL_PARSE_WORKERS, else one per core up to 4. */
+function parseWorkers(): number {
+  const set = process.env.ETL_PARSE_WORKERS;
+  if (set !== undefined && set !== '') {
+    const n = Number(set);
+    if (!Number.isInteger(n) || n < 0 || n > 64)
+      throw new Error(`ETL_PARSE_WORKERS must be a whole number from 0 to 64, got ${JSON.stringify(set)}`);
+    return n;
+  }
+  return Math.min(4, os.availableParallelism());
+}
 
 async function readIndex(buildDir: string): Promise<Record<string, { tables: string[]; files: number }>> {
   try {
@@ -171,69 +163,146 @@ export const observationsStep: EtlStep = {
     const published: PublishedGeographies = {};
     const prevPublished = ctx.previousDir ? await readPublishedGeographies(ctx.previousDir) : undefined;
 
-    await withDuckDB(async (db) => {
-      for (const p of partitions) {
-        const rel = partitionDir(p);
-        const outDir = path.join(ctx.outDir, rel);
-        const target = path.join(outDir, 'data_0.parquet');
-        await fs.mkdir(outDir, { recursive: true });
-        const prev = ctx.previousDir ? path.join(ctx.previousDir, rel, 'data_0.parquet') : undefined;
-        const prevRows = ctx.previousRows?.[`${p.dataset}/${p.vintage}/${p.level}`];
-        const key = `${p.dataset}/${p.vintage}/${p.level}`;
-        if (prev && prevRows !== undefined && prevIndex[key] && prevPublished?.[key] && sameInputs(p, ctx) && (await exists(prev))) {
-          await fs.link(prev, target);
-          const prevIdx = path.join(path.dirname(prev), SERVING_INDEX_FILE);
-          if (await exists(prevIdx)) await fs.link(prevIdx, path.join(outDir, SERVING_INDEX_FILE));
-          else await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
-          index[key] = prevIndex[key]!;
-          published[key] = prevPublished[key]!;
-          rows[`${p.dataset}/${p.vintage}/${p.level}`] = prevRows;
-          reused++;
-          bar.increment(p.files.length);
-          continue;
-        }
-        const tsv = path.join(stagingDir, `${p.dataset}-${p.vintage}-${p.level}.tsv`);
-        const out = createWriteStream(tsv);
-        let count = 0;
-        const tables = new Set<string>();
-        const places = new PlaceCollector();
-        // Parse a few files at once (gunzip runs on the thread pool) but write in file order so the
-        // staging file, and so the build, is deterministic.
-        const CONCURRENCY = 8;
-        for (let i = 0; i < p.files.length; i += CONCURRENCY) {
-          const batch = p.files.slice(i, i + CONCURRENCY);
-          const parsed = await Promise.all(
-            batch.map(async (f) => {
-              const body = parseApiBody(await readText(path.join(ctx.sourceDir, f)), f);
-              if (body.level !== p.level) {
-                throw new InputError(f, `geography columns are for level ${body.level}, but the file is under ${p.level}/`);
-              }
-              return body;
-            }),
-          );
-          for (const body of parsed) {
-            for (const t of body.tables) tables.add(t);
-            places.add(body.places);
-            count += body.rows.length;
-            if (!out.write(toTsv(body.rows))) await once(out, 'drain');
-          }
-          bar.increment(batch.length);
-        }
-        out.end();
-        await once(out, 'finish');
-        await db.run(copyTsvToParquetSql(tsv, target, count));
-        await fs.rm(tsv);
-        await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
-        rows[key] = count;
-        index[key] = { tables: [...tables].sort(), files: p.files.length };
-        published[key] = places.list();
-      }
+    // Wall time per phase. `parse` is only the time spent waiting for a partition's staging file:
+    // parsing overlaps the previous partition's DuckDB work.
+    const timings = { parse: 0, copy: 0, servingIndex: 0 };
+    const plans: Array<{ p: Partition; key: string; outDir: string; prev: string | undefined; prevRows: number | undefined }> = [];
+    for (const p of partitions) {
+      const key = `${p.dataset}/${p.vintage}/${p.level}`;
+      const rel = partitionDir(p);
+      const prev = ctx.previousDir ? path.join(ctx.previousDir, rel, 'data_0.parquet') : undefined;
+      const prevRows = ctx.previousRows?.[key];
+      const reuse =
+        prev !== undefined &&
+        prevRows !== undefined &&
+        prevIndex[key] !== undefined &&
+        prevPublished?.[key] !== undefined &&
+        sameInputs(p, ctx) &&
+        (await exists(prev));
+      plans.push({ p, key, outDir: path.join(ctx.outDir, rel), prev: reuse ? prev : undefined, prevRows });
+    }
+    const toBuild = plans.filter((x) => x.prev === undefined);
+    // Worker threads cost ~0.2 s of CPU each to start (tsx loads the parser in each): only worth it
+    // for more than a handful of files. ETL_PARSE_WORKERS=0 parses on this thread.
+    const workers = parseWorkers();
+    const pool = workers > 0 && toBuild.reduce((n, x) => n + x.p.files.length, 0) >= POOL_MIN_FILES ? new ParsePool(workers) : undefined;
+    const stage = (x: (typeof plans)[number]) => {
+      const tsv = path.join(stagingDir, `${x.p.dataset}-${x.p.vintage}-${x.p.level}.tsv`);
+      return stagePartition(ctx.sourceDir, x.p, tsv, (n) => bar.increment(n), pool).then((r) => ({ ...r, tsv }));
+    };
+    // Staging runs ahead of DuckDB, partition after partition (the pool's workers stay busy while
+    // DuckDB sorts): partition i starts once i-1 is staged and i-LOOKAHEAD has been copied, which
+    // bounds the staging files on disk.
+    const LOOKAHEAD = 2;
+    const gates = toBuild.map(() => {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve };
     });
+    for (const g of gates.slice(0, LOOKAHEAD)) g.resolve();
+    const staged: Array<ReturnType<typeof stage>> = [];
+    toBuild.forEach((x, i) => {
+      staged.push(Promise.all([staged[i - 1], gates[i]!.promise]).then(() => stage(x)));
+      staged[i]!.catch(() => {}); // awaited in turn below; this only keeps an early failure from being "unhandled"
+    });
+    try {
+      await withDuckDB(async (db) => {
+        let built = 0;
+        for (const x of plans) {
+          const { p, key, outDir } = x;
+          const target = path.join(outDir, 'data_0.parquet');
+          await fs.mkdir(outDir, { recursive: true });
+          if (x.prev !== undefined) {
+            await fs.link(x.prev, target);
+            const prevIdx = path.join(path.dirname(x.prev), SERVING_INDEX_FILE);
+            if (await exists(prevIdx)) await fs.link(prevIdx, path.join(outDir, SERVING_INDEX_FILE));
+            else await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
+            index[key] = prevIndex[key]!;
+            published[key] = prevPublished![key]!;
+            rows[key] = x.prevRows!;
+            reused++;
+            bar.increment(p.files.length);
+            continue;
+          }
+          let t = performance.now();
+          const { count, tables, places, tsv } = await staged[built]!;
+          timings.parse += performance.now() - t;
+          t = performance.now();
+          await db.run(copyTsvToParquetSql(tsv, target, count));
+          await fs.rm(tsv);
+          gates[built + LOOKAHEAD]?.resolve();
+          built++;
+          timings.copy += performance.now() - t;
+          t = performance.now();
+          await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
+          timings.servingIndex += performance.now() - t;
+          rows[key] = count;
+          index[key] = { tables, files: p.files.length };
+          published[key] = places;
+        }
+      });
+    } finally {
+      await pool?.close();
+    }
     bar.stop();
     await fs.writeFile(path.join(ctx.outDir, INDEX_FILE), JSON.stringify(index));
     await fs.writeFile(path.join(ctx.outDir, PUBLISHED_GEOGRAPHIES_FILE), JSON.stringify(published));
     await fs.rm(stagingDir, { recursive: true, force: true });
     notes.push(`${partitions.length} partitions from ${files.length} files; ${reused} reused unchanged from the previous build`);
-    return { rows, notes };
+    return { rows, notes, timings };
   },
 };
+
+/**
+ * Read and parse every file of a partition into its staging TSV, in file order (so the staging
+ * file, and so the build, is deterministic), on `pool`'s worker threads or else on this one.
+ * Returns the row count, the tables the files hold (sorted) and the geographies they publish. Also
+ * used by bench:etl to give its baseline the same rows in the same order.
+ */
+export async function stagePartition(
+  sourceDir: string,
+  p: Partition,
+  tsvPath: string,
+  progress: (files: number) => void = () => {},
+  pool?: ParsePool,
+): Promise<{ count: number; tables: string[]; places: Array<[string, string | null]> }> {
+  const out = openSync(tsvPath, 'w');
+  let count = 0;
+  const tables = new Set<string>();
+  const places = new PlaceCollector();
+  // On this thread, one file per event-loop turn, so DuckDB's work for the previous partition
+  // (awaited on this same loop) keeps going between files.
+  const parse = pool
+    ? (f: string) => pool.parse(path.join(sourceDir, f), f)
+    : async (f: string) => {
+        await new Promise(setImmediate);
+        return stageFile(path.join(sourceDir, f), f);
+      };
+  // A window of files in flight (read, gunzipped and parsed concurrently), consumed in file order.
+  const WINDOW = 8;
+  const inFlight: Array<Promise<Awaited<ReturnType<typeof parse>>>> = [];
+  const launch = (i: number) => {
+    const r = parse(p.files[i]!);
+    r.catch(() => {}); // awaited in order below
+    inFlight.push(r);
+  };
+  try {
+    for (let i = 0; i < Math.min(WINDOW, p.files.length); i++) launch(i);
+    for (let i = 0; i < p.files.length; i++) {
+      const { tsv, body } = await inFlight.shift()!;
+      if (i + WINDOW < p.files.length) launch(i + WINDOW);
+      const f = p.files[i]!;
+      if (body.level !== p.level)
+        throw new InputError(f, `geography columns are for level ${body.level}, but the file is under ${p.level}/`);
+      for (const t of body.tables) tables.add(t);
+      places.add(body.places);
+      count += body.rowCount;
+      // Short blocking writes to the page cache: the parsing happens elsewhere.
+      for (let at = 0; at < tsv.length;) at += writeSync(out, tsv, at);
+      progress(1);
+    }
+  } finally {
+    closeSync(out);
+  }
+  return { count, tables: [...tables].sort(), places: places.list() };
+}

@@ -1,7 +1,7 @@
 // The HTTP application as a pure function of its dependencies: no listen(), no process handlers,
 // no environment reads. src/server.ts wires it to a port; tests call app.inject().
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
-import { createLogger, hardenLogger } from './plugins/logging.js';
+import { createLogger, hardenLogger, OneLinePerRequest } from './plugins/logging.js';
 import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
 import type { RouteMeta } from './route-helpers.js';
@@ -86,7 +86,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: (raw) => requestIdFrom(raw.headers['x-request-id']),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new OneLinePerRequest({ requestIdLogLabel: 'request_id' }),
     // Forwarded headers only from the proxies named in TRUSTED_PROXIES (or every peer when
     // TRUST_PROXY is on); a client talking to us directly cannot rewrite its scheme, host or IP.
     trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : config.TRUST_PROXY,

@@ -36,7 +36,8 @@ import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { csvRowCap } from '../verbs/define-verb.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
-import { envelopeSchema, renderEnvelope } from './envelope.js';
+import { isSharedAnswer } from '../verbs/observations/answer-cache.js';
+import { envelopeSchema, linksSchema, metaSchema, renderEnvelope } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
@@ -311,9 +312,36 @@ export function defineRoute<
           .type('application/json; charset=utf-8')
           .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
       }
-      return renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
+      const envelope = renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
+      const body = Array.isArray(result.data) && isSharedAnswer(result.data) ? sharedBody(spec.data, envelope) : undefined;
+      return body === undefined ? envelope : reply.type('application/json; charset=utf-8').send(body);
     },
   });
+}
+
+/** JSON of shared answers' `data` (answer-cache.ts), rendered once through the route's schema. */
+const renderedData = new WeakMap<object, WeakMap<z.ZodType, string>>();
+
+/**
+ * The body the response serializer would write, JSON.stringify(envelopeSchema(data).parse(envelope)),
+ * with `data`'s part rendered once per shared answer: JSON.stringify of an object is the
+ * concatenation of its members' JSON, and the envelope's keys are data, meta, links in that order.
+ * Undefined when a part does not parse: the serializer then runs and reports it as before.
+ */
+function sharedBody(dataSchema: z.ZodType, envelope: { data: unknown; meta: unknown; links: unknown }): string | undefined {
+  const cells = envelope.data as object;
+  let bySchema = renderedData.get(cells);
+  if (!bySchema) renderedData.set(cells, (bySchema = new WeakMap()));
+  let data = bySchema.get(dataSchema);
+  if (data === undefined) {
+    const parsed = dataSchema.safeParse(cells);
+    if (!parsed.success) return undefined;
+    bySchema.set(dataSchema, (data = JSON.stringify(parsed.data)));
+  }
+  const meta = metaSchema.safeParse(envelope.meta);
+  const links = linksSchema.safeParse(envelope.links);
+  if (!meta.success || !links.success) return undefined;
+  return `{"data":${data},"meta":${JSON.stringify(meta.data)},"links":${JSON.stringify(links.data)}}`;
 }
 
 /** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */

@@ -191,6 +191,14 @@ export class GeographyStore {
     return i < 0 ? null : this.record(k.type, i);
   }
 
+  /** The name `get(key)` would give (latest definition), without building the record: geocode names every hit. */
+  latestName(key: string): string | undefined {
+    const k = splitKey(key);
+    if (!k) return undefined;
+    const i = this.tables[k.type].find(k.fips, undefined);
+    return i < 0 ? undefined : this.nameOf(k.type, i);
+  }
+
   /** Whether the value files define `type`'s geographies in `vintage` (else the reference files do). */
   isPublished(type: GeoType, vintage: number): boolean {
     return this.published[type]?.includes(vintage) ?? false;

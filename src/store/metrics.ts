@@ -13,12 +13,12 @@ export const duckdbQuerySeconds = new Histogram({
 
 export const cacheLookups = new Counter({
   name: 'census_cache_lookups_total',
-  help: 'Lookups per in-process cache (observation_results, serving_index, api_keys) by result (hit, miss).',
+  help: 'Lookups per in-process cache (data_answers, observation_results, serving_index, api_keys) by result (hit, miss).',
   labelNames: ['cache', 'result'] as const,
   registers: [],
 });
 
-export type CacheName = 'observation_results' | 'serving_index' | 'api_keys';
+export type CacheName = 'data_answers' | 'observation_results' | 'serving_index' | 'api_keys';
 
 const children = new Map<string, { inc(): void }>();
 function child(cache: CacheName, result: 'hit' | 'miss') {
@@ -28,7 +28,8 @@ function child(cache: CacheName, result: 'hit' | 'miss') {
   return c;
 }
 // Resolved once: the label sets are fixed.
-for (const c of ['observation_results', 'serving_index', 'api_keys'] as const) for (const r of ['hit', 'miss'] as const) child(c, r);
+for (const c of ['data_answers', 'observation_results', 'serving_index', 'api_keys'] as const)
+  for (const r of ['hit', 'miss'] as const) child(c, r);
 
 export const storeMetrics = {
   duckdbQuery(seconds: number): void {

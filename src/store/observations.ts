@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../domain/errors.js';
+import { AnswerCache } from './answer-cache.js';
 import { readManifest } from './data-dir.js';
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
@@ -30,43 +31,22 @@ export interface CellQuery {
 export const cellKey = (vintage: number, geoKey: string, code: string) => `${vintage}|${geoKey}|${code}`;
 
 /**
- * Requests naming at most this many geographies are answered from the serving index (positional
- * reads, ~30 µs per geography) when the build has one; larger ones, wildcards and scans go to
- * DuckDB. Measured in docs/performance.md ("Serving index").
+ * Requests of at most this many geography × vintage lookups are answered from the serving index
+ * (positional reads, ~25 µs per geography for 10 codes) when the build has one; larger ones,
+ * wildcards and scans go to DuckDB. `npm run bench:serving` (crossover, docs/performance.md): the
+ * index stays faster than DuckDB up to every county (12 ms against 26 ms), but it runs on the event
+ * loop, so the bound keeps one request's synchronous work near 2 ms (500 lookups of 2–10 codes)
+ * while all states × 10 codes (52 lookups, 1.3 ms against DuckDB's 25 ms) takes the index.
  */
-export const POINT_LOOKUP_MAX_GEOS = 25;
+export const POINT_LOOKUP_MAX_GEOS = 500;
 
 /**
- * A build never changes once live, so a query's answer can be kept. The cache is bounded by the
- * number of cells it holds (least recently used first out); 0 disables it. A DuckDB lookup of one
- * geography costs ~3 ms, a cache hit microseconds (bench/http.ts reports both).
+ * A build never changes once live, so a query's answer can be kept: an AnswerCache weighed by the
+ * cells it holds (OBSERVATION_CACHE_CELLS; 0 disables it), least recently used out. An answer over a
+ * quarter of the bound is not kept, so one huge answer cannot flush everything else. A DuckDB lookup
+ * of one geography costs ~3 ms, a cache hit microseconds (bench/http.ts reports both).
  */
-class ResultCache {
-  private readonly entries = new Map<string, Map<string, StoredCell>>();
-  private cells = 0;
-
-  constructor(private readonly maxCells: number) {}
-
-  get(key: string): Map<string, StoredCell> | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  set(key: string, value: Map<string, StoredCell>): void {
-    if (value.size > this.maxCells / 4) return; // one huge answer must not flush everything else
-    this.entries.set(key, value);
-    this.cells += value.size;
-    for (const [k, v] of this.entries) {
-      if (this.cells <= this.maxCells) break;
-      this.entries.delete(k);
-      this.cells -= v.size;
-    }
-  }
-}
+type ResultCache = AnswerCache<Map<string, StoredCell>>;
 
 export class ObservationStore {
   /** `dataset/vintage/level` of every partition present in the build. */
@@ -75,25 +55,31 @@ export class ObservationStore {
   private readonly cache: ResultCache | undefined;
   /** Serving index per partition, opened on first use; null when the partition has none. */
   private readonly indexes = new Map<string, ServingIndex | null>();
+  private readonly vintagesOf = new Map<string, number[]>();
 
   private constructor(
     private readonly root: string,
     private readonly pool: DuckPool,
     partitions: Set<string>,
     private readonly tables: Map<string, Set<string>>,
-    cacheCells: number,
+    private readonly cacheCells: number,
     /** Damaged or missing partition files answer 503 for the requests that need them (partition-guard.ts). */
     readonly guard: PartitionGuard,
+    private readonly pointLookupMaxGeos: number,
     /** States of the per-state partitions (`dataset/vintage/level` → sorted 2-digit codes). */
     private readonly stateFiles: ReadonlyMap<string, readonly string[]> = new Map(),
     /** A SYNTHETIC benchmark build (random values): every answer must say so. */
     readonly synthetic = false,
   ) {
     this.partitions = partitions;
-    this.cache = cacheCells > 0 ? new ResultCache(cacheCells) : undefined;
+    this.cache = cacheCells > 0 ? new AnswerCache<Map<string, StoredCell>>(cacheCells, (m) => m.size) : undefined;
   }
 
-  static async open(buildDir: string, pool?: DuckPool, opts: { cacheCells?: number } = {}): Promise<ObservationStore> {
+  static async open(
+    buildDir: string,
+    pool?: DuckPool,
+    opts: { cacheCells?: number; /** Tests and benchmarks: force one path (0: DuckDB only). */ pointLookupMaxGeos?: number } = {},
+  ): Promise<ObservationStore> {
     const root = path.join(buildDir, 'observations');
     const partitions = new Set<string>();
     // Per-state partitions (level=tract/state=06/data_0.parquet, national builds): the states present.
@@ -143,12 +129,27 @@ export class ObservationStore {
     }
     const guard = new PartitionGuard(db, guarded);
     await guard.verifyAll();
-    return new ObservationStore(root, db, partitions, tables, opts.cacheCells ?? 250_000, guard, stateFiles, isSynthetic(buildDir));
+    return new ObservationStore(
+      root,
+      db,
+      partitions,
+      tables,
+      opts.cacheCells ?? 250_000,
+      guard,
+      opts.pointLookupMaxGeos ?? POINT_LOOKUP_MAX_GEOS,
+      stateFiles,
+      isSynthetic(buildDir),
+    );
   }
 
   private static fileIn(root: string, partition: string, state?: string): string {
     const [dataset, vintage, level] = partition.split('/');
     return path.join(root, `dataset=${dataset}`, `vintage=${vintage}`, `level=${level}`, state ? `state=${state}` : '', 'data_0.parquet');
+  }
+
+  /** Whether query results are kept (OBSERVATION_CACHE_CELLS > 0); caches above this one follow it. */
+  get cachesResults(): boolean {
+    return this.cache !== undefined;
   }
 
   /** Whether the build holds this table's values for the partition (absent cells then mean "not published"). */
@@ -172,14 +173,20 @@ export class ObservationStore {
     return this.partitions.has(`${dataset}/${vintage}/${level}`);
   }
 
-  /** Vintages with any values loaded for a dataset and level, ascending. */
+  /** Vintages with any values loaded for a dataset and level, ascending (the build is immutable: kept per pair; callers must not modify). */
   loadedVintages(dataset: string, level: string): number[] {
-    const out: number[] = [];
-    for (const p of this.partitions) {
-      const [d, v, l] = p.split('/');
-      if (d === dataset && l === level) out.push(Number(v));
+    const key = `${dataset}/${level}`;
+    let out = this.vintagesOf.get(key);
+    if (!out) {
+      out = [];
+      for (const p of this.partitions) {
+        const [d, v, l] = p.split('/');
+        if (d === dataset && l === level) out.push(Number(v));
+      }
+      out.sort((a, b) => a - b);
+      this.vintagesOf.set(key, Object.freeze(out) as number[]);
     }
-    return out.sort((a, b) => a - b);
+    return out;
   }
 
   private file(dataset: string, vintage: number, level: string, state?: string): string {
@@ -226,7 +233,7 @@ export class ObservationStore {
       if (fault) throw unavailable(fault);
       throw e;
     }
-    if (key) this.cache!.set(key, out);
+    if (key && out.size <= this.cacheCells / 4) this.cache!.set(key, out);
     return out;
   }
 
@@ -242,7 +249,7 @@ export class ObservationStore {
 
   /** The point-lookup path: a few geographies, every file they need indexed. Undefined: ask DuckDB. */
   private lookup(q: CellQuery, vintages: number[]): Map<string, StoredCell> | undefined {
-    if (q.geoKeys === 'all' || q.geoKeys.length > POINT_LOOKUP_MAX_GEOS) return undefined;
+    if (q.geoKeys === 'all' || q.geoKeys.length * vintages.length > this.pointLookupMaxGeos) return undefined;
     const plan: Array<{ v: number; idx: ServingIndex; keys: string[] }> = [];
     for (const v of vintages) {
       const partition = `${q.dataset}/${v}/${q.level}`;

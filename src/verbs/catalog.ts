@@ -5,7 +5,8 @@ import { AppError } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
 import type { ObservationStore } from '../store/observations.js';
-import type { Dataset, Topic, VariableSummary } from '../store/catalog.js';
+import type { CatalogStore, Dataset, Topic, VariableSummary } from '../store/catalog.js';
+import { answerCacheOf, deepFreeze } from '../store/answer-cache.js';
 import { CensusTableStore, type TableSummary } from '../store/census-tables.js';
 import { inferCensusUnit } from '../domain/census-units.js';
 import { z } from 'zod';
@@ -62,6 +63,51 @@ function censusCodeMatches(tables: CensusTableStore, search: string): CensusCode
   });
 }
 
+/** Search answers kept per catalog + census-tables stores (both immutable per build). */
+export const SEARCH_CACHE_ANSWERS = 500;
+/** Pages larger than this are built on each request (bounds the cache's memory: ~500 × 200 items). */
+const SEARCH_CACHE_MAX_ITEMS = 200;
+
+type SearchAnswer = VerbResult<VariableSearchItem[]>;
+
+function searchAnswer(
+  catalog: CatalogStore,
+  tables: CensusTableStore | null | undefined,
+  input: { search: string | undefined; topic: string | undefined; offset: number; limit: number },
+): SearchAnswer {
+  const { search, topic, offset, limit } = input;
+  const expanded = search ? expandSearch(search) : undefined;
+  // Catalog variables first (curated, comparable across vintages), then every published code the
+  // search names by code: a census code asked for by code is served as published. Only the page's
+  // items are built.
+  const fromCatalog = catalog.list({ search: expanded?.words, best: expanded?.best, topic, offset, limit });
+  const codes = search && tables && !topic ? censusCodeMatches(tables, search) : [];
+  const total = fromCatalog.total + codes.length;
+  const items: VariableSearchItem[] = fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const }));
+  const codeStart = Math.max(0, offset - fromCatalog.total);
+  for (const c of codes.slice(codeStart, codeStart + limit - items.length)) items.push(c);
+  const matchingTables: TableSummary[] =
+    search && tables && !topic
+      ? tables
+          .searchTables(search)
+          .slice(0, 5)
+          .map((id) => tables.summary(id))
+      : [];
+  let hint: string | null = null;
+  if (total === 0) {
+    hint = search
+      ? `No variables match "${search}"${topic ? ` in topic ${topic}` : ''}.${matchingTables.length ? ` Tables whose title matches: ${matchingTables.map((t) => t.table_id).join(', ')} (see /v1/tables/{table_id}).` : ''} Try fewer or broader words, a census code or table id such as B19013, or browse /v1/topics.`
+      : 'No variables in this topic.';
+  } else if (items.length === 0) {
+    hint = `offset ${offset} is past the last of ${total} results.`;
+  }
+  return {
+    data: items,
+    meta: { source: null, total_count: total, hint, matching_tables: matchingTables },
+    page: { offset, limit, total },
+  };
+}
+
 export const searchVariables = defineVerb({
   name: 'search-variables',
   input: searchVariablesInput,
@@ -69,50 +115,25 @@ export const searchVariables = defineVerb({
   cost: { kind: 'lookup' },
   run: async ({ ctx, input, plan }): Promise<VerbResult<VariableSearchItem[]>> => {
     const catalog = storeOf(ctx.stores, 'catalog');
-    const topics = catalog.topics().map((t) => t.topic_key);
-    if (input.topic !== undefined && !topics.includes(input.topic)) {
-      throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${topics.join(', ')}.`, {
-        errors: [{ field: 'topic', message: `Expected one of: ${topics.join(', ')}`, type: 'enum' }],
+    const topicKeys = answerCacheOf<ReadonlySet<string>>('topic-keys', 1, [catalog]);
+    const topics = topicKeys.get('') ?? topicKeys.set('', new Set(catalog.topics().map((t) => t.topic_key)));
+    if (input.topic !== undefined && !topics.has(input.topic)) {
+      const list = [...topics].join(', ');
+      throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${list}.`, {
+        errors: [{ field: 'topic', message: `Expected one of: ${list}`, type: 'enum' }],
       });
     }
     const limit = pageSizeFor(plan, input.limit);
     const offset = input.offset ?? 0;
     const search = input.search?.trim() || undefined;
     const tables = storeIfOpen(ctx.stores, 'censusTables');
-    const expanded = search ? expandSearch(search) : undefined;
-    // Catalog variables first (curated, comparable across vintages), then every published code the
-    // search names by code: a census code asked for by code is served as published.
-    const fromCatalog = catalog.list({
-      search: expanded?.words,
-      best: expanded?.best,
-      topic: input.topic,
-      offset: 0,
-      limit: Number.MAX_SAFE_INTEGER,
-    });
-    const codes = search && tables && !input.topic ? censusCodeMatches(tables, search) : [];
-    const all: VariableSearchItem[] = [...fromCatalog.items.map((v) => ({ ...v, kind: 'catalog' as const })), ...codes];
-    const total = all.length;
-    const items = all.slice(offset, offset + limit);
-    const matchingTables: TableSummary[] =
-      search && tables && !input.topic
-        ? tables
-            .searchTables(search)
-            .slice(0, 5)
-            .map((id) => tables.summary(id))
-        : [];
-    let hint: string | null = null;
-    if (total === 0) {
-      hint = search
-        ? `No variables match "${search}"${input.topic ? ` in topic ${input.topic}` : ''}.${matchingTables.length ? ` Tables whose title matches: ${matchingTables.map((t) => t.table_id).join(', ')} (see /v1/tables/{table_id}).` : ''} Try fewer or broader words, a census code or table id such as B19013, or browse /v1/topics.`
-        : 'No variables in this topic.';
-    } else if (items.length === 0) {
-      hint = `offset ${offset} is past the last of ${total} results.`;
-    }
-    return {
-      data: items,
-      meta: { source: null, total_count: total, hint, matching_tables: matchingTables },
-      page: { offset, limit, total },
-    };
+    const args = { search, topic: input.topic, offset, limit };
+    if (limit > SEARCH_CACHE_MAX_ITEMS) return searchAnswer(catalog, tables, args);
+    // The catalog and the census tables never change once loaded: the same search, topic and page
+    // give the same answer, computed once per pair of stores (frozen; the envelope is built around it).
+    const cache = answerCacheOf<SearchAnswer>('variable-search', SEARCH_CACHE_ANSWERS, [catalog, tables]);
+    const key = `${offset}\u0000${limit}\u0000${input.topic ?? ''}\u0000${search ?? ''}`;
+    return cache.get(key) ?? cache.set(key, deepFreeze(searchAnswer(catalog, tables, args)));
   },
 });
 

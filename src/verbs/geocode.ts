@@ -4,9 +4,11 @@
 // outside address coverage, unparseable address text) is a 200 with `status: "no_match"` and a reason.
 import { z } from 'zod';
 import type { AddressResult } from '../store/geocode/address-geocoder.js';
-import type { GeocodeGeographies } from '../store/geocode/point-geocoder.js';
+import type { GeocodeGeographies, PointGeocoder } from '../store/geocode/point-geocoder.js';
+import type { GeographyStore } from '../store/geographies.js';
+import { answerCacheOf, deepFreeze } from '../store/answer-cache.js';
 import { AppError } from '../domain/errors.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 import { defineVerb } from './define-verb.js';
 import { geocodeDataSchema } from './geocode-schemas.js';
@@ -34,16 +36,29 @@ export type GeocodeData =
  * Boundary files carry short names ("Hudson, New Jersey"); answers use the names every other
  * endpoint uses ("Hudson County, New Jersey") when the geography reference is loaded.
  */
-function officialNames(ctx: VerbContext, g: GeocodeGeographies): GeocodeGeographies {
-  const store = ctx.stores.geographies;
-  if (!store) return g;
+function officialNames(geographies: GeographyStore | null | undefined, g: GeocodeGeographies): GeocodeGeographies {
+  if (!geographies) return g;
   const out = { ...g };
   for (const [level, answer] of Object.entries(g) as [keyof GeocodeGeographies, GeocodeGeographies[keyof GeocodeGeographies]][]) {
     const key = (answer as { key: string | null }).key;
-    const name = key ? store.get(key)?.name : undefined;
+    const name = key ? geographies.latestName(key) : undefined;
     if (name) out[level] = { ...answer, name } as typeof answer;
   }
   return out;
+}
+
+/** Distinct coordinate pairs whose answers are kept per boundaries + geographies build (about 2 KB each). */
+export const GEOCODE_CACHE_POINTS = 5_000;
+
+/**
+ * The named answer for a point. Boundaries and geographies never change once loaded, so the answer
+ * for the same coordinates (the exact numbers: no rounding, so a point near an edge keeps its own
+ * answer) is computed once per pair of stores; it is frozen, and each response is built around it.
+ */
+function locateNamed(point: PointGeocoder, geographies: GeographyStore | null | undefined, lat: number, lng: number): GeocodeGeographies {
+  const cache = answerCacheOf<GeocodeGeographies>('geocode-point', GEOCODE_CACHE_POINTS, [point, geographies]);
+  const key = `${lat},${lng}`;
+  return cache.get(key) ?? cache.set(key, deepFreeze(officialNames(geographies, point.locate(lat, lng))));
 }
 
 export const geocode = defineVerb({
@@ -69,9 +84,11 @@ export const geocode = defineVerb({
     const { point, address } = await storeOf(ctx.stores, 'boundaries').geocoders();
     if (q.address !== undefined) {
       const r = address.geocode(q.address, point);
-      return { data: { input: { address: q.address }, ...r, geographies: r.geographies && officialNames(ctx, r.geographies) } };
+      return {
+        data: { input: { address: q.address }, ...r, geographies: r.geographies && officialNames(ctx.stores.geographies, r.geographies) },
+      };
     }
-    const geographies = officialNames(ctx, point.locate(q.lat!, q.lng!));
+    const geographies = locateNamed(point, ctx.stores.geographies, q.lat!, q.lng!);
     const found = geographies.nation.key !== null || geographies.county.key !== null;
     return {
       data: {

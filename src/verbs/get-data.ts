@@ -5,7 +5,8 @@ import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import type { Geometry } from 'geojson';
 import type { VerbResult } from '../context/verb-context.js';
 import { geometriesFor } from './boundaries-geometries.js';
-import { computeCells, type ObservationCell } from './observations/engine.js';
+import { computeCellsShared } from './observations/answer-cache.js';
+import { type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
 import { compactDataSchema, dataCellSchema } from './observations/schemas.js';
@@ -49,7 +50,7 @@ export const getData = defineVerb({
     checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, geometry: input.include_geometry === true });
     await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
 
-    const result = await computeCells(p.stores, p.stores.catalog, {
+    const result = await computeCellsShared(p.stores, p.stores.catalog, {
       dataset: p.dataset,
       vintages: [vintage],
       variables: p.variables,

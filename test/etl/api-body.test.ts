@@ -114,6 +114,33 @@ describe('parseApiBody', () => {
     );
   });
 
+  it('reads a plain number (the fast path) exactly as the full rules do', () => {
+    // A blank annotation (' ') sends every cell through the full rules (symbols, jam values,
+    // exactness check); null annotations let canonical numbers take the fast path. Both must agree
+    // on every value, annotation and refusal.
+    const number = fc.oneof(
+      fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map(String),
+      fc.double({ noNaN: true }).map(String),
+      fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }).map(String),
+      fc.tuple(fc.integer({ min: -99_999, max: 99_999 }), fc.nat(9_999)).map(([i, f]) => `${i}.${f}`),
+      fc.constantFrom('-666666666', '-999999999.0', '-100000000', '-99999999', '-0', '0', '00', '007', '2.70', '1e21', '1e+21', ' 5', '5 '),
+      fc.constantFrom('Infinity', '-Infinity', 'NaN', '', '-', 'N', '(X)', '*****', '0x1A', '1_000', '.5', '5.'),
+    );
+    const outcome = (e: string, m: string, annotation: string | null) => {
+      try {
+        return parseApiBody(body(['0400000US06', e, m, 'California', annotation, annotation, '06']), 'x').rows;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    fc.assert(
+      fc.property(number, number, (e, m) => {
+        expect(outcome(e, m, null)).toEqual(outcome(e, m, ' '));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('lists every geography with its NAME as published, or null without a NAME column', () => {
     expect(parseApiBody(body(['0400000US06', '75277', '317', 'California', null, null, '06']), 'x').places).toEqual([
       ['state:06', 'California'],

@@ -68,7 +68,7 @@ describe('src/server.ts', () => {
     expect(s.output()).toContain('shutdown complete');
   }, 30_000);
 
-  it('logs asynchronously yet loses no line: every request logged twice, in order, before a SIGTERM exit', async () => {
+  it('logs asynchronously yet loses no line: every request logged once, with method, URL, status, time and id, before a SIGTERM exit', async () => {
     const s = runServer({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     await waitFor(() => /listening at http:\/\/127\.0\.0\.1:\d+/.test(s.output()));
     const port = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(s.output())![1];
@@ -80,9 +80,27 @@ describe('src/server.ts', () => {
       .output()
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { msg: string; reqId?: string });
-    expect(lines.filter((l) => l.msg === 'incoming request')).toHaveLength(n);
-    expect(lines.filter((l) => l.msg === 'request completed')).toHaveLength(n);
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            msg: string;
+            request_id?: string;
+            req?: { method: string; url: string };
+            res?: { statusCode: number };
+            responseTime?: number;
+          },
+      );
+    // One line per request (issue 13): no separate "incoming request" line.
+    expect(lines.filter((l) => l.msg === 'incoming request')).toHaveLength(0);
+    const done = lines.filter((l) => l.msg === 'request completed');
+    expect(done).toHaveLength(n);
+    expect(new Set(done.map((l) => l.request_id)).size).toBe(n);
+    expect(new Set(done.map((l) => l.req!.url))).toEqual(new Set(Array.from({ length: n }, (_, i) => `/no-such-route?i=${i}`)));
+    for (const l of done) {
+      expect(l.req!.method).toBe('GET');
+      expect(l.res!.statusCode).toBe(404);
+      expect(l.responseTime).toEqual(expect.any(Number));
+    }
     expect(lines.at(-1)!.msg).toBe('shutdown complete');
   }, 30_000);
 });

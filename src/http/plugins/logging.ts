@@ -1,6 +1,7 @@
 // Request logging with the API key removed. Keys reach us in the X-API-Key header, in the
 // `api_key` query parameter and (MCP, dashboard) in Authorization; all three are redacted before a
 // line is written, whether the logger was built here or injected by the caller.
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../../config.js';
 
@@ -79,4 +80,22 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: De
 /** Apply the redaction and serializers to a logger we did not build (tests, embedding). */
 export function hardenLogger(logger: Logger): Logger {
   return logger.child({}, { redact, serializers });
+}
+
+/**
+ * One line per request instead of fastify's two ("incoming request", then "request completed"):
+ * the completed line carries the request (method, redacted URL, host, address, user agent), the
+ * status, the response time and the request id, which is everything the incoming line had. Half
+ * the lines halve the logging cost per request (issue 13: pino was ~4.6% of a small request's
+ * CPU). A request that never completes is still named by the shutdown log (drain.ts) and by the
+ * error lines of the code that failed it.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }

@@ -26,15 +26,25 @@ export class ShmUnwritableError extends Error {
 
 const shmFiles = new WeakMap<Db, string>();
 
+/** Connections whose -shm passed the check in the current synchronous run of JavaScript. */
+const checkedThisRun = new WeakSet<Db>();
+
 /**
- * The guard every statement goes through (stmt() calls it): one access(2) call, ~1 µs. A write to
- * a mapped page of an unwritable -shm is a SIGBUS, which no handler can turn into an error, so the
+ * The guard every statement goes through (stmt() and every transaction call it). A write to a
+ * mapped page of an unwritable -shm is a SIGBUS, which no handler can turn into an error, so the
  * connection is simply not used while the check fails; it is usable again as soon as the file is
  * (the mapping itself is fine), and never closed meanwhile (closing checkpoints, which writes).
+ *
+ * The check is one access(2) call, once per synchronous run of JavaScript: a passed check holds
+ * until the microtask queued with it runs, i.e. until this code yields. A request's statements
+ * (the key lookup, a batch of charges: up to eight statements and transactions) therefore cost one
+ * call instead of one each. The file's state can change between the check and the write either
+ * way (another process runs `chattr` when it likes); what matters is that no request starts
+ * writing on a check older than the current run, so the request after a fault still gets its 503.
  */
-export function assertUsable(db: Db): void {
+export function assertUsable(db: Db, fresh = false): void {
   const shm = shmFiles.get(db);
-  if (!shm) return;
+  if (!shm || (!fresh && checkedThisRun.has(db))) return;
   try {
     fs.accessSync(shm, fs.constants.W_OK);
   } catch (e) {
@@ -42,12 +52,14 @@ export function assertUsable(db: Db): void {
     if (code === 'ENOENT') return; // unlinked: the mapping outlives the name, nothing to fault on
     throw new ShmUnwritableError(shm, code ?? 'error');
   }
+  checkedThisRun.add(db);
+  queueMicrotask(() => checkedThisRun.delete(db));
 }
 
 /** Whether close() is safe (it checkpoints the WAL through the mapping). */
 export function closeAccountsDb(db: Db): void {
   try {
-    assertUsable(db);
+    assertUsable(db, true);
   } catch {
     return; // leave it to process exit, which unmaps without writing
   }

@@ -47,15 +47,7 @@ export function charge(db: Db, c: ChargeInput): ChargeOutcome {
         // Throwing rolls the monthly increment back with the rest of the transaction.
         throw new BurstExceeded(burstRequests(db, c.accountId, c.minute), m.units - c.cost);
       }
-      const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
-        c.accountId,
-        c.keyId,
-        c.now,
-        c.route,
-        c.cost,
-        c.ip,
-      );
-      return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: Number(log.lastInsertRowid) };
+      return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: logCharge(db, c) };
     })
     .immediate();
 }
@@ -96,6 +88,66 @@ export function refund(db: Db, r: RefundInput): boolean {
       return true;
     })
     .immediate();
+}
+
+/**
+ * charge() for a batch that already holds the write lock (charge-batcher.ts): the same checks and
+ * the same outcome, in three statements and no savepoint instead of five and a savepoint. Each
+ * counter is one UPSERT whose DO UPDATE ... WHERE is the limit check (no row comes back when it
+ * fails); a first row starts at the charge itself, which the quota checks in JS cover. A burst
+ * refusal after the monthly increment undoes it with one UPDATE (the row may stay, at zero, as
+ * rows of refused charges already did). Any SQLite error is thrown: the batch is then rolled
+ * back whole and run again charge by charge, each in its own savepoint (tryCharge).
+ */
+export function chargeHoldingLock(db: Db, c: ChargeInput): ChargeOutcome {
+  const m =
+    c.cost <= c.monthlyQuota
+      ? (stmt(
+          db,
+          `INSERT INTO usage_periods (account_id, period, units, requests) VALUES (?, ?, ?, 1)
+          ON CONFLICT (account_id, period) DO UPDATE SET units = units + excluded.units, requests = requests + 1
+          WHERE units + excluded.units <= ? RETURNING units`,
+        ).get(c.accountId, c.period, c.cost, c.monthlyQuota) as { units: number } | undefined)
+      : undefined;
+  if (!m) {
+    return {
+      ok: false,
+      limit: 'monthly',
+      monthlyUsed: monthlyUnits(db, c.accountId, c.period),
+      burstUsed: burstRequests(db, c.accountId, c.minute),
+    };
+  }
+  const b =
+    c.burstQuota >= 1
+      ? (stmt(
+          db,
+          `INSERT INTO usage_minutes (account_id, window_start, requests) VALUES (?, ?, 1)
+          ON CONFLICT (account_id, window_start) DO UPDATE SET requests = requests + 1
+          WHERE requests + 1 <= ? RETURNING requests`,
+        ).get(c.accountId, c.minute, c.burstQuota) as { requests: number } | undefined)
+      : undefined;
+  if (!b) {
+    stmt(db, 'UPDATE usage_periods SET units = units - ?, requests = requests - 1 WHERE account_id = ? AND period = ?').run(
+      c.cost,
+      c.accountId,
+      c.period,
+    );
+    return { ok: false, limit: 'burst', monthlyUsed: m.units - c.cost, burstUsed: burstRequests(db, c.accountId, c.minute) };
+  }
+  return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: logCharge(db, c) };
+}
+
+/** The request's receipt in request_log (what refund() deletes); its row id. */
+function logCharge(db: Db, c: ChargeInput): number {
+  const log = stmt(db, 'INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (?, ?, ?, ?, ?, ?)').run(
+    c.accountId,
+    c.keyId,
+    c.now,
+    c.route,
+    c.cost,
+    c.ip,
+  );
+  return Number(log.lastInsertRowid);
 }
 
 /** charge() with the burst rollback turned back into a value. */

@@ -105,13 +105,13 @@ export class PointGeocoder {
   }
 
   private match(l: Layer<PolygonLayer | PointLayer>, hit: Hit, method: GeocodeMethod, approximate: boolean): LevelMatch {
-    const f = l.layer.feature(hit.index);
+    const p = l.layer.properties(hit.index);
     const m: LevelMatch = {
       key: hit.key,
-      name: f.properties.name,
+      name: p.name,
       method,
       boundary_vintage: l.entry.boundary_vintage,
-      source: f.properties.source,
+      source: p.source,
       approximate,
     };
     if (l.entry.definition_vintage) m.definition_vintage = l.entry.definition_vintage;
@@ -200,7 +200,7 @@ export class PointGeocoder {
       const i = this.cd.layer.file.indexOf(atLarge);
       return {
         key: atLarge,
-        name: i === undefined ? '' : this.cd.layer.file.feature(i).properties.name,
+        name: i === undefined ? '' : this.cd.layer.properties(i).name,
         method: 'at_large_state',
         boundary_vintage: this.cd.entry.boundary_vintage,
         source: 'single delegate district covering the whole state/territory',

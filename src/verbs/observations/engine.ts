@@ -132,10 +132,13 @@ export async function computeCells(
 
   // Which codes each vintage needs, from each variable's per-vintage resolution.
   const codesByVintage = new Map<number, Set<string>>();
+  // Resolved once per vintage and variable, not per cell: it does not depend on the geography.
+  const resolvedByVintage = new Map<number, Resolution[]>();
   for (const y of req.vintages) {
     const codes = new Set<string>();
-    for (const v of req.variables) {
-      const r = resolve(v, y);
+    const resolved = req.variables.map((v) => resolve(v, y));
+    resolvedByVintage.set(y, resolved);
+    for (const r of resolved) {
       if (r.kind === 'direct') codes.add(r.code);
       else if (r.kind === 'derived') for (const c of r.codes) codes.add(c);
     }
@@ -184,8 +187,10 @@ export async function computeCells(
         };
         const get = (code: string): Cell => stored.get(cellKey(y, g.key, code)) ?? nullCell(absentReason(code));
 
-        for (const v of req.variables) {
-          const r = resolve(v, y);
+        const resolved = resolvedByVintage.get(y)!;
+        for (let vi = 0; vi < req.variables.length; vi++) {
+          const v = req.variables[vi]!;
+          const r = resolved[vi]!;
           let cell: Cell;
           if (r.kind === 'unavailable') cell = nullCell(r.reason);
           else if (r.kind === 'direct') cell = get(r.code);
