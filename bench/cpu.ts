@@ -37,6 +37,8 @@ const ALL_CASES = [
   { name: 'data-1x5', path: `/v1/data?variables=${FIVE}&geo=state:06&dataset=acs1&vintage=2018` },
   { name: 'data-52x10', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018` },
   { name: 'data-52x10-compact', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018&format=compact` },
+  // A large answer built cell by cell (32,220 cells): what the national all-counties case spends above DuckDB.
+  { name: 'data-counties-10', path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2018&page_size=5000` },
   { name: 'geocode', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', path: '/v1/variables?search=median%20income' },
 ];
