@@ -1,4 +1,5 @@
-// `npm run bench:cpu`: CPU time per request of the bench:load cases, in process (app.inject), with
+// `npm run bench:cpu`: CPU time per request of the bench:load cases (plus all counties × 10, JSON and
+// compact: a 32,220-cell answer, the shape of the national all-counties case), in process (app.inject), with
 // the production logger (pino, info, to stdout: run with `> /dev/null`) and real admission, against
 // a bare fastify route answering the same bytes in the same process, interleaved round by round.
 //
@@ -39,6 +40,10 @@ const ALL_CASES = [
   { name: 'data-52x10-compact', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018&format=compact` },
   // A large answer built cell by cell (32,220 cells): what the national all-counties case spends above DuckDB.
   { name: 'data-counties-10', path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2018&page_size=5000` },
+  {
+    name: 'data-counties-10-compact',
+    path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2018&page_size=5000&format=compact`,
+  },
   { name: 'geocode', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', path: '/v1/variables?search=median%20income' },
 ];
