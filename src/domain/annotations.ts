@@ -98,11 +98,17 @@ export const ANNOTATIONS = {
 
 export type AnnotationCode = keyof typeof ANNOTATIONS;
 
+/** One frozen description per known code: answers of tens of thousands of cells share them. */
+const DESCRIBED = new Map<string, AnnotationInfo>(
+  Object.entries(ANNOTATIONS as Record<string, Omit<AnnotationInfo, 'code'>>).map(([code, entry]) => [
+    code,
+    Object.freeze({ code, symbol: entry.symbol, meaning: entry.meaning }),
+  ]),
+);
+
 export function describeAnnotation(code: string | null): AnnotationInfo | null {
   if (code === null) return null;
-  const entry = (ANNOTATIONS as Record<string, Omit<AnnotationInfo, 'code'>>)[code];
-  if (!entry) return { code, symbol: '', meaning: 'Annotated by the source.' };
-  return { code, ...entry };
+  return DESCRIBED.get(code) ?? { code, symbol: '', meaning: 'Annotated by the source.' };
 }
 
 const ESTIMATE_JAMS: Record<number, AnnotationCode> = {

@@ -153,6 +153,15 @@ export async function computeCells(
     return d;
   };
 
+  // Per vintage, level and table rather than per missing cell (answers of 30,000+ cells).
+  const tablesLoaded = new Map<string, boolean>();
+  const tableLoaded = (y: number, level: string, table: string): boolean => {
+    const k = `${y}|${level}|${table}`;
+    let loaded = tablesLoaded.get(k);
+    if (loaded === undefined) tablesLoaded.set(k, (loaded = obs.hasTable(req.dataset, y, level, table)));
+    return loaded;
+  };
+
   const cells: ObservationCell[] = [];
   const nullReasons = new Map<string, number>();
   const loaded = new Map<string, number[]>();
@@ -167,6 +176,10 @@ export async function computeCells(
         ? new Map()
         : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
 
+    // Census-code descriptions once per vintage and variable, not per cell.
+    const describedByVintage = new Map(
+      req.vintages.map((y) => [y, req.variables.map((v) => (isCensusCode(v) ? described(v.census_code, y) : undefined))]),
+    );
     for (const y of req.vintages) {
       for (const g of geos) {
         // Looked up once per geography and vintage, on the first missing cell (a record lookup
@@ -185,12 +198,13 @@ export async function computeCells(
           ) {
             return 'below_acs1_threshold';
           }
-          if (!obs.hasTable(req.dataset, y, level, tableOf(code))) return 'no_data_loaded';
+          if (!tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';
           return 'not_published';
         };
         const get = (code: string): Cell => stored.get(cellKey(y, g.key, code)) ?? nullCell(absentReason(code));
 
         const resolved = resolvedByVintage.get(y)!;
+        const descs = describedByVintage.get(y)!;
         for (let vi = 0; vi < req.variables.length; vi++) {
           const v = req.variables[vi]!;
           const r = resolved[vi]!;
@@ -211,7 +225,7 @@ export async function computeCells(
           const estimate_annotation = describeAnnotation(cell.estimate_annotation);
           const moe_annotation = describeAnnotation(cell.moe_annotation);
           if (isCensusCode(v)) {
-            const d = described(v.census_code, y);
+            const d = descs[vi]!;
             cells.push({
               geo_key: g.key,
               geo_name: g.name,
