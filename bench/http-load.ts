@@ -17,11 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { openAccountStores } from '../src/store/accounts/index.js';
-import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
-import type { VerbContext } from '../src/context/verb-context.js';
+import { enterpriseAccounts } from './lib/bench-accounts.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? '.cache/test-data');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -123,23 +119,7 @@ async function load(url: string, keys: string[] | null): Promise<Run> {
 }
 
 async function main() {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
-  const dbPath = path.join(tmp, 'accounts.sqlite');
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent' }, { DATA_DIR, DATABASE_PATH: dbPath });
-  const accounts = openAccountStores(config);
-  const ctx = {
-    requestId: 'bench',
-    caller: null,
-    stores: { ...accounts },
-    config,
-    now: () => new Date(),
-    log: pino({ level: 'silent' }),
-    via: 'bench',
-  } as unknown as VerbContext;
-  const keys: string[] = [];
-  for (let a = 0; a < ACCOUNTS; a++)
-    keys.push((await adminIssueKey({ ctx, input: { email: `bench${a}@example.org`, plan: 'enterprise' } })).data.key);
-  accounts.accounts.close();
+  const { tmp, dbPath, keys } = await enterpriseAccounts({ dataDir: DATA_DIR, count: ACCOUNTS, name: 'load' });
 
   console.log(
     `bench:load — ${CONNECTIONS} connections × ${SECONDS} s × ${ROUNDS} interleaved rounds; keys over ${ACCOUNTS} Enterprise accounts; ${os.cpus().length} cores, load ${os

@@ -21,16 +21,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { DuckDBInstance } from '@duckdb/node-api';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { openAccountStores } from '../src/store/accounts/index.js';
 import { readManifest, resolveCurrentBuild } from '../src/store/data-dir.js';
 import { sqlString } from '../src/store/duckdb.js';
 import { ServingIndex } from '../src/store/serving-index.js';
-import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
-import type { VerbContext } from '../src/context/verb-context.js';
 import { nowMs, summarize } from './lib/stats.js';
 import { timedGet } from './lib/timed-get.js';
+import { enterpriseAccounts } from './lib/bench-accounts.js';
 
 const DATA_DIR = path.resolve(process.env.DATA_DIR ?? '.cache/synthetic-national');
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -158,23 +154,7 @@ async function main() {
   const vintage = Math.max(...vintages);
   const rows = Object.values(manifest.steps.observations?.rows ?? {}).reduce((a, b) => a + b, 0);
 
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-national-'));
-  const dbPath = path.join(tmp, 'accounts.sqlite');
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent' }, { DATA_DIR, DATABASE_PATH: dbPath });
-  const accounts = openAccountStores(config);
-  const ctx = {
-    requestId: 'bench',
-    caller: null,
-    stores: { ...accounts },
-    config,
-    now: () => new Date(),
-    log: pino({ level: 'silent' }),
-    via: 'bench',
-  } as unknown as VerbContext;
-  const keys: string[] = [];
-  for (let a = 0; a < ACCOUNTS; a++)
-    keys.push((await adminIssueKey({ ctx, input: { email: `national${a}@example.org`, plan: 'enterprise' } })).data.key);
-  accounts.accounts.close();
+  const { tmp, dbPath, keys } = await enterpriseAccounts({ dataDir: DATA_DIR, count: ACCOUNTS, name: 'national' });
 
   const list = cases(build, vintage);
   const results: Record<string, unknown>[] = [];
