@@ -15,6 +15,7 @@
 //   JSON footer, u32 footer length, 8-byte magic "CDSIDX02".
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
+import { IndexFile, indexOf } from './serving-index-file.js';
 
 export type ValueEncoding = 'i16' | 'i32' | 'f64';
 
@@ -43,20 +44,6 @@ export interface ServingIndexV2Footer {
   sections: Partial<Record<'values' | 'vars' | 'starts' | 'annStarts' | 'ann', [offset: number, bytes: number]>>;
 }
 
-/** Binary search in an ascending string array (ASCII keys: JS order = DuckDB byte order). */
-function indexOf(sorted: readonly string[], s: string): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = sorted[mid]!;
-    if (v === s) return mid;
-    if (v < s) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /** Reads one value of an encoding at byte `o` (null for the sentinel). */
 export function readValue(buf: Buffer, o: number, enc: ValueEncoding): number | null {
   if (enc === 'i16') {
@@ -71,18 +58,18 @@ export function readValue(buf: Buffer, o: number, enc: ValueEncoding): number | 
   return Number.isNaN(x) ? null : x;
 }
 
-export class ServingIndexV2 {
-  private scratch = Buffer.alloc(16 * 1024);
+export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
   private readonly recordBytes: number;
   private readonly moeAt: number;
 
   private constructor(
-    private readonly fd: number,
-    private readonly footer: ServingIndexV2Footer,
+    fd: number,
+    footer: ServingIndexV2Footer,
     /** Sparse only. */
     private readonly starts: Uint32Array | undefined,
     private readonly annStarts: Uint32Array | undefined,
   ) {
+    super(fd, footer, 16 * 1024);
     this.moeAt = ENCODING_BYTES[footer.estimate];
     this.recordBytes = this.moeAt + ENCODING_BYTES[footer.moe];
   }
@@ -120,26 +107,6 @@ export class ServingIndexV2 {
       return a;
     };
     return new ServingIndexV2(fd, footer, u32('starts'), u32('annStarts'));
-  }
-
-  get synthetic(): boolean {
-    return this.footer.synthetic;
-  }
-
-  /** Geography keys the partition holds (sorted). */
-  get geos(): readonly string[] {
-    return this.footer.geos;
-  }
-
-  private buffer(bytes: number): Buffer {
-    if (this.scratch.length < bytes) this.scratch = Buffer.alloc(bytes);
-    return this.scratch;
-  }
-
-  private read(bytes: number, at: number): Buffer {
-    const b = this.buffer(bytes);
-    fs.readSync(this.fd, b, 0, bytes, at);
-    return b;
   }
 
   lookup(geoKey: string, codes: readonly string[], emit: (code: string, cell: StoredCell) => void): void {
@@ -221,9 +188,5 @@ export class ServingIndexV2 {
       fs.readSync(this.fd, rec, 0, R, base + x.row * R);
       one(rec, 0, x);
     }
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
   }
 }

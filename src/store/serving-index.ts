@@ -4,7 +4,10 @@
 // (geography and variable dictionaries, row offsets) is kept in memory; values are read on demand.
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
+import { IndexFile, indexOf } from './serving-index-file.js';
 import { ServingIndexV2, type ServingIndexV2Footer } from './serving-index-v2.js';
+
+export { indexOf };
 
 export const SERVING_INDEX_FILE = 'cells.idx';
 export const SERVING_INDEX_MAGIC = 'CDSIDX01';
@@ -26,29 +29,15 @@ export interface ServingIndexFooter {
   synthetic: boolean;
 }
 
-/** Binary search in an ascending string array (ASCII keys: JS order = DuckDB byte order). */
-export function indexOf(sorted: readonly string[], s: string): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = sorted[mid]!;
-    if (v === s) return mid;
-    if (v < s) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /** Version 1 (18-byte float64 records): kept so builds written before version 2 are still served. */
-class ServingIndexV1 {
-  private scratch = Buffer.alloc(64 * 1024);
-
+class ServingIndexV1 extends IndexFile<ServingIndexFooter> {
   constructor(
-    private readonly fd: number,
-    private readonly footer: ServingIndexFooter,
+    fd: number,
+    footer: ServingIndexFooter,
     private readonly starts: Uint32Array,
-  ) {}
+  ) {
+    super(fd, footer, 64 * 1024);
+  }
 
   static open(file: string, fd: number, size: number, jsonLen: number, footer: ServingIndexFooter): ServingIndexV1 {
     if (footer.version !== SERVING_INDEX_VERSION)
@@ -59,19 +48,6 @@ class ServingIndexV1 {
     const starts = new Uint32Array(footer.geos.length + 1);
     fs.readSync(fd, Buffer.from(starts.buffer), 0, startsBytes, startsAt);
     return new ServingIndexV1(fd, footer, starts);
-  }
-
-  get synthetic(): boolean {
-    return this.footer.synthetic;
-  }
-
-  get geos(): readonly string[] {
-    return this.footer.geos;
-  }
-
-  private buffer(bytes: number): Buffer {
-    if (this.scratch.length < bytes) this.scratch = Buffer.alloc(bytes);
-    return this.scratch;
   }
 
   /**
@@ -140,10 +116,6 @@ class ServingIndexV1 {
         moe_annotation: ann(rec[17]!),
       });
     }
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
   }
 }
 
