@@ -15,7 +15,7 @@
 //   JSON footer, u32 footer length, 8-byte magic "CDSIDX02".
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
-import { IndexFile, indexOf } from './serving-index-file.js';
+import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
 
 export type ValueEncoding = 'i16' | 'i32' | 'f64';
 
@@ -131,18 +131,8 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
       for (const code of codes) {
         const id = indexOf(f.variables, code);
         if (id < 0) continue;
-        let lo = 0;
-        let hi = count - 1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >>> 1;
-          const v = idAt(mid);
-          if (v === id) {
-            found.push({ code, id, row: first + mid });
-            break;
-          }
-          if (v < id) lo = mid + 1;
-          else hi = mid - 1;
-        }
+        const at = searchIds(count, id, idAt);
+        if (at >= 0) found.push({ code, id, row: first + at });
       }
     }
     if (found.length === 0) return;

@@ -4,7 +4,7 @@
 // (geography and variable dictionaries, row offsets) is kept in memory; values are read on demand.
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
-import { IndexFile, indexOf } from './serving-index-file.js';
+import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
 import { ServingIndexV2, type ServingIndexV2Footer } from './serving-index-v2.js';
 
 export { indexOf };
@@ -68,18 +68,8 @@ class ServingIndexV1 extends IndexFile<ServingIndexFooter> {
     for (const code of codes) {
       const id = indexOf(variables, code);
       if (id < 0) continue;
-      let lo = 0;
-      let hi = count - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const v = idAt(mid);
-        if (v === id) {
-          found.push({ code, row: first + mid });
-          break;
-        }
-        if (v < id) lo = mid + 1;
-        else hi = mid - 1;
-      }
+      const at = searchIds(count, id, idAt);
+      if (at >= 0) found.push({ code, row: first + at });
     }
     if (found.length === 0) return;
     const ann = (b: number) => (b === 0 ? null : annotations[b - 1]!);

@@ -30,14 +30,7 @@ export function charge(db: Db, c: ChargeInput): ChargeOutcome {
         WHERE account_id = ? AND period = ? AND units + ? <= ? RETURNING units`,
       ).get(c.cost, c.accountId, c.period, c.cost, c.monthlyQuota) as { units: number } | undefined;
       stmt(db, 'INSERT OR IGNORE INTO usage_minutes (account_id, window_start) VALUES (?, ?)').run(c.accountId, c.minute);
-      if (!m) {
-        return {
-          ok: false,
-          limit: 'monthly',
-          monthlyUsed: monthlyUnits(db, c.accountId, c.period),
-          burstUsed: burstRequests(db, c.accountId, c.minute),
-        };
-      }
+      if (!m) return refusedMonthly(db, c);
       const b = stmt(
         db,
         `UPDATE usage_minutes SET requests = requests + 1
@@ -109,14 +102,7 @@ export function chargeHoldingLock(db: Db, c: ChargeInput): ChargeOutcome {
           WHERE units + excluded.units <= ? RETURNING units`,
         ).get(c.accountId, c.period, c.cost, c.monthlyQuota) as { units: number } | undefined)
       : undefined;
-  if (!m) {
-    return {
-      ok: false,
-      limit: 'monthly',
-      monthlyUsed: monthlyUnits(db, c.accountId, c.period),
-      burstUsed: burstRequests(db, c.accountId, c.minute),
-    };
-  }
+  if (!m) return refusedMonthly(db, c);
   const b =
     c.burstQuota >= 1
       ? (stmt(
@@ -135,6 +121,16 @@ export function chargeHoldingLock(db: Db, c: ChargeInput): ChargeOutcome {
     return { ok: false, limit: 'burst', monthlyUsed: m.units - c.cost, burstUsed: burstRequests(db, c.accountId, c.minute) };
   }
   return { ok: true, monthlyUsed: m.units, burstUsed: b.requests, logId: logCharge(db, c) };
+}
+
+/** A charge refused by the monthly quota, with the counters as they stand. */
+function refusedMonthly(db: Db, c: ChargeInput): ChargeOutcome {
+  return {
+    ok: false,
+    limit: 'monthly',
+    monthlyUsed: monthlyUnits(db, c.accountId, c.period),
+    burstUsed: burstRequests(db, c.accountId, c.minute),
+  };
 }
 
 /** The request's receipt in request_log (what refund() deletes); its row id. */
