@@ -105,7 +105,7 @@ async function main() {
     const app = await buildApp({ config, stores });
     await app.ready();
     const bare = Fastify({ logger: false });
-    const bodies: string[] = [];
+    const bodies: Buffer[] = []; // bytes, as bench/lib/bare-server.ts holds them
     bare.get('/constant/:i', async (req, reply) => reply.type('application/json').send(bodies[Number((req.params as { i: string }).i)]));
     await bare.ready();
     lines.push(`\n== ${mode}`);
@@ -115,7 +115,7 @@ async function main() {
         lines.push(`  ${c.name}: ${first.statusCode}, skipped`);
         continue;
       }
-      bodies[i] = first.body;
+      bodies[i] = first.rawPayload;
       let n = 0;
       const service: number[] = [];
       const baseline: number[] = [];

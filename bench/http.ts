@@ -71,12 +71,12 @@ async function main() {
   const app = await buildApp({ config, stores, seams, logger: pino({ level: 'silent' }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const bodies = new Map<string, string>();
+  const bodies = new Map<string, Buffer>(); // bytes, as bench/lib/bare-server.ts holds them
   for (const c of CASES) {
     const res = await fetch(base + c.path, { headers: { 'x-api-key': key } });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${c.path} answered ${res.status}: ${text.slice(0, 200)}`);
-    bodies.set(c.path, text);
+    bodies.set(c.path, Buffer.from(text));
   }
 
   // The baseline: fastify alone, sending the very bytes the service sends for the same request.
