@@ -18,7 +18,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { resolveCurrentBuild, readManifest, type Manifest } from '../../src/store/data-dir.js';
+import { isSyntheticManifest, resolveCurrentBuild, readManifest, type Manifest } from '../../src/store/data-dir.js';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { withBuildLock } from '../lock.js';
 import { publishBuild } from '../publish.js';
@@ -304,8 +304,7 @@ export function parseSynthList(o: {
 export function isSyntheticBuild(buildDir: string): boolean {
   const file = path.join(buildDir, 'manifest.json');
   if (!existsSync(file)) return false;
-  const m = readManifest(buildDir);
-  return m.synthetic === true || m.source?.mode === 'synthetic';
+  return isSyntheticManifest(readManifest(buildDir));
 }
 
 /** Parquet footer key-value metadata of one file, as strings. */

@@ -39,3 +39,8 @@ export function resolveCurrentBuild(dataDir: string): string | undefined {
 export function readManifest(buildDir: string): Manifest {
   return JSON.parse(fs.readFileSync(path.join(buildDir, 'manifest.json'), 'utf8')) as Manifest;
 }
+
+/** Whether a build's manifest marks it SYNTHETIC (flag or source mode): its values are random. */
+export function isSyntheticManifest(m: Pick<Manifest, 'synthetic' | 'source'>): boolean {
+  return m.synthetic === true || m.source?.mode === 'synthetic';
+}

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../domain/errors.js';
 import { AnswerCache } from './answer-cache.js';
-import { readManifest } from './data-dir.js';
+import { isSyntheticManifest, readManifest, type Manifest } from './data-dir.js';
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
 import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
@@ -116,7 +116,8 @@ export class ObservationStore {
     for (const k of Object.keys(index)) partitions.add(k);
     for (const [k, v] of Object.entries(index)) if (v.states) stateFiles.set(k, Object.keys(v.states).sort());
     const db = pool ?? (await DuckPool.open());
-    const rows = manifestRows(buildDir);
+    const manifest = manifestOf(buildDir);
+    const rows = manifest?.steps.observations?.rows ?? {};
     const guarded = new Map<string, { file: string; rows: number | undefined; lazy?: boolean }>();
     for (const k of partitions) {
       const states = stateFiles.get(k);
@@ -138,7 +139,7 @@ export class ObservationStore {
       guard,
       opts.pointLookupMaxGeos ?? POINT_LOOKUP_MAX_GEOS,
       stateFiles,
-      isSynthetic(buildDir),
+      manifest ? isSyntheticManifest(manifest) : false,
     );
   }
 
@@ -202,8 +203,8 @@ export class ObservationStore {
     if (!states) return [{ guard: partition, file: ObservationStore.fileIn(this.root, partition) }];
     let wanted: readonly string[] = states;
     if (geoKeys !== 'all') {
-      const prefix = partition.slice(partition.lastIndexOf('/') + 1).length + 1;
-      const asked = new Set(geoKeys.map((k) => k.slice(prefix, prefix + 2)));
+      const level = partition.slice(partition.lastIndexOf('/') + 1);
+      const asked = new Set(geoKeys.map((k) => stateOfKey(level, k)));
       wanted = states.filter((st) => asked.has(st));
     }
     return wanted.map((st) => ({ guard: `${partition}/${st}`, file: ObservationStore.fileIn(this.root, partition, st), state: st }));
@@ -263,8 +264,7 @@ export class ObservationStore {
       for (const f of this.filesFor(partition, q.geoKeys)) {
         const idx = this.index(q.dataset, v, q.level, f.state);
         if (!idx) return undefined;
-        const prefix = q.level.length + 1;
-        plan.push({ v, idx, keys: q.geoKeys.filter((k) => k.slice(prefix, prefix + 2) === f.state) });
+        plan.push({ v, idx, keys: q.geoKeys.filter((k) => stateOfKey(q.level, k) === f.state) });
       }
     }
     const out = new Map<string, StoredCell>();
@@ -345,20 +345,15 @@ export class ObservationStore {
   }
 }
 
-function isSynthetic(buildDir: string): boolean {
-  try {
-    const m = readManifest(buildDir);
-    return m.synthetic === true || m.source?.mode === 'synthetic';
-  } catch {
-    return false;
-  }
-}
+/** The 2-digit state of a tract or block-group key (`tract:06001400100` → `06`): its per-state file. */
+const stateOfKey = (level: string, key: string) => key.slice(level.length + 1, level.length + 3);
 
-function manifestRows(buildDir: string): Record<string, number> {
+/** The build's manifest, read once at open; undefined when it has none (rows and the synthetic flag then default). */
+function manifestOf(buildDir: string): Manifest | undefined {
   try {
-    return readManifest(buildDir).steps.observations?.rows ?? {};
+    return readManifest(buildDir);
   } catch {
-    return {};
+    return undefined;
   }
 }
 
