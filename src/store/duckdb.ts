@@ -1,6 +1,6 @@
 // The server's long-lived in-process DuckDB. Queries go to a small pool of connections so
 // concurrent requests do not serialize on one connection.
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import { storeMetrics } from './metrics.js';
 
 export class DuckPool {
@@ -62,6 +62,11 @@ export class DuckPool {
       // position, so give them one empty array per column instead.
       return columns.length === result.columnCount ? columns : Array.from({ length: result.columnCount }, () => []);
     });
+  }
+
+  /** Run a query and return its materialized result, for readers that walk the chunks themselves. */
+  async materialized(sql: string): Promise<DuckDBMaterializedResult> {
+    return this.with((c) => c.run(sql));
   }
 
   /**

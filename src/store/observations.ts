@@ -3,6 +3,7 @@
 // derived-variable logic live above this, in the verbs.
 import fs from 'node:fs';
 import path from 'node:path';
+import { ANNOTATIONS } from '../domain/annotations.js';
 import { AppError } from '../domain/errors.js';
 import { AnswerCache } from './answer-cache.js';
 import { isSyntheticManifest, readManifest, type Manifest } from './data-dir.js';
@@ -10,13 +11,9 @@ import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
 import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
 import { storeMetrics } from './metrics.js';
+import { StoredCells } from './stored-cells.js';
 
-export interface StoredCell {
-  estimate: number | null;
-  moe: number | null;
-  estimate_annotation: string | null;
-  moe_annotation: string | null;
-}
+export type { StoredCell } from './stored-cells.js';
 
 export interface CellQuery {
   dataset: string;
@@ -28,8 +25,6 @@ export interface CellQuery {
   codes: string[];
 }
 
-export const cellKey = (vintage: number, geoKey: string, code: string) => `${vintage}|${geoKey}|${code}`;
-
 /**
  * Requests of at most this many geography × vintage lookups are answered from the serving index
  * (positional reads, ~25 µs per geography for 10 codes) when the build has one; larger ones,
@@ -40,13 +35,20 @@ export const cellKey = (vintage: number, geoKey: string, code: string) => `${vin
  */
 export const POINT_LOOKUP_MAX_GEOS = 500;
 
+/** Queries of up to this many codes are read pivoted (one row per geography); more, one row per cell. */
+export const PIVOT_MAX_CODES = 40;
+
+/** The annotation codes a file may hold, numbered from 1 for the pivoted read (0: none). */
+const KNOWN_ANNOTATIONS = Object.keys(ANNOTATIONS);
+const KNOWN_ANNOTATIONS_SQL = `[${KNOWN_ANNOTATIONS.map(sqlString).join(',')}]`;
+
 /**
  * A build never changes once live, so a query's answer can be kept: an AnswerCache weighed by the
  * cells it holds (OBSERVATION_CACHE_CELLS; 0 disables it), least recently used out. An answer over a
  * quarter of the bound is not kept, so one huge answer cannot flush everything else. A DuckDB lookup
  * of one geography costs ~3 ms, a cache hit microseconds (bench/http.ts reports both).
  */
-type ResultCache = AnswerCache<Map<string, StoredCell>>;
+type ResultCache = AnswerCache<StoredCells>;
 
 export class ObservationStore {
   /** `dataset/vintage/level` of every partition present in the build. */
@@ -72,7 +74,7 @@ export class ObservationStore {
     readonly synthetic = false,
   ) {
     this.partitions = partitions;
-    this.cache = cacheCells > 0 ? new AnswerCache<Map<string, StoredCell>>(cacheCells, (m) => m.size) : undefined;
+    this.cache = cacheCells > 0 ? new AnswerCache<StoredCells>(cacheCells, (m) => m.size) : undefined;
   }
 
   static async open(
@@ -212,11 +214,11 @@ export class ObservationStore {
 
   /**
    * Fetch cells; absent combinations are simply missing from the map (the caller annotates them).
-   * The map returned may be shared with the cache: callers must not modify it.
+   * The cells returned may be shared with the cache: callers must not add to them.
    */
-  async fetch(q: CellQuery): Promise<ReadonlyMap<string, StoredCell>> {
+  async fetch(q: CellQuery): Promise<StoredCells> {
     const vintages = q.vintages.filter((v) => this.has(q.dataset, v, q.level));
-    if (vintages.length === 0 || q.codes.length === 0 || (q.geoKeys !== 'all' && q.geoKeys.length === 0)) return new Map();
+    if (vintages.length === 0 || q.codes.length === 0 || (q.geoKeys !== 'all' && q.geoKeys.length === 0)) return new StoredCells(q.codes);
     const key =
       this.cache &&
       `${q.dataset}|${vintages.join(',')}|${q.level}|${q.geoKeys === 'all' ? '*' : [...q.geoKeys].sort().join(',')}|${[...q.codes].sort().join(',')}`;
@@ -224,7 +226,7 @@ export class ObservationStore {
     if (key) storeMetrics.cache('observation_results', hit !== undefined);
     if (hit) return hit;
     const parts = vintages.flatMap((v) => this.filesFor(`${q.dataset}/${v}/${q.level}`, q.geoKeys).map((f) => f.guard));
-    let out: Map<string, StoredCell>;
+    let out: StoredCells;
     try {
       for (const p of parts) await this.guard.require(p);
       out = await this.query(q, vintages);
@@ -249,7 +251,7 @@ export class ObservationStore {
   }
 
   /** The point-lookup path: a few geographies, every file they need indexed. Undefined: ask DuckDB. */
-  private lookup(q: CellQuery, vintages: number[]): Map<string, StoredCell> | undefined {
+  private lookup(q: CellQuery, vintages: number[]): StoredCells | undefined {
     if (q.geoKeys === 'all' || q.geoKeys.length * vintages.length > this.pointLookupMaxGeos) return undefined;
     const plan: Array<{ v: number; idx: ServingIndex; keys: string[] }> = [];
     for (const v of vintages) {
@@ -267,29 +269,82 @@ export class ObservationStore {
         plan.push({ v, idx, keys: q.geoKeys.filter((k) => stateOfKey(q.level, k) === f.state) });
       }
     }
-    const out = new Map<string, StoredCell>();
-    for (const { v, idx, keys } of plan) for (const g of keys) idx.lookup(g, q.codes, (code, cell) => out.set(cellKey(v, g, code), cell));
+    const out = new StoredCells(q.codes);
+    for (const { v, idx, keys } of plan) for (const g of keys) idx.lookup(g, q.codes, (code, cell) => out.put(v, g, code, cell));
     return out;
   }
 
-  private async query(q: CellQuery, vintages: number[]): Promise<Map<string, StoredCell>> {
+  private async query(q: CellQuery, vintages: number[]): Promise<StoredCells> {
     const fast = this.lookup(q, vintages);
     storeMetrics.cache('serving_index', fast !== undefined);
     if (fast) return fast;
-    const out = new Map<string, StoredCell>();
     const perState = vintages.some((v) => this.stateFiles.has(`${q.dataset}/${v}/${q.level}`));
     const files = perState
       ? this.perStateSources(q, vintages)
       : vintages.map((v) => `SELECT ${v} AS vintage, * FROM read_parquet(${sqlString(this.file(q.dataset, v, q.level))})`);
-    if (files.length === 0) return out;
-    const codes = q.codes.map(sqlString).join(',');
+    if (files.length === 0) return new StoredCells(q.codes);
     // Rows are table-major: the table filter lets row-group statistics skip every other table.
     const tableIds = q.codes.every((c) => c.includes('_')) ? [...new Set(q.codes.map((c) => c.slice(0, c.indexOf('_'))))] : [];
     const tableFilter = tableIds.length ? `table_id IN (${tableIds.map(sqlString).join(',')}) AND ` : '';
     // Per-state sources carry their own key filters.
     const geoFilter = q.geoKeys === 'all' || perState ? '' : ` AND geo_key IN (${q.geoKeys.map(sqlString).join(',')})`;
-    const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation
-      FROM (${files.join(' UNION ALL ')}) WHERE ${tableFilter}variable IN (${codes})${geoFilter}`;
+    const from = `FROM (${files.join(' UNION ALL ')}) WHERE ${tableFilter}variable IN (${q.codes.map(sqlString).join(',')})${geoFilter}`;
+    const codes = [...new Set(q.codes)];
+    return codes.length <= PIVOT_MAX_CODES ? this.pivoted(codes, from) : this.rowwise(codes, from);
+  }
+
+  /**
+   * One row per vintage and geography, a column group per code (found, estimate, MOE and the two
+   * annotations as numbers): a 45,000-cell answer of 5 codes comes back as 9,000 rows with one
+   * geography string each instead of 45,000 rows of four strings each. Turning DuckDB's strings
+   * into JS ones was most of the time spent reading large results, and aggregating the annotation
+   * strings themselves cost DuckDB more than the scan (docs/performance.md, issue 13). Annotations
+   * travel as their place in the closed catalogue (src/domain/annotations.ts; 0: none); should a
+   * file hold one outside it, the rows are read one per cell instead, strings and all.
+   */
+  private async pivoted(codes: readonly string[], from: string): Promise<StoredCells> {
+    const list = `[${codes.map(sqlString).join(',')}]`;
+    const numbered = (col: string) =>
+      `(CASE WHEN ${col} IS NULL THEN 0 ELSE coalesce(list_position(${KNOWN_ANNOTATIONS_SQL}, ${col}), -1) END)::INTEGER`;
+    const groups = codes.map(
+      (_, k) =>
+        `max(CASE WHEN vi = ${k} THEN 1 END)::INTEGER, max(CASE WHEN vi = ${k} THEN estimate END), max(CASE WHEN vi = ${k} THEN moe END), ` +
+        `max(CASE WHEN vi = ${k} THEN ea END), max(CASE WHEN vi = ${k} THEN ma END)`,
+    );
+    const result = await this.pool.materialized(
+      `SELECT vintage, geo_key, ${groups.join(', ')} FROM (SELECT vintage, geo_key, (list_position(${list}, variable) - 1)::INTEGER AS vi, ` +
+        `estimate, moe, ${numbered('estimate_annotation')} AS ea, ${numbered('moe_annotation')} AS ma ${from}) GROUP BY vintage, geo_key`,
+    );
+    const out = new StoredCells(codes, result.rowCount * codes.length);
+    const annotation = (n: number | null) => (n ? KNOWN_ANNOTATIONS[n - 1]! : null);
+    for (let ci = 0; ci < result.chunkCount; ci++) {
+      const chunk = result.getChunk(ci);
+      const n = chunk.rowCount;
+      const vintage = chunk.getColumnVector(0);
+      const geo = chunk.getColumnVector(1);
+      const blocks = new Int32Array(n);
+      for (let r = 0; r < n; r++) blocks[r] = out.blockFor(vintage.getItem(r) as number, geo.getItem(r) as string);
+      for (let k = 0; k < codes.length; k++) {
+        const found = chunk.getColumnVector(2 + 5 * k);
+        const est = chunk.getColumnVector(3 + 5 * k);
+        const moe = chunk.getColumnVector(4 + 5 * k);
+        const ea = chunk.getColumnVector(5 + 5 * k);
+        const ma = chunk.getColumnVector(6 + 5 * k);
+        for (let r = 0; r < n; r++) {
+          if (found.getItem(r) === null) continue;
+          const a = ea.getItem(r) as number;
+          const b = ma.getItem(r) as number;
+          if (a < 0 || b < 0) return this.rowwise(codes, from);
+          out.putAt(blocks[r]!, k, est.getItem(r) as number | null, moe.getItem(r) as number | null, annotation(a), annotation(b));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** One row per cell: for requests of many codes (a pivot of hundreds of column groups costs more than it saves). */
+  private async rowwise(codes: readonly string[], from: string): Promise<StoredCells> {
+    const sql = `SELECT vintage, geo_key, variable, estimate, moe, estimate_annotation, moe_annotation ${from}`;
     // Columns, not row objects: one object per cell instead of two on large answers.
     const [vintage, geo, variable, estimate, moe, ea, ma] = (await this.pool.columns(sql)) as [
       number[],
@@ -300,13 +355,21 @@ export class ObservationStore {
       (string | null)[],
       (string | null)[],
     ];
+    const out = new StoredCells(codes, geo.length);
+    // Rows of one geography and vintage mostly come together (the files are sorted by table, then geography).
+    let lastVintage = NaN;
+    let lastGeo = '';
+    let block = -1;
     for (let i = 0; i < geo.length; i++) {
-      out.set(cellKey(vintage[i]!, geo[i]!, variable[i]!), {
-        estimate: estimate[i]!,
-        moe: moe[i]!,
-        estimate_annotation: ea[i]!,
-        moe_annotation: ma[i]!,
-      });
+      const v = vintage[i]!;
+      const g = geo[i]!;
+      if (v !== lastVintage || g !== lastGeo) {
+        block = out.blockFor(v, g);
+        lastVintage = v;
+        lastGeo = g;
+      }
+      const column = out.column(variable[i]!);
+      if (column >= 0) out.putAt(block, column, estimate[i]!, moe[i]!, ea[i]!, ma[i]!);
     }
     return out;
   }
