@@ -36,7 +36,7 @@ import { assertFeatureEnabled } from '../verbs/feature-flags.js';
 import { csvRowCap } from '../verbs/define-verb.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
-import { isSharedAnswer } from '../verbs/observations/answer-cache.js';
+import { isSharedAnswer, isSharedCompact } from '../verbs/observations/answer-cache.js';
 import { envelopeSchema, linksSchema, metaSchema, renderEnvelope } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
@@ -303,8 +303,12 @@ export function defineRoute<
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
       }
       if (query.format === 'compact' && spec.compact) {
-        const envelope = renderEnvelope({ ...result, data: spec.compact(result) }, req, reply, req.server.services.config.BASE_URL);
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(envelope));
+        const data = spec.compact(result);
+        const envelope = renderEnvelope({ ...result, data }, req, reply, req.server.services.config.BASE_URL);
+        const kept = typeof data === 'object' && data !== null && isSharedCompact(data) ? keptJson(data) : undefined;
+        // JSON.stringify(envelope), with the shared table's JSON rendered once (its keys: data, meta, links).
+        const body = kept ? Buffer.concat([DATA_OPEN, kept, tailOf(envelope)]) : JSON.stringify(envelope);
+        return reply.type('application/json; charset=utf-8').send(body);
       }
       if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
         keepStreamPastTimeout(req, reply);
@@ -327,6 +331,18 @@ export function defineRoute<
  */
 const renderedData = new WeakMap<object, WeakMap<z.ZodType, Buffer>>();
 const DATA_OPEN = Buffer.from('{"data":');
+
+/** A shared compact table's JSON, rendered once (it went through no response schema before either). */
+const renderedCompact = new WeakMap<object, Buffer>();
+function keptJson(data: object): Buffer {
+  let json = renderedCompact.get(data);
+  if (!json) renderedCompact.set(data, (json = Buffer.from(JSON.stringify(data))));
+  return json;
+}
+
+/** The envelope after its data: `,"meta":…,"links":…}`. */
+const tailOf = (envelope: { meta: unknown; links: unknown }) =>
+  Buffer.from(`,"meta":${JSON.stringify(envelope.meta)},"links":${JSON.stringify(envelope.links)}}`);
 
 /**
  * The body the response serializer would write, JSON.stringify(envelopeSchema(data).parse(envelope)),

@@ -9,7 +9,7 @@ import { compareGeographies } from '../verbs/compare-geographies.js';
 import type { Verb } from '../verbs/define-verb.js';
 import { geocode } from '../verbs/geocode.js';
 import { geographiesList } from '../verbs/geographies-list.js';
-import { getData } from '../verbs/get-data.js';
+import { getData, longFormat } from '../verbs/get-data.js';
 import { getTimeseries } from '../verbs/get-timeseries.js';
 import { argumentsError } from './errors.js';
 import {
@@ -96,7 +96,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Example: variables "B19013_001E" (median household income), geo "state:06", dataset "acs1", vintage 2018 → California $75,277 ± $317. ' +
       `Variables are api_names or census codes from search_variables. ${GEO_GUIDE} ${VALUE_GUIDE} ` +
       'Costs quota units: 1 per geography (a wildcard: 1 per 10 geographies it expands to) plus 1 per extra variable.',
-    render: renderData,
+    render: (r) => renderData(longFormat(r)),
   }),
   tool(compareGeographies, {
     name: 'compare_geographies',

@@ -35,6 +35,8 @@ export interface RunArgs<I> {
   plan: Plan;
   /** Set when the answer is exported as CSV: the plan's row cap, checked as soon as the row count is known. */
   maxRows: number | undefined;
+  /** How the answer will be rendered: a verb may build its data in that shape directly (get-data: compact). */
+  format: VerbFormat;
   /** Price a request shape (src/domain/cost.ts) and charge it: for `cost: 'expanded'`, once the size is known. */
   charge: (shape: RequestShape) => Promise<number>;
 }
@@ -104,7 +106,7 @@ export function defineVerb<S extends z.ZodObject, O>(spec: VerbSpec<S, O>): Verb
     const maxRows = format === 'csv' ? csvExportGate(ctx, plan) : undefined;
     spec.gate?.({ ctx, input: parsed, plan });
     if (spec.cost !== 'expanded') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
-    return spec.run({ ctx, input: parsed, plan, maxRows, charge: (shape) => chargeShape(ctx, plan, shape) });
+    return spec.run({ ctx, input: parsed, plan, maxRows, format, charge: (shape) => chargeShape(ctx, plan, shape) });
   };
   const verb = (args: VerbCall<S>) => invoke(args);
   return Object.assign(verb, { invoke, spec });

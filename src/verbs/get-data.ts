@@ -5,7 +5,8 @@ import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import type { Geometry } from 'geojson';
 import type { VerbResult } from '../context/verb-context.js';
 import { geometriesFor } from './boundaries-geometries.js';
-import { computeCellsShared } from './observations/answer-cache.js';
+import { compactShared, computeCellsShared, computeGridShared } from './observations/answer-cache.js';
+import { isCompactData, type CompactData } from './observations/compact.js';
 import { type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
@@ -37,7 +38,7 @@ export const getData = defineVerb({
   formats: ['json', 'csv', 'compact'],
   cost: 'expanded',
   heavy: (input) => input.include_geometry === true || isWildcard(input.geo),
-  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<DataCell[]>> => {
+  run: async ({ ctx, input, plan, maxRows, format, charge }): Promise<VerbResult<DataCell[] | CompactData>> => {
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
     const vintage = p.vintage;
     if (input.include_geometry)
@@ -50,14 +51,9 @@ export const getData = defineVerb({
     checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, geometry: input.include_geometry === true });
     await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
 
-    const result = await computeCellsShared(p.stores, p.stores.catalog, {
-      dataset: p.dataset,
-      vintages: [vintage],
-      variables: p.variables,
-      geographies: p.geo.geographies,
-    });
-    let cells: DataCell[] = result.cells;
+    const request = { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies };
     const meta: Record<string, unknown> = {};
+    let geometries: Map<string, Geometry | null> | undefined;
     if (input.include_geometry) {
       const boundaries = ctx.stores.boundaries;
       // Shapes of the vintage's definitions only; a geography not defined in the vintage has none.
@@ -70,12 +66,36 @@ export const getData = defineVerb({
             vintage,
           )
         : undefined;
-      cells = cells.map((c) => ({ ...c, geometry: shapes?.geometries.get(c.geo_key) ?? null }));
+      geometries = shapes?.geometries ?? new Map();
       meta.boundary_vintages = shapes?.vintages ?? {};
     }
-    return {
-      data: cells,
-      meta: { ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }), ...meta },
-    };
+    const metaOf = (result: Parameters<typeof observationMeta>[2]) => ({
+      ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
+      ...meta,
+    });
+
+    if (format === 'compact') {
+      // Straight from the engine's grid: no cell object per value (observations/compact.ts).
+      const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+      let table = compactShared(grid, { dataset: p.dataset, vintage });
+      if (geometries) {
+        const shapes = geometries;
+        table = { ...table, geographies: table.geographies.map((g) => ({ ...g, geometry: shapes.get(g.geo_key) ?? null })) };
+      }
+      return { data: table, meta: metaOf(grid) };
+    }
+    const result = await computeCellsShared(p.stores, p.stores.catalog, request);
+    let cells: DataCell[] = result.cells;
+    if (geometries) {
+      const shapes = geometries;
+      cells = cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null }));
+    }
+    return { data: cells, meta: metaOf(result) };
   },
 });
+
+/** The long-format answer (what every format but compact gets): the verb's result narrowed to cells. */
+export function longFormat(r: VerbResult<DataCell[] | CompactData>): VerbResult<DataCell[]> {
+  if (isCompactData(r.data)) throw new Error('get-data: a compact answer where cells were asked for');
+  return { ...r, data: r.data };
+}

@@ -6,7 +6,10 @@ import { moeProportion } from '../../src/domain/moe.js';
 import { openDataStores } from '../../src/store/open.js';
 import type { Stores } from '../../src/context/verb-context.js';
 import { compareGeographies } from '../../src/verbs/compare-geographies.js';
-import { getData } from '../../src/verbs/get-data.js';
+import { getData as getDataVerb, longFormat } from '../../src/verbs/get-data.js';
+
+/** These tests read the long format (the verb builds compact only when asked for it). */
+const getData = async (args: Parameters<typeof getDataVerb>[0]) => longFormat(await getDataVerb(args));
 import { getTimeseries } from '../../src/verbs/get-timeseries.js';
 import { testBuildDir } from '../support/build.js';
 import { verbContext } from '../support/context.js';

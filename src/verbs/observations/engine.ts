@@ -9,7 +9,8 @@ import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../do
 import type { CatalogStore, Resolution } from '../../store/catalog.js';
 import type { CensusTableStore } from '../../store/census-tables.js';
 import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
-import { cellKey, type ObservationStore } from '../../store/observations.js';
+import type { ObservationStore } from '../../store/observations.js';
+import { StoredCells } from '../../store/stored-cells.js';
 import { isCensusCode, isPublished, type RequestedVariable } from './variables.js';
 
 /** One value as every data endpoint returns it (documented in docs/api.md). */
@@ -63,8 +64,12 @@ export interface EngineRequest {
   geographies: GeographyRecord[];
 }
 
-export interface EngineResult {
+export interface EngineResult extends EngineSummary {
   cells: ObservationCell[];
+}
+
+/** What an answer says beside its values: why cells are null, and what is loaded (for hints). */
+export interface EngineSummary {
   /** Annotation codes that made cells null, with how many cells each. */
   nullReasons: Map<string, number>;
   /** Loaded vintages per level, for hints. */
@@ -109,11 +114,124 @@ function describeCensusCode(tables: CensusTableStore | undefined, dataset: Datas
   };
 }
 
+/**
+ * What every cell of one variable shares within a vintage (all but geography, value, dataset and
+ * vintage), in the key order of a cell. The compact format lists exactly these per variable.
+ */
+export interface GridVariable {
+  variable: string;
+  census_code: string | null;
+  formula: string | null;
+  label: string;
+  unit: string | null;
+  table_id?: string;
+  table_title?: string | null;
+  universe?: string | null;
+  label_changed?: LabelChange | null;
+}
+
+/**
+ * The values of one level and vintage as a table: geographies × variables, row-major (value of
+ * geography g, variable v at g · variables.length + v), each null with its annotation code.
+ */
+export interface GridSlice {
+  level: string;
+  vintage: number;
+  geographies: readonly GeographyRecord[];
+  variables: readonly GridVariable[];
+  estimate: (number | null)[];
+  moe: (number | null)[];
+  estimate_annotation: (string | null)[];
+  moe_annotation: (string | null)[];
+}
+
+/**
+ * The engine's answer as tables rather than cells: large answers (tens of thousands of cells) are
+ * rendered in the compact format without building a cell object each (cellsOf builds them for the
+ * long format, in the same order). Slices come level by level (first-seen order), vintage by vintage.
+ */
+export interface EngineGrid extends EngineSummary {
+  dataset: DatasetKey;
+  slices: GridSlice[];
+}
+
+/** How many cells a grid holds (as cellsOf would build). */
+export const gridCellCount = (grid: EngineGrid): number => grid.slices.reduce((n, s) => n + s.geographies.length * s.variables.length, 0);
+
+/** The cells of a grid, in order: slice by slice, geography by geography, variable by variable. */
+export function cellsOf(grid: EngineGrid): ObservationCell[] {
+  const cells: ObservationCell[] = [];
+  const dataset = grid.dataset;
+  for (const s of grid.slices) {
+    const nv = s.variables.length;
+    for (let g = 0; g < s.geographies.length; g++) {
+      const geo = s.geographies[g]!;
+      for (let vi = 0; vi < nv; vi++) {
+        const d = s.variables[vi]!;
+        const i = g * nv + vi;
+        // Every field written out: an object literal with spreads followed by more properties
+        // costs ~35 µs a cell in V8 (Node 20) against ~0.6 µs written out (measured, issue 13).
+        const estimate_annotation = describeAnnotation(s.estimate_annotation[i]!);
+        const moe_annotation = describeAnnotation(s.moe_annotation[i]!);
+        if (d.table_id !== undefined) {
+          cells.push({
+            geo_key: geo.key,
+            geo_name: geo.name,
+            geo_type: geo.type,
+            variable: d.variable,
+            census_code: d.census_code,
+            formula: null,
+            label: d.label,
+            unit: d.unit,
+            dataset,
+            vintage: s.vintage,
+            estimate: s.estimate[i]!,
+            moe_numeric: s.moe[i]!,
+            estimate_annotation,
+            moe_annotation,
+            table_id: d.table_id,
+            table_title: d.table_title,
+            universe: d.universe,
+            label_changed: d.label_changed,
+          });
+        } else {
+          cells.push({
+            geo_key: geo.key,
+            geo_name: geo.name,
+            geo_type: geo.type,
+            variable: d.variable,
+            census_code: d.census_code,
+            formula: d.formula,
+            label: d.label,
+            unit: d.unit,
+            dataset,
+            vintage: s.vintage,
+            estimate: s.estimate[i]!,
+            moe_numeric: s.moe[i]!,
+            estimate_annotation,
+            moe_annotation,
+          });
+        }
+      }
+    }
+  }
+  return cells;
+}
+
 export async function computeCells(
   stores: EngineStores,
   catalog: Pick<CatalogStore, 'resolveForVintage'>,
   req: EngineRequest,
 ): Promise<EngineResult> {
+  const grid = await computeGrid(stores, catalog, req);
+  return { cells: cellsOf(grid), nullReasons: grid.nullReasons, loaded: grid.loaded, loadedInOther: grid.loadedInOther };
+}
+
+export async function computeGrid(
+  stores: EngineStores,
+  catalog: Pick<CatalogStore, 'resolveForVintage'>,
+  req: EngineRequest,
+): Promise<EngineGrid> {
   const { observations: obs } = stores;
   const byLevel = new Map<string, GeographyRecord[]>();
   for (const g of req.geographies) {
@@ -145,13 +263,38 @@ export async function computeCells(
     codesByVintage.set(y, codes);
   }
 
-  const descriptions = new Map<string, ReturnType<typeof describeCensusCode>>();
-  const described = (code: string, y: number) => {
-    const k = `${code}|${y}`;
-    let d = descriptions.get(k);
-    if (!d) descriptions.set(k, (d = describeCensusCode(stores.tables, req.dataset, code, y)));
-    return d;
-  };
+  // What every cell of a variable shares, once per vintage and variable, not per cell.
+  const variablesByVintage = new Map<number, GridVariable[]>();
+  for (const y of req.vintages) {
+    const resolved = resolvedByVintage.get(y)!;
+    variablesByVintage.set(
+      y,
+      req.variables.map((v, vi): GridVariable => {
+        if (isCensusCode(v)) {
+          const d = describeCensusCode(stores.tables, req.dataset, v.census_code, y);
+          return {
+            variable: v.api_name,
+            census_code: v.census_code,
+            formula: null,
+            label: d.label,
+            unit: d.unit,
+            table_id: v.table_id,
+            table_title: d.table_title,
+            universe: d.universe,
+            label_changed: d.label_changed,
+          };
+        }
+        const r = resolved[vi]!;
+        return {
+          variable: v.api_name,
+          census_code: r.kind === 'direct' ? r.code : v.census_code,
+          formula: v.formula,
+          label: v.label,
+          unit: v.unit,
+        };
+      }),
+    );
+  }
 
   // Per vintage, level and table rather than per missing cell (answers of 30,000+ cells).
   const tablesLoaded = new Map<string, boolean>();
@@ -162,10 +305,11 @@ export async function computeCells(
     return loaded;
   };
 
-  const cells: ObservationCell[] = [];
+  const slices: GridSlice[] = [];
   const nullReasons = new Map<string, number>();
   const loaded = new Map<string, number[]>();
   const loadedInOther = new Map<string, number[]>();
+  const nv = req.variables.length;
 
   for (const [level, geos] of byLevel) {
     loaded.set(level, obs.loadedVintages(req.dataset, level));
@@ -173,15 +317,27 @@ export async function computeCells(
     const allCodes = [...new Set([...codesByVintage.values()].flatMap((s) => [...s]))];
     const stored =
       NO_ROW_LEVELS_ACS1.has(level) && req.dataset === 'acs1'
-        ? new Map()
+        ? new StoredCells(allCodes)
         : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
 
-    // Census-code descriptions once per vintage and variable, not per cell.
-    const describedByVintage = new Map(
-      req.vintages.map((y) => [y, req.variables.map((v) => (isCensusCode(v) ? described(v.census_code, y) : undefined))]),
-    );
     for (const y of req.vintages) {
-      for (const g of geos) {
+      const size = geos.length * nv;
+      const slice: GridSlice = {
+        level,
+        vintage: y,
+        geographies: geos,
+        variables: variablesByVintage.get(y)!,
+        estimate: new Array<number | null>(size),
+        moe: new Array<number | null>(size),
+        estimate_annotation: new Array<string | null>(size),
+        moe_annotation: new Array<string | null>(size),
+      };
+      slices.push(slice);
+      const resolved = resolvedByVintage.get(y)!;
+      // Column of each directly resolved variable's code in the stored cells.
+      const columns = resolved.map((r) => (r.kind === 'direct' ? stored.column(r.code) : -1));
+      for (let gi = 0; gi < geos.length; gi++) {
+        const g = geos[gi]!;
         // Looked up once per geography and vintage, on the first missing cell (a record lookup
         // per missing cell was ~8% of an all-counties answer's CPU).
         let undefinedInVintage: boolean | undefined;
@@ -201,72 +357,39 @@ export async function computeCells(
           if (!tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';
           return 'not_published';
         };
-        const get = (code: string): Cell => stored.get(cellKey(y, g.key, code)) ?? nullCell(absentReason(code));
+        // One lookup per geography and vintage; the codes are read by column.
+        const block = stored.block(y, g.key);
+        const get = (code: string): Cell => stored.at(block, stored.column(code)) ?? nullCell(absentReason(code));
 
-        const resolved = resolvedByVintage.get(y)!;
-        const descs = describedByVintage.get(y)!;
-        for (let vi = 0; vi < req.variables.length; vi++) {
-          const v = req.variables[vi]!;
+        for (let vi = 0; vi < nv; vi++) {
           const r = resolved[vi]!;
+          const i = gi * nv + vi;
           let cell: Cell;
-          if (r.kind === 'unavailable') cell = nullCell(r.reason);
-          else if (r.kind === 'direct') cell = get(r.code);
+          if (r.kind === 'direct') {
+            // The common case, written straight into the grid.
+            if (stored.copyTo(block, columns[vi]!, slice, i)) {
+              const ea = slice.estimate_annotation[i]!;
+              if (slice.estimate[i] === null && ea) nullReasons.set(ea, (nullReasons.get(ea) ?? 0) + 1);
+              continue;
+            }
+            cell = nullCell(absentReason(r.code));
+          } else if (r.kind === 'unavailable') cell = nullCell(r.reason);
           else {
             // A derived value whose components are simply not in the data takes their reason
             // (e.g. no_data_loaded), not the generic "derived from annotated".
-            const missing = r.codes.find((c) => !stored.has(cellKey(y, g.key, c)));
+            const missing = r.codes.find((c) => !stored.found(block, stored.column(c)));
             cell = missing ? nullCell(absentReason(missing)) : evaluateFormula(formulaOf(r.formula), get);
           }
           if (cell.estimate === null && cell.estimate_annotation) {
             nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
           }
-          // Every field written out: an object literal with spreads followed by more properties
-          // costs ~35 µs a cell in V8 (Node 20) against ~0.6 µs written out (measured, issue 13).
-          const estimate_annotation = describeAnnotation(cell.estimate_annotation);
-          const moe_annotation = describeAnnotation(cell.moe_annotation);
-          if (isCensusCode(v)) {
-            const d = descs[vi]!;
-            cells.push({
-              geo_key: g.key,
-              geo_name: g.name,
-              geo_type: g.type,
-              variable: v.api_name,
-              census_code: v.census_code,
-              formula: null,
-              label: d.label,
-              unit: d.unit,
-              dataset: req.dataset,
-              vintage: y,
-              estimate: cell.estimate,
-              moe_numeric: cell.moe,
-              estimate_annotation,
-              moe_annotation,
-              table_id: v.table_id,
-              table_title: d.table_title,
-              universe: d.universe,
-              label_changed: d.label_changed,
-            });
-          } else {
-            cells.push({
-              geo_key: g.key,
-              geo_name: g.name,
-              geo_type: g.type,
-              variable: v.api_name,
-              census_code: r.kind === 'direct' ? r.code : v.census_code,
-              formula: v.formula,
-              label: v.label,
-              unit: v.unit,
-              dataset: req.dataset,
-              vintage: y,
-              estimate: cell.estimate,
-              moe_numeric: cell.moe,
-              estimate_annotation,
-              moe_annotation,
-            });
-          }
+          slice.estimate[i] = cell.estimate;
+          slice.moe[i] = cell.moe;
+          slice.estimate_annotation[i] = cell.estimate_annotation;
+          slice.moe_annotation[i] = cell.moe_annotation;
         }
       }
     }
   }
-  return { cells, nullReasons, loaded, loadedInOther };
+  return { dataset: req.dataset, slices, nullReasons, loaded, loadedInOther };
 }

@@ -1,6 +1,6 @@
 // Turning the reasons cells are null into one sentence a person can act on (meta.hint).
 import type { DatasetKey } from '../../domain/datasets.js';
-import type { EngineResult } from './engine.js';
+import type { EngineSummary } from './engine.js';
 
 const fmt = (years: number[]) => (years.length ? years.join(', ') : 'none');
 
@@ -9,7 +9,7 @@ const fmt = (years: number[]) => (years.length ? years.join(', ') : 'none');
  * vintages are here instead, and the other dataset when it holds the asked vintages. How to load
  * more is the operator's business (docs/etl-online.md, /health), not the client's.
  */
-function notLoadedHint(dataset: DatasetKey, vintages: number[], result: EngineResult, all: boolean): string {
+function notLoadedHint(dataset: DatasetKey, vintages: number[], result: EngineSummary, all: boolean): string {
   const asked = vintages.length === 1 ? String(vintages[0]) : 'these vintages';
   const held = [...result.loaded.entries()].map(([level, ys]) => `${level}: ${fmt(ys)}`).join('; ');
   const other: DatasetKey = dataset === 'acs1' ? 'acs5' : 'acs1';
@@ -24,7 +24,7 @@ function notLoadedHint(dataset: DatasetKey, vintages: number[], result: EngineRe
     .join(' ');
 }
 
-export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineResult, total: number): string | null {
+export function hintFor(dataset: DatasetKey, vintages: number[], result: EngineSummary, total: number): string | null {
   const r = result.nullReasons;
   if (r.size === 0) return null;
   const parts: string[] = [];

@@ -2,7 +2,7 @@
 // defined. One builder so data, compare and timeseries describe themselves the same way.
 import { CENSUS_PROGRAM, referencePeriod } from '../../domain/datasets.js';
 import type { VerbResult } from '../../context/verb-context.js';
-import type { EngineResult } from './engine.js';
+import { gridCellCount, type EngineGrid, type EngineResult } from './engine.js';
 import { hintFor } from './hints.js';
 import type { PreparedRequest } from './prepare.js';
 
@@ -13,12 +13,16 @@ export const SYNTHETIC_NOTE =
 export function observationMeta(
   p: PreparedRequest,
   vintages: number[],
-  result: EngineResult,
+  result: EngineResult | EngineGrid,
   opts: { referencePeriod?: string; extraHint?: string } = {},
 ): NonNullable<VerbResult<unknown>['meta']> {
   const last = vintages.at(-1)!;
   const synthetic = p.stores.observations.synthetic;
-  const hint = [synthetic ? SYNTHETIC_NOTE : undefined, opts.extraHint, hintFor(p.dataset, vintages, result, result.cells.length)]
+  const hint = [
+    synthetic ? SYNTHETIC_NOTE : undefined,
+    opts.extraHint,
+    hintFor(p.dataset, vintages, result, 'cells' in result ? result.cells.length : gridCellCount(result)),
+  ]
     .filter(Boolean)
     .join(' ');
   return {
