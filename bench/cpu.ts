@@ -47,7 +47,24 @@ const ALL_CASES = [
   { name: 'geocode', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', path: '/v1/variables?search=median%20income' },
 ];
-const CASES = process.env.BENCH_CASES ? ALL_CASES.filter((c) => process.env.BENCH_CASES!.split(',').includes(c.name)) : ALL_CASES;
+// bench:national's cases, for a SYNTHETIC national build (DATA_DIR=.cache/synthetic-national): run only
+// when named in BENCH_CASES, since the real build has no acs5 2024 tracts. BENCH_VINTAGE (2024).
+const NATIONAL_VINTAGE = process.env.BENCH_VINTAGE ?? '2024';
+const NATIONAL_CASES = [
+  { name: 'national-tract-1x5', path: `/v1/data?variables=${FIVE}&geo=tract:06001400100&dataset=acs5&vintage=${NATIONAL_VINTAGE}` },
+  { name: 'national-ca-tracts-5', path: `/v1/data?variables=${FIVE}&geo=tract:06*&dataset=acs5&vintage=${NATIONAL_VINTAGE}` },
+  {
+    name: 'national-ca-tracts-5-compact',
+    path: `/v1/data?variables=${FIVE}&geo=tract:06*&dataset=acs5&vintage=${NATIONAL_VINTAGE}&format=compact`,
+  },
+  { name: 'national-counties-10', path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=${NATIONAL_VINTAGE}` },
+  {
+    name: 'national-counties-10-compact',
+    path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=${NATIONAL_VINTAGE}&page_size=5000&format=compact`,
+  },
+];
+const NAMED = process.env.BENCH_CASES?.split(',');
+const CASES = NAMED ? [...ALL_CASES, ...NATIONAL_CASES].filter((c) => NAMED.includes(c.name)) : ALL_CASES;
 
 const PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : null;
 
