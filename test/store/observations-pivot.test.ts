@@ -98,4 +98,20 @@ describe('ObservationStore: pivoted and per-cell reads', () => {
     expect(cells.get('2018|state:06|B19013_001E')).toMatchObject({ estimate: 75277, moe: 317, estimate_annotation: 'brand_new_code' });
     expect(new Map(cells)).toEqual(await rowsOf(file, 2018, codes));
   });
+
+  it("every geography of a file asked by key (an expanded wildcard) gives the same cells as 'all'; a subset only its own", async () => {
+    const file = fileOf(dir, 'acs5', 2023, 'county');
+    const keys = (await pool.rows<{ geo_key: string }>(`SELECT DISTINCT geo_key FROM read_parquet(${sqlString(file)})`)).map(
+      (r) => r.geo_key,
+    );
+    expect(keys.length).toBeGreaterThan(3000);
+    const codes = await codesOf(file, 2);
+    const q = { dataset: 'acs5', vintages: [2023], level: 'county', codes };
+    const all = await store.fetch({ ...q, geoKeys: 'all' });
+    const every = await store.fetch({ ...q, geoKeys: [...keys].reverse() });
+    expect(new Map(every)).toEqual(new Map(all));
+    const some = await store.fetch({ ...q, geoKeys: keys.slice(0, 7) });
+    expect(new Set([...some.keys()].map((k) => k.split('|')[1]))).toEqual(new Set(keys.slice(0, 7)));
+    expect(new Map(some)).toEqual(new Map([...all].filter(([k]) => keys.slice(0, 7).includes(k.split('|')[1]!))));
+  });
 });
