@@ -49,6 +49,11 @@ export interface VerbResult<T> {
   };
   /** Set by paginated operations; the transport turns it into links.next / links.prev. */
   page?: { offset: number; limit: number; total: number };
+  /**
+   * The items of an array `data` as JSON, each exactly JSON.stringify(item), in order: a transport
+   * that writes the array item by item (large answers) may take them from here instead.
+   */
+  itemsJson?: () => Iterable<string>;
 }
 
 export type Verb<I, O> = (args: { ctx: VerbContext; input: I }) => Promise<VerbResult<O>>;

@@ -66,11 +66,16 @@ class EnvelopeStream<T> extends Readable {
   private finished = false;
   private readonly append = serializer();
 
+  /** The items' JSON when the operation rendered it (VerbResult.itemsJson). */
+  private readonly rendered: Iterator<string> | undefined;
+
   constructor(
     private readonly items: readonly T[],
     private readonly tail: () => string,
+    itemsJson?: () => Iterable<string>,
   ) {
     super({ highWaterMark: BATCH_BYTES });
+    this.rendered = itemsJson?.()[Symbol.iterator]();
   }
 
   override _read(): void {
@@ -95,7 +100,9 @@ class EnvelopeStream<T> extends Readable {
     let bytes = 0;
     while (this.next < this.items.length && bytes + text.length < BATCH_BYTES) {
       const before = parts.length;
-      text = this.append(this.items[this.next], this.next === 0 ? text : `${text},`, parts);
+      const pre = this.next === 0 ? text : `${text},`;
+      const item = this.rendered?.next();
+      text = item && !item.done ? pre + item.value : this.append(this.items[this.next], pre, parts);
       for (let i = before; i < parts.length; i++) bytes += parts[i]!.length;
       this.next++;
     }
@@ -123,8 +130,12 @@ export function streamEnvelope<T>(
   reply: FastifyReply,
   baseUrl: string | undefined,
 ): Readable {
-  return new EnvelopeStream(result.data, () => {
-    const { meta, links } = renderEnvelope({ ...result, data: [] as T[] }, req, reply, baseUrl);
-    return `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
-  });
+  return new EnvelopeStream(
+    result.data,
+    () => {
+      const { meta, links } = renderEnvelope({ ...result, data: [] as T[] }, req, reply, baseUrl);
+      return `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+    },
+    result.itemsJson,
+  );
 }

@@ -5,7 +5,8 @@ import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import type { Geometry } from 'geojson';
 import type { VerbResult } from '../context/verb-context.js';
 import { geometriesFor } from './boundaries-geometries.js';
-import { compactShared, computeCellsShared, computeGridShared } from './observations/answer-cache.js';
+import { cellsShared, compactShared, computeGridShared } from './observations/answer-cache.js';
+import { cellsJson } from './observations/cells-json.js';
 import { isCompactData, type CompactData } from './observations/compact.js';
 import { type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
@@ -84,13 +85,14 @@ export const getData = defineVerb({
       }
       return { data: table, meta: metaOf(grid) };
     }
-    const result = await computeCellsShared(p.stores, p.stores.catalog, request);
-    let cells: DataCell[] = result.cells;
+    const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+    const result = cellsShared(grid);
     if (geometries) {
       const shapes = geometries;
-      cells = cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null }));
+      return { data: result.cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })), meta: metaOf(result) };
     }
-    return { data: cells, meta: metaOf(result) };
+    // Large answers are written cell by cell: their JSON comes from the grid (observations/cells-json.ts).
+    return { data: result.cells, meta: metaOf(result), itemsJson: () => cellsJson(grid) };
   },
 });
 

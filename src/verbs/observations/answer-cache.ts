@@ -94,13 +94,8 @@ export async function computeGridShared(
   return grid;
 }
 
-/** computeCells, answered from the cache for a request seen before on this build. */
-export async function computeCellsShared(
-  stores: EngineStores,
-  catalog: Pick<CatalogStore, 'resolveForVintage'>,
-  req: EngineRequest,
-): Promise<EngineResult> {
-  const grid = await computeGridShared(stores, catalog, req);
+/** cellsOf, kept beside a shared grid of a small answer so a repeated request builds no cell. */
+export function cellsShared(grid: EngineGrid): EngineResult {
   const kept = keptOf.get(grid);
   if (kept?.result) return kept.result;
   const result: EngineResult = {
