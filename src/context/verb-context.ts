@@ -51,9 +51,11 @@ export interface VerbResult<T> {
   page?: { offset: number; limit: number; total: number };
   /**
    * The items of an array `data` as JSON, each exactly JSON.stringify(item), in order: a transport
-   * that writes the array item by item (large answers) may take them from here instead.
+   * that writes the array item by item (large answers) may take them from here instead. `keep`,
+   * when set, is the same object for every request with this very answer (a cached one): the
+   * transport may keep the bytes it wrote under it and send them again.
    */
-  itemsJson?: () => Iterable<string>;
+  itemsJson?: { items: () => Iterable<string>; keep?: object };
 }
 
 export type Verb<I, O> = (args: { ctx: VerbContext; input: I }) => Promise<VerbResult<O>>;

@@ -60,22 +60,61 @@ function serializer() {
   };
 }
 
+/**
+ * The data part (`item,item,…`) of streamed answers whose items' JSON the operation marks as its
+ * own to keep (VerbResult.itemsJson with keep: a cached answer's, which never changes): the next
+ * request for it copies these bytes instead of rendering 15–25 MB of cells again. Least recently
+ * used out, within KEPT_BYTES in all; an answer over a quarter of that is never kept.
+ */
+const KEPT_BYTES = 64 * 1024 * 1024;
+const kept = new Map<object, { chunks: Buffer[]; bytes: number }>();
+let keptBytes = 0;
+
+/** Bytes of data parts kept now (tests, metrics). */
+export const keptStreamBytes = (): number => keptBytes;
+
+function keptData(key: object): Buffer[] | undefined {
+  const hit = kept.get(key);
+  if (!hit) return undefined;
+  kept.delete(key);
+  kept.set(key, hit);
+  return hit.chunks;
+}
+
+function keepData(key: object, chunks: Buffer[]): void {
+  const bytes = chunks.reduce((n, c) => n + c.length, 0);
+  if (bytes > KEPT_BYTES / 4 || kept.has(key)) return;
+  kept.set(key, { chunks, bytes });
+  keptBytes += bytes;
+  for (const [k, v] of kept) {
+    if (keptBytes <= KEPT_BYTES) break;
+    kept.delete(k);
+    keptBytes -= v.bytes;
+  }
+}
+
 class EnvelopeStream<T> extends Readable {
   private next = 0;
   private scheduled = false;
   private finished = false;
+  private opened = false;
   private readonly append = serializer();
-
   /** The items' JSON when the operation rendered it (VerbResult.itemsJson). */
   private readonly rendered: Iterator<string> | undefined;
+  /** This answer's data bytes kept from an earlier request, sent chunk by chunk. */
+  private readonly fromKept: Buffer[] | undefined;
+  /** The data chunks written so far, when this answer's are to be kept. */
+  private readonly keeping: Buffer[] | undefined;
 
   constructor(
     private readonly items: readonly T[],
     private readonly tail: () => string,
-    itemsJson?: () => Iterable<string>,
+    private readonly json?: VerbResult<unknown>['itemsJson'],
   ) {
     super({ highWaterMark: BATCH_BYTES });
-    this.rendered = itemsJson?.()[Symbol.iterator]();
+    this.fromKept = json?.keep ? keptData(json.keep) : undefined;
+    this.keeping = json?.keep && !this.fromKept ? [] : undefined;
+    this.rendered = this.fromKept ? undefined : json?.items()[Symbol.iterator]();
   }
 
   override _read(): void {
@@ -87,16 +126,41 @@ class EnvelopeStream<T> extends Readable {
       this.scheduled = false;
       if (this.destroyed) return; // the client went away
       try {
-        this.batch();
+        if (!this.opened) {
+          this.opened = true;
+          this.push(Buffer.from('{"data":['));
+        } else if (this.fromKept) this.keptBatch(this.fromKept);
+        else this.batch();
       } catch (e) {
         this.destroy(e as Error);
       }
     });
   }
 
+  /** The next kept chunk, or the tail after the last. */
+  private keptBatch(chunks: Buffer[]): void {
+    if (this.next < chunks.length) {
+      this.push(chunks[this.next++]!);
+      return;
+    }
+    this.end();
+  }
+
+  private end(): void {
+    // meta last: elapsed_ms then covers the serialization too.
+    this.finished = true;
+    this.push(Buffer.from(this.tail()));
+    this.push(null);
+  }
+
   private batch(): void {
+    if (this.next >= this.items.length) {
+      if (this.keeping && this.json?.keep) keepData(this.json.keep, this.keeping);
+      this.end();
+      return;
+    }
     const parts: Array<string | Buffer> = [];
-    let text = this.next === 0 ? '{"data":[' : '';
+    let text = '';
     let bytes = 0;
     while (this.next < this.items.length && bytes + text.length < BATCH_BYTES) {
       const before = parts.length;
@@ -106,11 +170,6 @@ class EnvelopeStream<T> extends Readable {
       for (let i = before; i < parts.length; i++) bytes += parts[i]!.length;
       this.next++;
     }
-    if (this.next >= this.items.length) {
-      // meta last: elapsed_ms then covers the serialization too.
-      text += this.tail();
-      this.finished = true;
-    }
     parts.push(text);
     // One Buffer per batch: a chunk per part would cost a chunked-encoding frame and a stream
     // round trip each (thousands per answer); the copy of a 64 KB batch is cheap and off-heap.
@@ -119,8 +178,8 @@ class EnvelopeStream<T> extends Readable {
     const chunk = Buffer.allocUnsafe(size);
     let at = 0;
     for (const p of parts) at += typeof p === 'string' ? chunk.write(p, at, 'utf8') : p.copy(chunk, at);
+    this.keeping?.push(chunk);
     this.push(chunk);
-    if (this.finished) this.push(null);
   }
 }
 

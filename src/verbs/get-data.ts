@@ -5,7 +5,7 @@ import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import type { Geometry } from 'geojson';
 import type { VerbResult } from '../context/verb-context.js';
 import { geometriesFor } from './boundaries-geometries.js';
-import { cellsShared, compactShared, computeGridShared } from './observations/answer-cache.js';
+import { cellsShared, compactShared, computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
 import { cellsJson } from './observations/cells-json.js';
 import { isCompactData, type CompactData } from './observations/compact.js';
 import { type ObservationCell } from './observations/engine.js';
@@ -92,7 +92,7 @@ export const getData = defineVerb({
       return { data: result.cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })), meta: metaOf(result) };
     }
     // Large answers are written cell by cell: their JSON comes from the grid (observations/cells-json.ts).
-    return { data: result.cells, meta: metaOf(result), itemsJson: () => cellsJson(grid) };
+    return { data: result.cells, meta: metaOf(result), itemsJson: { items: () => cellsJson(grid), keep: sharedKeyOf(grid) } };
   },
 });
 

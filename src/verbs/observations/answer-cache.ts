@@ -94,6 +94,12 @@ export async function computeGridShared(
   return grid;
 }
 
+/**
+ * For a grid handed out from the cache, an object that stands for it for as long as it is kept (the
+ * transport keeps rendered bytes under it); undefined for a grid computed afresh.
+ */
+export const sharedKeyOf = (grid: EngineGrid): object | undefined => keptOf.get(grid);
+
 /** cellsOf, kept beside a shared grid of a small answer so a repeated request builds no cell. */
 export function cellsShared(grid: EngineGrid): EngineResult {
   const kept = keptOf.get(grid);

@@ -3,7 +3,7 @@
 // for cell, and the streamed HTTP body exactly the JSON of the cells.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores } from '../../../src/context/verb-context.js';
-import { STREAM_MIN_ITEMS } from '../../../src/http/stream-envelope.js';
+import { keptStreamBytes, STREAM_MIN_ITEMS } from '../../../src/http/stream-envelope.js';
 import { openDataStores } from '../../../src/store/open.js';
 import { getData, longFormat } from '../../../src/verbs/get-data.js';
 import { testBuildDir } from '../../support/build.js';
@@ -51,7 +51,7 @@ describe('long-format JSON from the grid', () => {
       for (const data of [cached, uncached]) {
         const r = longFormat(await getData({ ctx: verbContext(data.stores), input }));
         expect(r.itemsJson).toBeDefined();
-        const texts = [...r.itemsJson!()];
+        const texts = [...r.itemsJson!.items()];
         expect(r.data.length).toBeGreaterThan(0);
         expect(texts).toEqual(r.data.map((c) => JSON.stringify(c)));
       }
@@ -68,5 +68,24 @@ describe('long-format JSON from the grid', () => {
     const cells = longFormat(await getData({ ctx: verbContext(uncached.stores), input })).data;
     expect(cells.length).toBeGreaterThan(STREAM_MIN_ITEMS);
     expect(res.body.startsWith(`{"data":${JSON.stringify(cells)},"meta":`)).toBe(true);
+  });
+
+  it('a cached streamed answer is sent again from the bytes kept at its first request, the same bytes', async () => {
+    // Every county × one variable: 3,222 cells, streamed, asked for nowhere else in this file.
+    const url = '/v1/data?variables=B25001_001E&geo=county:*&dataset=acs5&vintage=2023';
+    const headers = { 'x-api-key': svc.keys.pro };
+    const before = keptStreamBytes();
+    const first = await svc.app.inject({ url, headers });
+    const kept = keptStreamBytes();
+    const second = await svc.app.inject({ url, headers });
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    // The first request's data part was kept (the service's result cache is on), the second added none.
+    expect(kept - before).toBeGreaterThan(1_000_000);
+    expect(keptStreamBytes()).toBe(kept);
+    const dataOf = (body: string) => body.slice(0, body.indexOf('],"meta":') + 1);
+    expect(dataOf(second.body)).toBe(dataOf(first.body));
+    expect(second.json().data).toEqual(first.json().data);
+    expect(second.json().meta.request_id).not.toBe(first.json().meta.request_id);
   });
 });
