@@ -41,6 +41,8 @@ export const PIVOT_MAX_CODES = 40;
 /** The annotation codes a file may hold, numbered from 1 for the pivoted read (0: none). */
 const KNOWN_ANNOTATIONS = Object.keys(ANNOTATIONS);
 const KNOWN_ANNOTATIONS_SQL = `[${KNOWN_ANNOTATIONS.map(sqlString).join(',')}]`;
+// Two numbers share a tag in base 64 (pivoted(), below), with room for the -1 of an unknown code.
+if (KNOWN_ANNOTATIONS.length >= 63) throw new Error('annotation catalogue too large for the pivoted read');
 
 /**
  * A build never changes once live, so a query's answer can be kept: an AnswerCache weighed by the
@@ -310,18 +312,19 @@ export class ObservationStore {
   private async pivoted(codes: readonly string[], from: string): Promise<StoredCells> {
     const list = `[${codes.map(sqlString).join(',')}]`;
     const numbered = (col: string) =>
-      `(CASE WHEN ${col} IS NULL THEN 0 ELSE coalesce(list_position(${KNOWN_ANNOTATIONS_SQL}, ${col}), -1) END)::INTEGER`;
+      `(CASE WHEN ${col} IS NULL THEN 0 ELSE coalesce(list_position(${KNOWN_ANNOTATIONS_SQL}, ${col}), -1) END)`;
+    // Per code three aggregates: a tag (null: no row; else 1 + 64 × estimate annotation + MOE
+    // annotation, each its number in the catalogue, -1 outside it), the estimate and the MOE.
     const groups = codes.map(
-      (_, k) =>
-        `max(CASE WHEN vi = ${k} THEN 1 END)::INTEGER, max(CASE WHEN vi = ${k} THEN estimate END), max(CASE WHEN vi = ${k} THEN moe END), ` +
-        `max(CASE WHEN vi = ${k} THEN ea END), max(CASE WHEN vi = ${k} THEN ma END)`,
+      (_, k) => `max(CASE WHEN vi = ${k} THEN tag END), max(CASE WHEN vi = ${k} THEN estimate END), max(CASE WHEN vi = ${k} THEN moe END)`,
     );
     const result = await this.pool.materialized(
       `SELECT vintage, geo_key, ${groups.join(', ')} FROM (SELECT vintage, geo_key, (list_position(${list}, variable) - 1)::INTEGER AS vi, ` +
-        `estimate, moe, ${numbered('estimate_annotation')} AS ea, ${numbered('moe_annotation')} AS ma ${from}) GROUP BY vintage, geo_key`,
+        `estimate, moe, (CASE WHEN estimate_annotation IS NULL AND moe_annotation IS NULL THEN 1 ` +
+        `ELSE 1 + 64 * ${numbered('estimate_annotation')} + ${numbered('moe_annotation')} END)::INTEGER AS tag ${from}) GROUP BY vintage, geo_key`,
     );
     const out = new StoredCells(codes, result.rowCount * codes.length);
-    const annotation = (n: number | null) => (n ? KNOWN_ANNOTATIONS[n - 1]! : null);
+    const annotation = (n: number) => (n ? KNOWN_ANNOTATIONS[n - 1]! : null);
     for (let ci = 0; ci < result.chunkCount; ci++) {
       const chunk = result.getChunk(ci);
       const n = chunk.rowCount;
@@ -330,17 +333,24 @@ export class ObservationStore {
       const blocks = new Int32Array(n);
       for (let r = 0; r < n; r++) blocks[r] = out.blockFor(vintage.getItem(r) as number, geo.getItem(r) as string);
       for (let k = 0; k < codes.length; k++) {
-        const found = chunk.getColumnVector(2 + 5 * k);
-        const est = chunk.getColumnVector(3 + 5 * k);
-        const moe = chunk.getColumnVector(4 + 5 * k);
-        const ea = chunk.getColumnVector(5 + 5 * k);
-        const ma = chunk.getColumnVector(6 + 5 * k);
+        const tags = chunk.getColumnVector(2 + 3 * k);
+        const est = chunk.getColumnVector(3 + 3 * k);
+        const moe = chunk.getColumnVector(4 + 3 * k);
         for (let r = 0; r < n; r++) {
-          if (found.getItem(r) === null) continue;
-          const a = ea.getItem(r) as number;
-          const b = ma.getItem(r) as number;
-          if (a < 0 || b < 0) return this.rowwise(codes, from);
-          out.putAt(blocks[r]!, k, est.getItem(r) as number | null, moe.getItem(r) as number | null, annotation(a), annotation(b));
+          const tag = tags.getItem(r) as number | null;
+          if (tag === null) continue;
+          let ea: string | null = null;
+          let ma: string | null = null;
+          if (tag !== 1) {
+            const a = Math.floor((tag - 1) / 64);
+            const b = tag - 1 - 64 * a;
+            // -1 (outside the catalogue) makes the tag fall below 1 or a code out of range.
+            if (tag < 1 || a < 0 || b < 0 || b >= 64 || a > KNOWN_ANNOTATIONS.length || b > KNOWN_ANNOTATIONS.length)
+              return this.rowwise(codes, from);
+            ea = annotation(a);
+            ma = annotation(b);
+          }
+          out.putAt(blocks[r]!, k, est.getItem(r) as number | null, moe.getItem(r) as number | null, ea, ma);
         }
       }
     }

@@ -83,9 +83,10 @@ describe('ObservationStore: pivoted and per-cell reads', () => {
     const file = fileOf(root, 'acs1', 2018, 'state');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const source = fileOf(dir, 'acs1', 2018, 'state');
-    // The real rows of two tables, one cell's annotation replaced by a code the catalogue lacks.
+    // The real rows of two tables, an estimate's and a MOE's annotation replaced by codes the catalogue lacks.
     await pool.rows(
-      `COPY (SELECT * REPLACE (CASE WHEN geo_key = 'state:06' AND variable = 'B19013_001E' THEN 'brand_new_code' ELSE estimate_annotation END AS estimate_annotation)
+      `COPY (SELECT * REPLACE (CASE WHEN geo_key = 'state:06' AND variable = 'B19013_001E' THEN 'brand_new_code' ELSE estimate_annotation END AS estimate_annotation,
+                               CASE WHEN geo_key = 'state:48' AND variable = 'B01002_001E' THEN 'another_new_code' ELSE moe_annotation END AS moe_annotation)
         FROM read_parquet(${sqlString(source)}) WHERE table_id IN ('B19013', 'B01002')) TO ${sqlString(file)} (FORMAT parquet)`,
     );
     fs.writeFileSync(
@@ -96,6 +97,7 @@ describe('ObservationStore: pivoted and per-cell reads', () => {
     const codes = ['B19013_001E', 'B01002_001E'];
     const cells = await odd.fetch({ dataset: 'acs1', vintages: [2018], level: 'state', geoKeys: 'all', codes });
     expect(cells.get('2018|state:06|B19013_001E')).toMatchObject({ estimate: 75277, moe: 317, estimate_annotation: 'brand_new_code' });
+    expect(cells.get('2018|state:48|B01002_001E')).toMatchObject({ moe_annotation: 'another_new_code' });
     expect(new Map(cells)).toEqual(await rowsOf(file, 2018, codes));
   });
 
