@@ -3,6 +3,7 @@
 // for cell, and the streamed HTTP body exactly the JSON of the cells.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores } from '../../../src/context/verb-context.js';
+import { envelopeSchema } from '../../../src/http/envelope.js';
 import { keptStreamBytes, STREAM_MIN_ITEMS } from '../../../src/http/stream-envelope.js';
 import { openDataStores } from '../../../src/store/open.js';
 import { getData, longFormat } from '../../../src/verbs/get-data.js';
@@ -87,5 +88,22 @@ describe('long-format JSON from the grid', () => {
     expect(dataOf(second.body)).toBe(dataOf(first.body));
     expect(second.json().data).toEqual(first.json().data);
     expect(second.json().meta.request_id).not.toBe(first.json().meta.request_id);
+  });
+
+  it('an answer computed afresh (result cache off) is sent with the bytes of the response serializer', async () => {
+    const off = await startService({ config: { OBSERVATION_CACHE_CELLS: 0 } });
+    try {
+      for (const input of REQUESTS.slice(1)) {
+        const url = `/v1/data?variables=${input.variables}&geo=${input.geo}&dataset=${input.dataset}&vintage=${input.vintage}`;
+        const res = await off.app.inject({ url, headers: { 'x-api-key': off.keys.pro } });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(res.body).toBe(JSON.stringify(envelopeSchema(getData.spec.output!).parse(res.json())));
+        const cells = longFormat(await getData({ ctx: verbContext(uncached.stores), input })).data;
+        expect(res.json().data).toEqual(JSON.parse(JSON.stringify(cells)));
+      }
+    } finally {
+      await off.close();
+    }
   });
 });
