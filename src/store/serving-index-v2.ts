@@ -169,13 +169,13 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
     const span = (max - min + 1) * R;
     if (span <= 64 * 1024) {
       const rec = Buffer.allocUnsafe(span);
-      fs.readSync(this.fd, rec, 0, span, base + min * R);
+      this.readInto(rec, span, base + min * R);
       for (const x of found) one(rec, (x.row - min) * R, x);
       return;
     }
     const rec = Buffer.allocUnsafe(R);
     for (const x of found) {
-      fs.readSync(this.fd, rec, 0, R, base + x.row * R);
+      this.readInto(rec, R, base + x.row * R);
       one(rec, 0, x);
     }
   }

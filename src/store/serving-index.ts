@@ -62,7 +62,7 @@ class ServingIndexV1 extends IndexFile<ServingIndexFooter> {
     const { varWidth, rows, variables, annotations } = this.footer;
     // The geography's variable ids (ascending), read in one go.
     const ids = this.buffer(count * varWidth);
-    fs.readSync(this.fd, ids, 0, count * varWidth, RECORD_BYTES * rows + first * varWidth);
+    this.readInto(ids, count * varWidth, RECORD_BYTES * rows + first * varWidth);
     const idAt = varWidth === 2 ? (i: number) => ids.readUInt16LE(i * 2) : (i: number) => ids.readUInt32LE(i * 4);
     const found: Array<{ code: string; row: number }> = [];
     for (const code of codes) {
@@ -84,7 +84,7 @@ class ServingIndexV1 extends IndexFile<ServingIndexFooter> {
     const span = (max - min + 1) * RECORD_BYTES;
     if (span <= 64 * 1024) {
       const rec = this.buffer(span);
-      fs.readSync(this.fd, rec, 0, span, min * RECORD_BYTES);
+      this.readInto(rec, span, min * RECORD_BYTES);
       for (const f of found) {
         const o = (f.row - min) * RECORD_BYTES;
         emit(f.code, {
@@ -98,7 +98,7 @@ class ServingIndexV1 extends IndexFile<ServingIndexFooter> {
     }
     const rec = Buffer.alloc(RECORD_BYTES);
     for (const f of found) {
-      fs.readSync(this.fd, rec, 0, RECORD_BYTES, f.row * RECORD_BYTES);
+      this.readInto(rec, RECORD_BYTES, f.row * RECORD_BYTES);
       emit(f.code, {
         estimate: num(rec.readDoubleLE(0)),
         moe: num(rec.readDoubleLE(8)),
@@ -117,7 +117,8 @@ export class ServingIndex {
   private constructor(private readonly impl: ServingIndexV1 | ServingIndexV2) {}
 
   /** Opens `file`; undefined when it does not exist (a build without an index: DuckDB answers). */
-  static open(file: string): ServingIndex | undefined {
+  /** `hold: false` keeps the file out of memory whatever its size (tests: the pread path). */
+  static open(file: string, opts: { hold?: boolean } = {}): ServingIndex | undefined {
     let fd: number;
     try {
       fd = fs.openSync(file, 'r');
@@ -137,11 +138,12 @@ export class ServingIndex {
       const json = Buffer.alloc(jsonLen);
       fs.readSync(fd, json, 0, jsonLen, size - 12 - jsonLen);
       const footer = JSON.parse(json.toString('utf8')) as ServingIndexFooter | ServingIndexV2Footer;
-      return new ServingIndex(
+      const impl =
         magic === SERVING_INDEX_MAGIC
           ? ServingIndexV1.open(file, fd, size, jsonLen, footer as ServingIndexFooter)
-          : ServingIndexV2.open(file, fd, size - 12 - jsonLen, footer as ServingIndexV2Footer),
-      );
+          : ServingIndexV2.open(file, fd, size - 12 - jsonLen, footer as ServingIndexV2Footer);
+      if (opts.hold !== false) impl.holdIfSmall(size);
+      return new ServingIndex(impl);
     } catch (e) {
       fs.closeSync(fd);
       throw e;

@@ -10,6 +10,7 @@ import { writeServingIndex } from '../../etl/steps/serving-index.js';
 import { DuckPool, sqlString } from '../../src/store/duckdb.js';
 import { ObservationStore, POINT_LOOKUP_MAX_GEOS, type StoredCell } from '../../src/store/observations.js';
 import { SERVING_INDEX_FILE, ServingIndex } from '../../src/store/serving-index.js';
+import { heldIndexBytes } from '../../src/store/serving-index-file.js';
 import { testBuildDir } from '../support/build.js';
 
 let dir: string;
@@ -50,7 +51,9 @@ describe('serving index', () => {
     let checked = 0;
     let nulls = 0;
     for (const p of partitions()) {
-      const idx = ServingIndex.open(await indexFor(p))!;
+      const target = await indexFor(p);
+      // Held in memory (small files) and read from the file: both paths.
+      const both = [ServingIndex.open(target)!, ServingIndex.open(target, { hold: false })!];
       const file = sqlString(path.join(p, 'data_0.parquet'));
       // Random rows plus every annotated row up to a bound: the cases most likely to go wrong.
       const rows = await pool.rows<Row>(
@@ -60,15 +63,20 @@ describe('serving index', () => {
            WHERE estimate_annotation IS NOT NULL OR moe_annotation IS NOT NULL LIMIT 50)`,
       );
       for (const r of rows) {
-        const got: Array<[string, StoredCell]> = [];
-        idx.lookup(r.geo_key, [r.variable], (c, cell) => got.push([c, cell]));
-        expect(got, `${p} ${r.geo_key} ${r.variable}`).toEqual([
-          [r.variable, { estimate: r.estimate, moe: r.moe, estimate_annotation: r.estimate_annotation, moe_annotation: r.moe_annotation }],
-        ]);
+        for (const idx of both) {
+          const got: Array<[string, StoredCell]> = [];
+          idx.lookup(r.geo_key, [r.variable], (c, cell) => got.push([c, cell]));
+          expect(got, `${p} ${r.geo_key} ${r.variable}`).toEqual([
+            [
+              r.variable,
+              { estimate: r.estimate, moe: r.moe, estimate_annotation: r.estimate_annotation, moe_annotation: r.moe_annotation },
+            ],
+          ]);
+        }
         checked++;
         if (r.estimate === null) nulls++;
       }
-      idx.close();
+      for (const idx of both) idx.close();
     }
     return { checked, nulls };
   }
@@ -102,6 +110,21 @@ describe('serving index', () => {
     // Real partitions are sparse (not every geography has every table) and hold non-integer values.
     expect([...encodings].some((e) => e.startsWith('sparse'))).toBe(true);
     expect([...encodings].some((e) => e.includes('f64'))).toBe(true);
+  });
+
+  it('holds a small file in memory from open to close, within the process budget', () => {
+    const target = path.join(
+      partitions().find((p) => p.includes('level=state'))!,
+      SERVING_INDEX_FILE,
+    );
+    const size = fs.statSync(target).size;
+    const before = heldIndexBytes();
+    const held = ServingIndex.open(target)!;
+    const fromFile = ServingIndex.open(target, { hold: false })!;
+    expect(heldIndexBytes() - before).toBe(size);
+    fromFile.close();
+    held.close();
+    expect(heldIndexBytes()).toBe(before);
   });
 
   it('finds nothing for an unknown geography or code, and only the codes asked for', () => {
