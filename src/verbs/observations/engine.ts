@@ -336,30 +336,35 @@ export async function computeGrid(
       const resolved = resolvedByVintage.get(y)!;
       // Column of each directly resolved variable's code in the stored cells.
       const columns = resolved.map((r) => (r.kind === 'direct' ? stored.column(r.code) : -1));
+      // Whether each geography is undefined in this vintage: looked up on its first missing cell
+      // only (a record lookup per missing cell was ~8% of an all-counties answer's CPU); 0 unknown.
+      const undefinedIn = new Int8Array(geos.length);
+      // Defined once per slice, not per geography: two closures per geography were ~3% of an
+      // all-counties answer's CPU (each also named by the TypeScript loader).
+      const absentReason = (gi: number, code: string): string => {
+        const g = geos[gi]!;
+        if (req.dataset === 'acs1' && NO_ROW_LEVELS_ACS1.has(level)) return 'not_in_dataset';
+        // A geography that does not exist in this vintage has no value, whatever is loaded.
+        if (undefinedIn[gi] === 0) undefinedIn[gi] = stores.geographies.get(g.key, y) === null ? 1 : -1;
+        if (undefinedIn[gi] === 1) return 'geography_not_defined';
+        if (
+          req.dataset === 'acs1' &&
+          level !== 'nation' &&
+          level !== 'state' &&
+          g.population !== null &&
+          g.population < ACS1_POPULATION_THRESHOLD
+        ) {
+          return 'below_acs1_threshold';
+        }
+        if (!tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';
+        return 'not_published';
+      };
       for (let gi = 0; gi < geos.length; gi++) {
         const g = geos[gi]!;
-        // Looked up once per geography and vintage, on the first missing cell (a record lookup
-        // per missing cell was ~8% of an all-counties answer's CPU).
-        let undefinedInVintage: boolean | undefined;
-        const absentReason = (code: string): string => {
-          if (req.dataset === 'acs1' && NO_ROW_LEVELS_ACS1.has(level)) return 'not_in_dataset';
-          // A geography that does not exist in this vintage has no value, whatever is loaded.
-          if ((undefinedInVintage ??= stores.geographies.get(g.key, y) === null)) return 'geography_not_defined';
-          if (
-            req.dataset === 'acs1' &&
-            level !== 'nation' &&
-            level !== 'state' &&
-            g.population !== null &&
-            g.population < ACS1_POPULATION_THRESHOLD
-          ) {
-            return 'below_acs1_threshold';
-          }
-          if (!tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';
-          return 'not_published';
-        };
         // One lookup per geography and vintage; the codes are read by column.
         const block = stored.block(y, g.key);
-        const get = (code: string): Cell => stored.at(block, stored.column(code)) ?? nullCell(absentReason(code));
+        // Only derived variables read codes by name (a closure per geography otherwise).
+        let get: ((code: string) => Cell) | undefined;
 
         for (let vi = 0; vi < nv; vi++) {
           const r = resolved[vi]!;
@@ -372,13 +377,14 @@ export async function computeGrid(
               if (slice.estimate[i] === null && ea) nullReasons.set(ea, (nullReasons.get(ea) ?? 0) + 1);
               continue;
             }
-            cell = nullCell(absentReason(r.code));
+            cell = nullCell(absentReason(gi, r.code));
           } else if (r.kind === 'unavailable') cell = nullCell(r.reason);
           else {
             // A derived value whose components are simply not in the data takes their reason
             // (e.g. no_data_loaded), not the generic "derived from annotated".
             const missing = r.codes.find((c) => !stored.found(block, stored.column(c)));
-            cell = missing ? nullCell(absentReason(missing)) : evaluateFormula(formulaOf(r.formula), get);
+            get ??= (code: string): Cell => stored.at(block, stored.column(code)) ?? nullCell(absentReason(gi, code));
+            cell = missing ? nullCell(absentReason(gi, missing)) : evaluateFormula(formulaOf(r.formula), get);
           }
           if (cell.estimate === null && cell.estimate_annotation) {
             nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
