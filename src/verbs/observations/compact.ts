@@ -43,6 +43,19 @@ function variableFields(c: ObservationCell): Record<string, unknown> & { variabl
   return out as Record<string, unknown> & { variable: string };
 }
 
+const emptyTable = (dataset: string, vintage: number): CompactData => ({
+  format: 'compact',
+  dataset,
+  vintage,
+  geographies: [],
+  variables: [],
+  estimate: [],
+  moe_numeric: [],
+  estimate_annotation: [],
+  moe_annotation: [],
+  annotations: {},
+});
+
 /**
  * Cells of a single-vintage answer (what /v1/data returns) into the compact table. Geographies and
  * variables keep their first-seen order, so the table reads in the order the long format does.
@@ -53,18 +66,7 @@ export function compactCells(
 ): CompactData {
   const geoIndex = new Map<string, number>();
   const varIndex = new Map<string, number>();
-  const out: CompactData = {
-    format: 'compact',
-    dataset: cells[0]?.dataset ?? fallback.dataset,
-    vintage: cells[0]?.vintage ?? fallback.vintage,
-    geographies: [],
-    variables: [],
-    estimate: [],
-    moe_numeric: [],
-    estimate_annotation: [],
-    moe_annotation: [],
-    annotations: {},
-  };
+  const out = emptyTable(cells[0]?.dataset ?? fallback.dataset, cells[0]?.vintage ?? fallback.vintage);
   for (const c of cells) {
     if (!geoIndex.has(c.geo_key)) {
       geoIndex.set(c.geo_key, out.geographies.length);
@@ -110,22 +112,11 @@ export const isCompactData = (data: unknown): data is CompactData =>
  * object per value (on 45,000-cell answers those objects and their collection were most of the
  * time). Exactly compactCells(cellsOf(grid), fallback): geographies and variables in first-seen
  * order, a repeated geography or variable written to its first row or column, annotations listed
- * in the order the cells meet them (test/verbs/observations/compact.test.ts holds it to that).
+ * in the order the cells meet them (test/verbs/observations/grid-renderings.test.ts holds it to that).
  */
 export function compactGrid(grid: EngineGrid, fallback: { dataset: string; vintage: number }): CompactData {
   const first = grid.slices.find((s) => s.geographies.length > 0 && s.variables.length > 0);
-  const out: CompactData = {
-    format: 'compact',
-    dataset: first ? grid.dataset : fallback.dataset,
-    vintage: first ? first.vintage : fallback.vintage,
-    geographies: [],
-    variables: [],
-    estimate: [],
-    moe_numeric: [],
-    estimate_annotation: [],
-    moe_annotation: [],
-    annotations: {},
-  };
+  const out = emptyTable(first ? grid.dataset : fallback.dataset, first ? first.vintage : fallback.vintage);
   if (!first) return out;
   const geoIndex = new Map<string, number>();
   const varIndex = new Map<string, number>();
