@@ -365,25 +365,29 @@ function sharedBody(dataSchema: z.ZodType, envelope: { data: unknown; meta: unkn
     if (!parsed.success) return undefined;
     bySchema.set(dataSchema, (data = Buffer.from(JSON.stringify(parsed.data))));
   }
+  const tail = checkedTail(envelope);
+  return tail && Buffer.concat([DATA_OPEN, data, tail]);
+}
+
+/** `,"meta":…,"links":…}` through their schemas; undefined when either does not parse. */
+function checkedTail(envelope: { meta: unknown; links: unknown }): Buffer | undefined {
   const meta = metaSchema.safeParse(envelope.meta);
   const links = linksSchema.safeParse(envelope.links);
   if (!meta.success || !links.success) return undefined;
-  return Buffer.concat([DATA_OPEN, data, Buffer.from(`,"meta":${JSON.stringify(meta.data)},"links":${JSON.stringify(links.data)}}`)]);
+  return tailOf({ meta: meta.data, links: links.data });
 }
 
 /**
  * The body of an answer whose items the operation rendered itself (VerbResult.itemsJson: each
  * exactly JSON.stringify of the item, which for the data routes' cells is also what the response
- * schema's pass leaves them as, test/verbs/observations/cells-json.test.ts): the cells are not
+ * schema's pass leaves them as, test/verbs/observations/grid-renderings.test.ts): the cells are not
  * parsed and stringified again, half the CPU of an all-states × 10 answer computed afresh. Meta
  * and links still go through their schemas; undefined when they do not parse (the serializer then
  * runs and reports it).
  */
 function renderedBody(items: () => Iterable<string>, envelope: { meta: unknown; links: unknown }): Buffer | undefined {
-  const meta = metaSchema.safeParse(envelope.meta);
-  const links = linksSchema.safeParse(envelope.links);
-  if (!meta.success || !links.success) return undefined;
-  return Buffer.from(`{"data":[${[...items()].join(',')}],"meta":${JSON.stringify(meta.data)},"links":${JSON.stringify(links.data)}}`);
+  const tail = checkedTail(envelope);
+  return tail && Buffer.concat([DATA_OPEN, Buffer.from(`[${[...items()].join(',')}]`), tail]);
 }
 
 /** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */

@@ -1,5 +1,5 @@
 // The long format's JSON straight from the engine's grid: each cell's text is exactly
-// JSON.stringify of the cell cellsOf(grid) builds (test/verbs/observations/cells-json.test.ts), but
+// JSON.stringify of the cell cellsOf(grid) builds (test/verbs/observations/grid-renderings.test.ts), but
 // the parts every cell of a geography or of a variable shares are rendered once, so a 45,000-cell
 // answer costs string joins rather than an object and a full stringify per cell (on all California
 // tracts × 5 that stringify was most of the time above DuckDB's, issue 13).
