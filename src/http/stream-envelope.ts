@@ -15,6 +15,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VerbResult } from '../context/verb-context.js';
+import { AnswerCache } from '../store/answer-cache.js';
 import { renderEnvelope } from './envelope.js';
 
 /** Arrays longer than this are streamed; shorter ones go through the normal serializer. */
@@ -68,30 +69,14 @@ function serializer() {
  * quarter of that is never kept.
  */
 const KEPT_BYTES = 96 * 1024 * 1024;
-const kept = new Map<object, { chunks: Buffer[]; bytes: number }>();
-let keptBytes = 0;
+const bytesOf = (chunks: Buffer[]) => chunks.reduce((n, c) => n + c.length, 0);
+const kept = new AnswerCache<Buffer[], object>(KEPT_BYTES, bytesOf);
 
 /** Bytes of data parts kept now (tests, metrics). */
-export const keptStreamBytes = (): number => keptBytes;
-
-function keptData(key: object): Buffer[] | undefined {
-  const hit = kept.get(key);
-  if (!hit) return undefined;
-  kept.delete(key);
-  kept.set(key, hit);
-  return hit.chunks;
-}
+export const keptStreamBytes = (): number => kept.total;
 
 function keepData(key: object, chunks: Buffer[]): void {
-  const bytes = chunks.reduce((n, c) => n + c.length, 0);
-  if (bytes > KEPT_BYTES / 4 || kept.has(key)) return;
-  kept.set(key, { chunks, bytes });
-  keptBytes += bytes;
-  for (const [k, v] of kept) {
-    if (keptBytes <= KEPT_BYTES) break;
-    kept.delete(k);
-    keptBytes -= v.bytes;
-  }
+  if (bytesOf(chunks) <= KEPT_BYTES / 4) kept.set(key, chunks);
 }
 
 class EnvelopeStream<T> extends Readable {
@@ -113,7 +98,7 @@ class EnvelopeStream<T> extends Readable {
     private readonly json?: VerbResult<unknown>['itemsJson'],
   ) {
     super({ highWaterMark: BATCH_BYTES });
-    this.fromKept = json?.keep ? keptData(json.keep) : undefined;
+    this.fromKept = json?.keep ? kept.get(json.keep) : undefined;
     this.keeping = json?.keep && !this.fromKept ? [] : undefined;
     this.rendered = this.fromKept ? undefined : json?.items()[Symbol.iterator]();
   }

@@ -8,8 +8,8 @@
  * answers); a cache of cells passes `weigh` so a 500-cell answer counts 500. Callers keep single
  * entries well under `max`, or one answer would flush everything else.
  */
-export class AnswerCache<V> {
-  private readonly map = new Map<string, V>();
+export class AnswerCache<V, K = string> {
+  private readonly map = new Map<K, V>();
   private weight = 0;
 
   constructor(
@@ -17,7 +17,7 @@ export class AnswerCache<V> {
     private readonly weigh: (value: V) => number = () => 1,
   ) {}
 
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const hit = this.map.get(key);
     if (hit !== undefined) {
       this.map.delete(key);
@@ -26,7 +26,7 @@ export class AnswerCache<V> {
     return hit;
   }
 
-  set(key: string, value: V): V {
+  set(key: K, value: V): V {
     const old = this.map.get(key);
     if (old !== undefined) {
       this.map.delete(key);
@@ -44,6 +44,11 @@ export class AnswerCache<V> {
 
   get size(): number {
     return this.map.size;
+  }
+
+  /** Total weight of the entries held. */
+  get total(): number {
+    return this.weight;
   }
 }
 

@@ -344,9 +344,9 @@ export class ObservationStore {
           if (tag !== 1) {
             const a = Math.floor((tag - 1) / 64);
             const b = tag - 1 - 64 * a;
-            // -1 (outside the catalogue) makes the tag fall below 1 or a code out of range.
-            if (tag < 1 || a < 0 || b < 0 || b >= 64 || a > KNOWN_ANNOTATIONS.length || b > KNOWN_ANNOTATIONS.length)
-              return this.rowwise(codes, from);
+            // A -1 (outside the catalogue) shows as a tag below 1 (estimate's) or as b = 63, past
+            // the catalogue's end (MOE's: it borrows from the estimate's digit).
+            if (tag < 1 || b > KNOWN_ANNOTATIONS.length) return this.rowwise(codes, from);
             ea = annotation(a);
             ma = annotation(b);
           }
