@@ -1,12 +1,14 @@
 // `npm run bench:serialize`: what the response serialization of /v1/data costs, in process, on a
 // real all-states × 10 variables answer (REAL data): the zod response schema pass + JSON.stringify
 // (what fastify-type-provider-zod's serializer does), against JSON.stringify of the same object
-// alone (the baseline), and the compact format's build + stringify.
+// alone (the baseline), and the compact format built from the cells + stringify (the reference
+// build, test/verbs/observations/compact-reference.ts; the service builds the table from the
+// engine's grid, which bench:cpu's compact cases measure).
 import os from 'node:os';
 import { z } from 'zod';
 import { envelopeSchema } from '../src/http/envelope.js';
 import { compactDataSchema, dataCellSchema } from '../src/verbs/observations/schemas.js';
-import { compactCells } from '../src/verbs/observations/compact.js';
+import { compactCells } from '../test/verbs/observations/compact-reference.js';
 import { startService } from '../test/support/service.js';
 import { interleaved, latencyLine, ratio, summarize } from './lib/stats.js';
 

@@ -101,3 +101,9 @@ export function longFormat(r: VerbResult<DataCell[] | CompactData>): VerbResult<
   if (isCompactData(r.data)) throw new Error('get-data: a compact answer where cells were asked for');
   return { ...r, data: r.data };
 }
+
+/** The compact answer (what format=compact gets): the verb's result narrowed to the table. */
+export function compactFormat(r: VerbResult<DataCell[] | CompactData>): VerbResult<CompactData> {
+  if (!isCompactData(r.data)) throw new Error('get-data: cells where a compact table was asked for');
+  return { ...r, data: r.data };
+}

@@ -4,11 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { VerbResult } from '../../context/verb-context.js';
 import { compareGeographies } from '../../verbs/compare-geographies.js';
-import { getData, longFormat } from '../../verbs/get-data.js';
+import { compactFormat, getData, longFormat } from '../../verbs/get-data.js';
 import { getTimeseries } from '../../verbs/get-timeseries.js';
 import type { ObservationCell } from '../../verbs/observations/engine.js';
 import type { CsvTable } from '../csv.js';
-import { compactCells, isCompactData } from '../../verbs/observations/compact.js';
 import { defineVerbRoute } from '../verb-route.js';
 
 /** REST wording of the fields the three operations share. */
@@ -94,12 +93,8 @@ export function dataRoutes(app: FastifyInstance) {
       include_geometry: { describe: "Add each geography's GeoJSON geometry (20m) to its cells; Pro plan and above." },
     },
     csv: (result) => cellsCsv('data', longFormat(result)),
-    compact: (result) => {
-      // The verb builds the compact table itself when asked for it (observations/compact.ts).
-      if (isCompactData(result.data)) return result.data;
-      const source = result.meta?.source;
-      return compactCells(result.data, { dataset: source?.dataset ?? '', vintage: source?.vintage_year ?? 0 });
-    },
+    // The verb builds the compact table itself when asked for it (observations/compact.ts).
+    compact: (result) => compactFormat(result).data,
   });
 
   defineVerbRoute(app, {

@@ -4,7 +4,7 @@
 // annotation of a null value as its code and the codes' meanings listed once (docs/api.md).
 // Lossless: every field of every cell can be rebuilt from it.
 import { describeAnnotation, type AnnotationInfo } from '../../domain/annotations.js';
-import type { EngineGrid, ObservationCell } from './engine.js';
+import type { EngineGrid } from './engine.js';
 
 export interface CompactData {
   format: 'compact';
@@ -23,27 +23,7 @@ export interface CompactData {
   annotations: Record<string, AnnotationInfo>;
 }
 
-/** Fields a cell has per geography, per value, or once per answer: everything else is the variable's. */
-const NOT_VARIABLE = new Set([
-  'geo_key',
-  'geo_name',
-  'geo_type',
-  'geometry',
-  'estimate',
-  'moe_numeric',
-  'estimate_annotation',
-  'moe_annotation',
-  'dataset',
-  'vintage',
-]);
-
-function variableFields(c: ObservationCell): Record<string, unknown> & { variable: string } {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(c)) if (!NOT_VARIABLE.has(k)) out[k] = v;
-  return out as Record<string, unknown> & { variable: string };
-}
-
-const emptyTable = (dataset: string, vintage: number): CompactData => ({
+export const emptyTable = (dataset: string, vintage: number): CompactData => ({
   format: 'compact',
   dataset,
   vintage,
@@ -56,53 +36,6 @@ const emptyTable = (dataset: string, vintage: number): CompactData => ({
   annotations: {},
 });
 
-/**
- * Cells of a single-vintage answer (what /v1/data returns) into the compact table. Geographies and
- * variables keep their first-seen order, so the table reads in the order the long format does.
- */
-export function compactCells(
-  cells: ReadonlyArray<ObservationCell & { geometry?: unknown }>,
-  fallback: { dataset: string; vintage: number },
-): CompactData {
-  const geoIndex = new Map<string, number>();
-  const varIndex = new Map<string, number>();
-  const out = emptyTable(cells[0]?.dataset ?? fallback.dataset, cells[0]?.vintage ?? fallback.vintage);
-  for (const c of cells) {
-    if (!geoIndex.has(c.geo_key)) {
-      geoIndex.set(c.geo_key, out.geographies.length);
-      out.geographies.push(
-        c.geometry === undefined
-          ? { geo_key: c.geo_key, geo_name: c.geo_name, geo_type: c.geo_type }
-          : { geo_key: c.geo_key, geo_name: c.geo_name, geo_type: c.geo_type, geometry: c.geometry },
-      );
-    }
-    if (!varIndex.has(c.variable)) {
-      varIndex.set(c.variable, out.variables.length);
-      out.variables.push(variableFields(c));
-    }
-  }
-  const grid = <T>() => out.geographies.map(() => new Array<T | null>(out.variables.length).fill(null));
-  out.estimate = grid<number>();
-  out.moe_numeric = grid<number>();
-  out.estimate_annotation = grid<string>();
-  out.moe_annotation = grid<string>();
-  for (const c of cells) {
-    const g = geoIndex.get(c.geo_key)!;
-    const v = varIndex.get(c.variable)!;
-    out.estimate[g]![v] = c.estimate;
-    out.moe_numeric[g]![v] = c.moe_numeric;
-    if (c.estimate_annotation) {
-      out.estimate_annotation[g]![v] = c.estimate_annotation.code;
-      out.annotations[c.estimate_annotation.code] = c.estimate_annotation;
-    }
-    if (c.moe_annotation) {
-      out.moe_annotation[g]![v] = c.moe_annotation.code;
-      out.annotations[c.moe_annotation.code] = c.moe_annotation;
-    }
-  }
-  return out;
-}
-
 /** Whether an answer's data is already the compact table (the data verb builds it when asked for compact). */
 export const isCompactData = (data: unknown): data is CompactData =>
   typeof data === 'object' && data !== null && !Array.isArray(data) && (data as { format?: unknown }).format === 'compact';
@@ -110,7 +43,8 @@ export const isCompactData = (data: unknown): data is CompactData =>
 /**
  * The engine's grid of a single-vintage answer straight into the compact table, without a cell
  * object per value (on 45,000-cell answers those objects and their collection were most of the
- * time). Exactly compactCells(cellsOf(grid), fallback): geographies and variables in first-seen
+ * time). Exactly what compacting cellsOf(grid) cell by cell gives (the definition,
+ * test/verbs/observations/compact-reference.ts): geographies and variables in first-seen
  * order, a repeated geography or variable written to its first row or column, annotations listed
  * in the order the cells meet them (test/verbs/observations/grid-renderings.test.ts holds it to that).
  */

@@ -1,14 +1,15 @@
 // The data verb renders from the engine's grid (src/verbs/observations/engine.ts) rather than from
 // cell objects: format=compact (compact.ts, compactGrid) and the long format's JSON
 // (cells-json.ts, VerbResult.itemsJson). Each must be exactly what the cells give: compactCells
-// of the long format's cells (the definition), JSON.stringify of each cell, and over HTTP the
+// of the long format's cells (the definition, compact-reference.ts), JSON.stringify of each cell, and over HTTP the
 // response serializer's bytes, with the result cache on and off.
 import { describe, expect, it } from 'vitest';
 import { envelopeSchema } from '../../../src/http/envelope.js';
 import { keptStreamBytes, STREAM_MIN_ITEMS } from '../../../src/http/stream-envelope.js';
 import { getData, longFormat } from '../../../src/verbs/get-data.js';
 import { isSharedCompact } from '../../../src/verbs/observations/answer-cache.js';
-import { compactCells, isCompactData } from '../../../src/verbs/observations/compact.js';
+import { isCompactData } from '../../../src/verbs/observations/compact.js';
+import { compactCells } from './compact-reference.js';
 import { verbContext } from '../../support/context.js';
 import { storesAndService } from '../../support/data-stores.js';
 import { startService } from '../../support/service.js';
