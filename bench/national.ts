@@ -13,7 +13,8 @@
 //   * peak resident memory of the service process (VmHWM from /proc, Linux), and the load average.
 //
 // Env: DATA_DIR (.cache/synthetic-national), BENCH_ITERATIONS (200), BENCH_MAX_MS per case and
-// mode (15000), BENCH_ACCOUNTS (50), BENCH_MODES (cold,warm), BENCH_BLOCK (10), BENCH_CASES (all), BENCH_JSON (write the figures).
+// mode (15000), BENCH_ACCOUNTS (50), BENCH_MODES (cold,warm), BENCH_BLOCK (10), BENCH_CASES (all), BENCH_JSON (write the figures),
+// BENCH_CPU_PROF (directory for the service's CPU profile).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -110,7 +111,9 @@ function cases(build: string, vintage: number): Case[] {
 async function startService(dbPath: string, cacheCells: number, firstPath: string, key: string, dataDir = DATA_DIR) {
   const port = 20_000 + Math.floor(Math.random() * 40_000);
   const t0 = nowMs();
-  const child = spawn(process.execPath, [...tsx, 'src/server.ts'], {
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there on exit (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...prof, ...tsx, 'src/server.ts'], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -95,3 +95,17 @@ export function renderEnvelope<T>(
   };
   return { data: result.data, meta, links: linksFor(selfUrl(req, baseUrl), result.page) };
 }
+
+/**
+ * The envelope's meta and links alone, without reading `data`: for bodies whose data part is
+ * written from bytes (VerbResult.itemsJson, whose result may build `data` only when read).
+ */
+export function renderMetaAndLinks(
+  result: Pick<VerbResult<unknown>, 'meta' | 'page'>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string | undefined,
+): Omit<Envelope<unknown>, 'data'> {
+  const { meta, links } = renderEnvelope({ meta: result.meta, page: result.page, data: null }, req, reply, baseUrl);
+  return { meta, links };
+}

@@ -37,7 +37,7 @@ import { csvRowCap } from '../verbs/define-verb.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
 import { contextOf } from './plugins/context.js';
 import { isSharedAnswer, isSharedCompact } from '../verbs/observations/answer-cache.js';
-import { envelopeSchema, linksSchema, metaSchema, renderEnvelope } from './envelope.js';
+import { envelopeSchema, linksSchema, metaSchema, renderEnvelope, renderMetaAndLinks } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
@@ -310,20 +310,28 @@ export function defineRoute<
         const body = kept ? Buffer.concat([DATA_OPEN, kept, tailOf(envelope)]) : JSON.stringify(envelope);
         return reply.type('application/json; charset=utf-8').send(body);
       }
-      if (Array.isArray(result.data) && result.data.length > STREAM_MIN_ITEMS) {
+      // An answer with its items' JSON (itemsJson) is written from those bytes: its `data` may be
+      // built only when read (withLazyData), so it is read only when nothing else will do.
+      const json = result.itemsJson;
+      if ((json ? json.count : Array.isArray(result.data) ? result.data.length : 0) > STREAM_MIN_ITEMS) {
         keepStreamPastTimeout(req, reply);
         return reply
           .type('application/json; charset=utf-8')
           .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
       }
-      const envelope = renderEnvelope(result, req, reply, req.server.services.config.BASE_URL);
+      // A cached answer (json.keep) keeps its cells and their JSON beside them (sharedBody); an
+      // answer computed afresh is written from its chunks, its cells never built.
+      const baseUrl = req.server.services.config.BASE_URL;
+      const cached = !json || json.keep !== undefined;
       const body =
-        Array.isArray(result.data) && isSharedAnswer(result.data)
-          ? sharedBody(spec.data, envelope)
-          : result.itemsJson && Array.isArray(result.data)
-            ? renderedBody(result.itemsJson.items, envelope)
+        cached && Array.isArray(result.data) && isSharedAnswer(result.data)
+          ? sharedBody(spec.data, renderEnvelope(result, req, reply, baseUrl))
+          : json
+            ? renderedBody(json.chunks, renderMetaAndLinks(result, req, reply, baseUrl))
             : undefined;
-      return body === undefined ? envelope : reply.type('application/json; charset=utf-8').send(body);
+      // Undefined: meta or links did not parse; the response serializer runs and reports it.
+      if (body === undefined) return renderEnvelope(result, req, reply, baseUrl);
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   });
 }
@@ -336,6 +344,10 @@ export function defineRoute<
  */
 const renderedData = new WeakMap<object, WeakMap<z.ZodType, Buffer>>();
 const DATA_OPEN = Buffer.from('{"data":');
+const DATA_OPEN_ARRAY = Buffer.from('{"data":[');
+const ARRAY_CLOSE = Buffer.from(']');
+/** Answers rendered whole are small (streaming takes the large ones): one chunk for most. */
+const RENDERED_CHUNK_BYTES = 256 * 1024;
 
 /** A shared compact table's JSON, rendered once (it went through no response schema before either). */
 const renderedCompact = new WeakMap<object, Buffer>();
@@ -385,9 +397,9 @@ function checkedTail(envelope: { meta: unknown; links: unknown }): Buffer | unde
  * and links still go through their schemas; undefined when they do not parse (the serializer then
  * runs and reports it).
  */
-function renderedBody(items: () => Iterable<string>, envelope: { meta: unknown; links: unknown }): Buffer | undefined {
+function renderedBody(chunks: (chunkBytes: number) => Iterable<Buffer>, envelope: { meta: unknown; links: unknown }): Buffer | undefined {
   const tail = checkedTail(envelope);
-  return tail && Buffer.concat([DATA_OPEN, Buffer.from(`[${[...items()].join(',')}]`), tail]);
+  return tail && Buffer.concat([DATA_OPEN_ARRAY, ...chunks(RENDERED_CHUNK_BYTES), ARRAY_CLOSE, tail]);
 }
 
 /** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VerbResult } from '../context/verb-context.js';
 import { AnswerCache } from '../store/answer-cache.js';
-import { renderEnvelope } from './envelope.js';
+import { renderMetaAndLinks } from './envelope.js';
 
 /** Arrays longer than this are streamed; shorter ones go through the normal serializer. */
 export const STREAM_MIN_ITEMS = 2_000;
@@ -85,22 +85,24 @@ class EnvelopeStream<T> extends Readable {
   private finished = false;
   private opened = false;
   private readonly append = serializer();
-  /** The items' JSON when the operation rendered it (VerbResult.itemsJson). */
-  private readonly rendered: Iterator<string> | undefined;
+  /** The items' JSON chunks when the operation renders them (VerbResult.itemsJson). */
+  private readonly rendered: Iterator<Buffer> | undefined;
   /** This answer's data bytes kept from an earlier request, sent chunk by chunk. */
   private readonly fromKept: Buffer[] | undefined;
   /** The data chunks written so far, when this answer's are to be kept. */
   private readonly keeping: Buffer[] | undefined;
 
+  private itemsRead: readonly T[] | undefined;
+
   constructor(
-    private readonly items: readonly T[],
+    private readonly readItems: () => readonly T[],
     private readonly tail: () => string,
     private readonly json?: VerbResult<unknown>['itemsJson'],
   ) {
     super({ highWaterMark: BATCH_BYTES });
     this.fromKept = json?.keep ? kept.get(json.keep) : undefined;
     this.keeping = json?.keep && !this.fromKept ? [] : undefined;
-    this.rendered = this.fromKept ? undefined : json?.items()[Symbol.iterator]();
+    this.rendered = this.fromKept ? undefined : json?.chunks(BATCH_BYTES)[Symbol.iterator]();
   }
 
   override _read(): void {
@@ -116,6 +118,7 @@ class EnvelopeStream<T> extends Readable {
           this.opened = true;
           this.push(Buffer.from('{"data":['));
         } else if (this.fromKept) this.keptBatch(this.fromKept);
+        else if (this.rendered) this.renderedBatch(this.rendered);
         else this.batch();
       } catch (e) {
         this.destroy(e as Error);
@@ -132,6 +135,18 @@ class EnvelopeStream<T> extends Readable {
     this.end();
   }
 
+  /** The operation's next chunk (kept when this answer's bytes are to be), or the tail after the last. */
+  private renderedBatch(chunks: Iterator<Buffer>): void {
+    const next = chunks.next();
+    if (next.done) {
+      if (this.keeping && this.json?.keep) keepData(this.json.keep, this.keeping);
+      this.end();
+      return;
+    }
+    this.keeping?.push(next.value);
+    this.push(next.value);
+  }
+
   private end(): void {
     // meta last: elapsed_ms then covers the serialization too.
     this.finished = true;
@@ -139,9 +154,12 @@ class EnvelopeStream<T> extends Readable {
     this.push(null);
   }
 
+  private get items(): readonly T[] {
+    return (this.itemsRead ??= this.readItems());
+  }
+
   private batch(): void {
     if (this.next >= this.items.length) {
-      if (this.keeping && this.json?.keep) keepData(this.json.keep, this.keeping);
       this.end();
       return;
     }
@@ -150,9 +168,7 @@ class EnvelopeStream<T> extends Readable {
     let bytes = 0;
     while (this.next < this.items.length && bytes + text.length < BATCH_BYTES) {
       const before = parts.length;
-      const pre = this.next === 0 ? text : `${text},`;
-      const item = this.rendered?.next();
-      text = item && !item.done ? pre + item.value : this.append(this.items[this.next], pre, parts);
+      text = this.append(this.items[this.next], this.next === 0 ? text : `${text},`, parts);
       for (let i = before; i < parts.length; i++) bytes += parts[i]!.length;
       this.next++;
     }
@@ -164,7 +180,6 @@ class EnvelopeStream<T> extends Readable {
     const chunk = Buffer.allocUnsafe(size);
     let at = 0;
     for (const p of parts) at += typeof p === 'string' ? chunk.write(p, at, 'utf8') : p.copy(chunk, at);
-    this.keeping?.push(chunk);
     this.push(chunk);
   }
 }
@@ -176,9 +191,10 @@ export function streamEnvelope<T>(
   baseUrl: string | undefined,
 ): Readable {
   return new EnvelopeStream(
-    result.data,
+    // Read only when the items are not written from itemsJson: `data` may be built when read.
+    () => result.data,
     () => {
-      const { meta, links } = renderEnvelope({ ...result, data: [] as T[] }, req, reply, baseUrl);
+      const { meta, links } = renderMetaAndLinks(result, req, reply, baseUrl);
       return `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
     },
     result.itemsJson,

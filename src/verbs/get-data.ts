@@ -3,12 +3,12 @@
 import { z } from 'zod';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import type { Geometry } from 'geojson';
-import type { VerbResult } from '../context/verb-context.js';
+import { withLazyData, type VerbResult } from '../context/verb-context.js';
 import { geometriesFor } from './boundaries-geometries.js';
 import { cellsShared, compactShared, computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
-import { cellsJson } from './observations/cells-json.js';
+import { cellsJsonChunks } from './observations/cells-json.js';
 import { isCompactData, type CompactData } from './observations/compact.js';
-import { type ObservationCell } from './observations/engine.js';
+import { gridCellCount, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
 import { compactDataSchema, dataCellSchema } from './observations/schemas.js';
@@ -86,13 +86,14 @@ export const getData = defineVerb({
       return { data: table, meta: metaOf(grid) };
     }
     const grid = await computeGridShared(p.stores, p.stores.catalog, request);
-    const result = cellsShared(grid);
     if (geometries) {
       const shapes = geometries;
-      return { data: result.cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })), meta: metaOf(result) };
+      return { data: cellsShared(grid).cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })), meta: metaOf(grid) };
     }
-    // Large answers are written cell by cell: their JSON comes from the grid (observations/cells-json.ts).
-    return { data: result.cells, meta: metaOf(result), itemsJson: { items: () => cellsJson(grid), keep: sharedKeyOf(grid) } };
+    // The transports write the JSON straight from the grid (observations/cells-json.ts); the cell
+    // objects are built only for those that read them (MCP, CSV, a cached small answer's kept JSON).
+    const itemsJson = { count: gridCellCount(grid), chunks: (n: number) => cellsJsonChunks(grid, n), keep: sharedKeyOf(grid) };
+    return withLazyData({ meta: metaOf(grid), itemsJson }, () => cellsShared(grid).cells);
   },
 });
 

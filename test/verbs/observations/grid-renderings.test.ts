@@ -1,6 +1,6 @@
 // The data verb renders from the engine's grid (src/verbs/observations/engine.ts) rather than from
 // cell objects: format=compact (compact.ts, compactGrid) and the long format's JSON
-// (cells-json.ts, VerbResult.itemsJson). Each must be exactly what the cells give: compactCells
+// (cells-json.ts, VerbResult.itemsJson: UTF-8 chunks). Each must be exactly what the cells give: compactCells
 // of the long format's cells (the definition, compact-reference.ts), JSON.stringify of each cell, and over HTTP the
 // response serializer's bytes, with the result cache on and off.
 import { describe, expect, it } from 'vitest';
@@ -41,12 +41,21 @@ const REQUESTS = [
   { variables: 'B19013_001E', geo: 'state:06,state:48', dataset: 'acs5' as const, vintage: 2012 },
 ];
 
+/** Cells per geography, in order (a geography's cells are consecutive within its level and vintage). */
+const perGeography = (cells: Array<{ geo_key: string; vintage: number }>) =>
+  cells.reduce<number[]>((runs, c, i) => {
+    const prev = cells[i - 1];
+    if (prev && prev.geo_key === c.geo_key && prev.vintage === c.vintage) runs[runs.length - 1]!++;
+    else runs.push(1);
+    return runs;
+  }, []);
+
 const urlOf = (input: (typeof REQUESTS)[number]) =>
   `/v1/data?variables=${input.variables}&geo=${input.geo}&dataset=${input.dataset}&vintage=${input.vintage}`;
 
 describe('renderings from the grid', () => {
   for (const [i, input] of REQUESTS.entries()) {
-    it(`request ${i + 1} (${input.geo} × ${input.variables.split(',').length}): compact is compactCells of the cells and each cell's text JSON.stringify of it, byte for byte`, async () => {
+    it(`request ${i + 1} (${input.geo} × ${input.variables.split(',').length}): compact is compactCells of the cells and the JSON chunks the cells' JSON.stringify, byte for byte`, async () => {
       for (const data of [env.cached, env.uncached]) {
         const ctx = verbContext(data.stores);
         const compact = await getData({ ctx, input, format: 'compact' });
@@ -57,7 +66,16 @@ describe('renderings from the grid', () => {
           JSON.stringify(compactCells(long.data, { dataset: input.dataset, vintage: input.vintage })),
         );
         expect(compact.meta).toEqual(long.meta);
-        expect([...long.itemsJson!.items()]).toEqual(long.data.map((c) => JSON.stringify(c)));
+        const cellsText = long.data.map((c) => JSON.stringify(c)).join(',');
+        // Whatever the chunk size (one cell a chunk, a few, all), the chunks are the cells' JSON.
+        for (const chunkBytes of [1, 2_000, 1 << 20]) {
+          const chunks = [...long.itemsJson!.chunks(chunkBytes)];
+          expect(Buffer.concat(chunks).toString('utf8')).toBe(cellsText);
+          // Chunks end at a cell's end: each one is whole cells, after the comma that separates it
+          // from the one before (at the smallest size, one geography's cells).
+          if (chunkBytes === 1)
+            expect(chunks.map((c, k) => JSON.parse(`[${String(k === 0 ? c : c.subarray(1))}]`).length)).toEqual(perGeography(long.data));
+        }
       }
     });
   }
