@@ -272,7 +272,15 @@ export class ObservationStore {
       }
     }
     const out = new StoredCells(q.codes);
-    for (const { v, idx, keys } of plan) for (const g of keys) idx.lookup(g, q.codes, (code, cell) => out.put(v, g, code, cell));
+    const columns = q.codes.map((c) => out.column(c));
+    for (const { v, idx, keys } of plan) {
+      // A geography's block is made on its first cell: one with no stored cell gets none, as before.
+      const blocks = new Int32Array(keys.length).fill(-1);
+      idx.lookupMany(keys, q.codes, (k, c, estimate, moe, ea, ma) => {
+        if (blocks[k]! < 0) blocks[k] = out.blockFor(v, keys[k]!);
+        out.putAt(blocks[k]!, columns[c]!, estimate, moe, ea, ma);
+      });
+    }
     return out;
   }
 

@@ -15,9 +15,19 @@
 //   JSON footer, u32 footer length, 8-byte magic "CDSIDX02".
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
-import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
+import { IndexFile, indexOf, searchIdsIn } from './serving-index-file.js';
 
 export type ValueEncoding = 'i16' | 'i32' | 'f64';
+
+/** Receives a looked-up cell: the indexes of its geography and code in the lists asked, its values. */
+export type CellSink = (
+  geo: number,
+  code: number,
+  estimate: number | null,
+  moe: number | null,
+  estimateAnnotation: string | null,
+  moeAnnotation: string | null,
+) => void;
 
 export const ENCODING_BYTES: Record<ValueEncoding, number> = { i16: 2, i32: 4, f64: 8 };
 /** Null sentinel of each integer encoding (never an allowed value). */
@@ -110,73 +120,80 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
   }
 
   lookup(geoKey: string, codes: readonly string[], emit: (code: string, cell: StoredCell) => void): void {
+    this.lookupMany([geoKey], codes, (_g, c, estimate, moe, estimate_annotation, moe_annotation) =>
+      emit(codes[c]!, { estimate, moe, estimate_annotation, moe_annotation }),
+    );
+  }
+
+  /**
+   * Every stored cell of `geoKeys` × `codes` to `sink`, geography by geography in the order asked
+   * (absent ones skipped). The codes are looked up once for all geographies, and nothing is
+   * allocated per cell: an all-states × 10 answer is 520 of them.
+   */
+  lookupMany(geoKeys: readonly string[], codes: readonly string[], sink: CellSink): void {
     const f = this.footer;
-    const g = indexOf(f.geos, geoKey);
-    if (g < 0) return;
     const nv = f.variables.length;
-    // Row of each asked code in this geography (absent codes skipped).
-    const found: Array<{ code: string; id: number; row: number }> = [];
-    if (f.dense) {
-      for (const code of codes) {
-        const id = indexOf(f.variables, code);
-        if (id >= 0) found.push({ code, id, row: g * nv + id });
-      }
-    } else {
-      const first = this.starts![g]!;
-      const count = this.starts![g + 1]! - first;
-      if (count === 0) return;
-      const w = f.varWidth;
-      const ids = this.read(count * w, f.sections.vars![0] + first * w);
-      const idAt = w === 2 ? (i: number) => ids.readUInt16LE(i * 2) : (i: number) => ids.readUInt32LE(i * 4);
-      for (const code of codes) {
-        const id = indexOf(f.variables, code);
-        if (id < 0) continue;
-        const at = searchIds(count, id, idAt);
-        if (at >= 0) found.push({ code, id, row: first + at });
-      }
-    }
-    if (found.length === 0) return;
-    // Annotations of this geography (usually none: one 0-length check in memory).
-    let ann: Map<number, [number, number]> | undefined;
-    if (this.annStarts) {
-      const a0 = this.annStarts[g]!;
-      const n = this.annStarts[g + 1]! - a0;
-      if (n > 0) {
-        const b = this.read(n * 6, f.sections.ann![0] + a0 * 6);
-        ann = new Map();
-        for (let i = 0; i < n; i++) ann.set(b.readUInt32LE(i * 6), [b[i * 6 + 4]!, b[i * 6 + 5]!]);
-      }
-    }
-    const name = (b: number | undefined) => (b ? f.annotations[b - 1]! : null);
-    let min = Infinity;
-    let max = -Infinity;
-    for (const x of found) {
-      min = Math.min(min, x.row);
-      max = Math.max(max, x.row);
-    }
+    const ids = new Int32Array(codes.length);
+    for (let c = 0; c < codes.length; c++) ids[c] = indexOf(f.variables, codes[c]!);
+    // Row of each asked code in the current geography; -1: not stored there.
+    const rows = new Float64Array(codes.length);
     const R = this.recordBytes;
     const base = f.sections.values![0];
-    const one = (rec: Buffer, o: number, x: { code: string; id: number }) => {
-      const a = ann?.get(x.id);
-      emit(x.code, {
-        estimate: readValue(rec, o, f.estimate),
-        moe: readValue(rec, o + this.moeAt, f.moe),
-        estimate_annotation: name(a?.[0]),
-        moe_annotation: name(a?.[1]),
-      });
-    };
-    // One read spanning the found rows when they are close (typical: codes of one table), else one each.
-    const span = (max - min + 1) * R;
-    if (span <= 64 * 1024) {
-      const rec = Buffer.allocUnsafe(span);
-      this.readInto(rec, span, base + min * R);
-      for (const x of found) one(rec, (x.row - min) * R, x);
-      return;
+    for (let k = 0; k < geoKeys.length; k++) {
+      const g = indexOf(f.geos, geoKeys[k]!);
+      if (g < 0) continue;
+      let min = Infinity;
+      let max = -Infinity;
+      if (f.dense) {
+        for (let c = 0; c < codes.length; c++) rows[c] = ids[c]! < 0 ? -1 : g * nv + ids[c]!;
+      } else {
+        const first = this.starts![g]!;
+        const count = this.starts![g + 1]! - first;
+        const w = f.varWidth;
+        const vars = count > 0 ? this.view(count * w, f.sections.vars![0] + first * w) : undefined;
+        for (let c = 0; c < codes.length; c++) {
+          const at = vars && ids[c]! >= 0 ? searchIdsIn(vars, w, count, ids[c]!) : -1;
+          rows[c] = at < 0 ? -1 : first + at;
+        }
+      }
+      for (let c = 0; c < codes.length; c++) {
+        const r = rows[c]!;
+        if (r < 0) continue;
+        if (r < min) min = r;
+        if (r > max) max = r;
+      }
+      if (min === Infinity) continue;
+      const ann = this.annotationsOf(g);
+      // One read spanning the found rows when they are close (typical: codes of one table), else one each.
+      const span = (max - min + 1) * R;
+      const whole = span <= 64 * 1024 ? this.view(span, base + min * R) : undefined;
+      for (let c = 0; c < codes.length; c++) {
+        const r = rows[c]!;
+        if (r < 0) continue;
+        const rec = whole ?? this.view(R, base + r * R);
+        const o = whole ? (r - min) * R : 0;
+        const a = ann?.get(ids[c]!);
+        sink(
+          k,
+          c,
+          readValue(rec, o, f.estimate),
+          readValue(rec, o + this.moeAt, f.moe),
+          a && a[0] ? f.annotations[a[0] - 1]! : null,
+          a && a[1] ? f.annotations[a[1] - 1]! : null,
+        );
+      }
     }
-    const rec = Buffer.allocUnsafe(R);
-    for (const x of found) {
-      this.readInto(rec, R, base + x.row * R);
-      one(rec, 0, x);
-    }
+  }
+
+  /** The annotations of geography `g` by variable id (usually none: one check in memory). */
+  private annotationsOf(g: number): Map<number, [number, number]> | undefined {
+    if (!this.annStarts) return undefined;
+    const a0 = this.annStarts[g]!;
+    const n = this.annStarts[g + 1]! - a0;
+    if (n === 0) return undefined;
+    const b = this.view(n * 6, this.footer.sections.ann![0] + a0 * 6);
+    const ann = new Map<number, [number, number]>();
+    for (let i = 0; i < n; i++) ann.set(b.readUInt32LE(i * 6), [b[i * 6 + 4]!, b[i * 6 + 5]!]);
+    return ann;
   }
 }

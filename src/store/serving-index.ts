@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
 import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
-import { ServingIndexV2, type ServingIndexV2Footer } from './serving-index-v2.js';
+import { ServingIndexV2, type CellSink, type ServingIndexV2Footer } from './serving-index-v2.js';
 
 export { indexOf };
 
@@ -178,6 +178,20 @@ export class ServingIndex {
    */
   lookup(geoKey: string, codes: readonly string[], emit: (code: string, cell: StoredCell) => void): void {
     this.impl.lookup(geoKey, codes, emit);
+  }
+
+  /** `lookup` of several geographies at once, each cell to `sink` by its geography's and code's index. */
+  lookupMany(geoKeys: readonly string[], codes: readonly string[], sink: CellSink): void {
+    if (this.impl instanceof ServingIndexV2) {
+      this.impl.lookupMany(geoKeys, codes, sink);
+      return;
+    }
+    const position = new Map(codes.map((c, i) => [c, i]));
+    geoKeys.forEach((geo, k) =>
+      this.impl.lookup(geo, codes, (code, cell) =>
+        sink(k, position.get(code)!, cell.estimate, cell.moe, cell.estimate_annotation, cell.moe_annotation),
+      ),
+    );
   }
 
   close(): void {

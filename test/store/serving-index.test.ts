@@ -137,6 +137,28 @@ describe('serving index', () => {
     idx.close();
   });
 
+  it('lookupMany gives, for many geographies at once, what lookup gives for each, held or read from the file', () => {
+    for (const p of partitions().filter((x) => /level=(state|county)$/.test(x))) {
+      for (const idx of [
+        ServingIndex.open(path.join(p, SERVING_INDEX_FILE))!,
+        ServingIndex.open(path.join(p, SERVING_INDEX_FILE), { hold: false })!,
+      ]) {
+        // Every other geography plus an unknown one; a table's codes, an unknown code and a repeat.
+        const geos = [...idx.geos.filter((_, i) => i % 2 === 0), 'state:99'];
+        const codes = ['B19013_001E', 'B01003_001E', 'B99999_999E', 'B25001_001E', 'B19013_001E', 'B17001_002E'];
+        const one: Array<[string, string, StoredCell]> = [];
+        for (const g of geos) idx.lookup(g, codes, (c, cell) => one.push([g, c, cell]));
+        const many: Array<[string, string, StoredCell]> = [];
+        idx.lookupMany(geos, codes, (k, c, estimate, moe, estimate_annotation, moe_annotation) =>
+          many.push([geos[k]!, codes[c]!, { estimate, moe, estimate_annotation, moe_annotation }]),
+        );
+        expect(many.length, p).toBeGreaterThanOrEqual(geos.length - 1);
+        expect(many, p).toEqual(one);
+        idx.close();
+      }
+    }
+  });
+
   it('refuses a truncated file instead of serving from it', async () => {
     const p = partitions().find((x) => x.endsWith('level=county'))!;
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'idx-'));
