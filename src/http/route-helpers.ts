@@ -346,8 +346,12 @@ const renderedData = new WeakMap<object, WeakMap<z.ZodType, Buffer>>();
 const DATA_OPEN = Buffer.from('{"data":');
 const DATA_OPEN_ARRAY = Buffer.from('{"data":[');
 const ARRAY_CLOSE = Buffer.from(']');
-/** Answers rendered whole are small (streaming takes the large ones): one chunk for most. */
-const RENDERED_CHUNK_BYTES = 256 * 1024;
+/**
+ * Chunks of answers rendered whole (streaming takes the large ones): under 4 KB, Node's Buffer pool
+ * serves them, and most answers are one geography's few cells (a 256 KB chunk for a 4 KB answer
+ * cost more than rendering it). A geography's cells that need more get a chunk of their own size.
+ */
+const RENDERED_CHUNK_BYTES = 4000;
 
 /** A shared compact table's JSON, rendered once (it went through no response schema before either). */
 const renderedCompact = new WeakMap<object, Buffer>();
