@@ -50,6 +50,12 @@ async function subsetSource(source: string, only: string, into: string): Promise
   return root;
 }
 
+/** CPU milliseconds (user + system, all threads) since `from`. */
+const cpuMsSince = (from: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+};
+
 async function main() {
   const work = o.work ? path.resolve(o.work) : await fs.mkdtemp(path.join(os.tmpdir(), 'bench-etl-'));
   await fs.mkdir(work, { recursive: true });
@@ -82,6 +88,10 @@ async function main() {
     const parseMs: number[] = [];
     const copyMs: number[] = [];
     const duckMs: number[] = [];
+    // CPU time of this process (every thread: the parse workers', DuckDB's) over the step and over
+    // the baseline's COPY statements: how much of the two cores each kept busy.
+    const stepCpuMs: number[] = [];
+    const duckCpuMs: number[] = [];
     const rounds = Math.max(1, Number(o.rounds));
     for (let round = 0; round < rounds; round++) {
       // 1. The real step, on its own (no orchestrator, no checksums, nothing reused).
@@ -89,8 +99,10 @@ async function main() {
       await fs.rm(outDir, { recursive: true, force: true });
       await fs.mkdir(outDir, { recursive: true });
       const t0 = nowMs();
+      const c0 = process.cpuUsage();
       const result = await runStepAlone(observationsStep, source, outDir);
       stepMs.push(nowMs() - t0);
+      stepCpuMs.push(cpuMsSince(c0));
       indexMs.push(result.timings?.servingIndex ?? Number.NaN);
       parseMs.push(result.timings?.parse ?? Number.NaN);
       copyMs.push(result.timings?.copy ?? Number.NaN);
@@ -100,13 +112,16 @@ async function main() {
       // 2. Baseline: DuckDB alone, CSV → sorted Parquet, same sort, same options, same DuckDB
       //    settings (etl/duckdb.ts). Timed around the COPY statements only.
       let ms = 0;
+      let duckCpu = 0;
       let duckRows = 0;
       await withDuckDB(async (db) => {
         for (const j of jobs) {
           const t = nowMs();
+          const c = process.cpuUsage();
           await db.run(`COPY (SELECT * FROM read_csv(${sqlString(j.csv)}, header = true, delim = ',', quote = '"', escape = '"', columns = ${OBSERVATION_COLUMNS})
             ORDER BY ${OBSERVATION_ORDER}) TO ${sqlString(j.out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSizeFor(j.rows)})`);
           ms += nowMs() - t;
+          duckCpu += cpuMsSince(c);
         }
         for (const j of jobs) {
           duckRows += Number(
@@ -116,8 +131,9 @@ async function main() {
       });
       if (duckRows !== rows) throw new Error(`baseline wrote ${duckRows} rows, the step ${rows}`);
       duckMs.push(ms);
+      duckCpuMs.push(duckCpu);
       process.stderr.write(
-        `round ${round + 1}: step ${(stepMs.at(-1)! / 1000).toFixed(2)} s (serving index ${(indexMs.at(-1)! / 1000).toFixed(2)} s), baseline ${(ms / 1000).toFixed(2)} s, load ${os.loadavg()[0]!.toFixed(1)}\n`,
+        `round ${round + 1}: step ${(stepMs.at(-1)! / 1000).toFixed(2)} s (CPU ${(stepCpuMs.at(-1)! / 1000).toFixed(2)} s; serving index ${(indexMs.at(-1)! / 1000).toFixed(2)} s), baseline ${(ms / 1000).toFixed(2)} s (CPU ${(duckCpu / 1000).toFixed(2)} s), load ${os.loadavg()[0]!.toFixed(1)}\n`,
       );
     }
 
