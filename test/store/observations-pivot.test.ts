@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckPool, sqlString } from '../../src/store/duckdb.js';
-import { ObservationStore, PIVOT_MAX_CODES, type StoredCell } from '../../src/store/observations.js';
+import { numericColumn, ObservationStore, PIVOT_MAX_CODES, type StoredCell } from '../../src/store/observations.js';
 import { testBuildDir } from '../support/build.js';
 
 let pool: DuckPool;
@@ -115,5 +115,32 @@ describe('ObservationStore: pivoted and per-cell reads', () => {
     const some = await store.fetch({ ...q, geoKeys: keys.slice(0, 7) });
     expect(new Set([...some.keys()].map((k) => k.split('|')[1]))).toEqual(new Set(keys.slice(0, 7)));
     expect(new Map(some)).toEqual(new Map([...all].filter(([k]) => keys.slice(0, 7).includes(k.split('|')[1]!))));
+  });
+});
+
+describe('numericColumn', () => {
+  it("takes the vector's own typed array when it has one, else copies item by item", async () => {
+    const pool = await DuckPool.open({ connections: 1 });
+    try {
+      const result = await pool.materialized('SELECT i::INTEGER AS a, i / 4 AS b FROM range(3000) t(i)');
+      let rows = 0;
+      for (let c = 0; c < result.chunkCount; c++) {
+        const chunk = result.getChunk(c);
+        const n = chunk.rowCount;
+        const a = numericColumn(chunk.getColumnVector(0), Int32Array, n);
+        const b = numericColumn(chunk.getColumnVector(1), Float64Array, n);
+        for (let r = 0; r < n; r++) {
+          expect(a[r]).toBe(rows + r);
+          expect(b[r]).toBe((rows + r) / 4);
+        }
+        rows += n;
+      }
+      expect(rows).toBe(3000);
+      // A vector without its array exposed (another version of the node API): read through getItem.
+      const copied = numericColumn({ getItem: (i: number) => i * 1.5 }, Float64Array, 4);
+      expect([...copied]).toEqual([0, 1.5, 3, 4.5]);
+    } finally {
+      pool.close();
+    }
   });
 });
