@@ -22,6 +22,12 @@ import { renderMetaAndLinks } from './envelope.js';
 export const STREAM_MIN_ITEMS = 2_000;
 /** A batch ends after this many bytes: small enough that other requests wait little. */
 const BATCH_BYTES = 64 * 1024;
+/**
+ * Chunks the operation renders itself (VerbResult.itemsJson), and so the kept ones, are larger:
+ * one takes ~0.1 ms to render, and at 64 KB the turns, frames and writes of a 15 MB answer (230 of
+ * them) cost ~2.5 ms more (all US counties × 10, bench:national, issue 13).
+ */
+const RENDERED_BATCH_BYTES = 256 * 1024;
 /** Geometries shorter than this are copied into the batch text; longer ones are written by reference. */
 const INLINE_GEOMETRY_CHARS = 1024;
 
@@ -102,7 +108,7 @@ class EnvelopeStream<T> extends Readable {
     super({ highWaterMark: BATCH_BYTES });
     this.fromKept = json?.keep ? kept.get(json.keep) : undefined;
     this.keeping = json?.keep && !this.fromKept ? [] : undefined;
-    this.rendered = this.fromKept ? undefined : json?.chunks(BATCH_BYTES)[Symbol.iterator]();
+    this.rendered = this.fromKept ? undefined : json?.chunks(RENDERED_BATCH_BYTES)[Symbol.iterator]();
   }
 
   override _read(): void {
