@@ -6,7 +6,7 @@
 // string, then flattening and encoding the batch, cost about as much as DuckDB's whole query on all
 // US counties × 10 (14.5 MB), most of it in string garbage (issue 13).
 import { describeAnnotation } from '../../domain/annotations.js';
-import type { EngineGrid } from './engine.js';
+import { gridCellCount, type EngineGrid } from './engine.js';
 
 const json = JSON.stringify;
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
@@ -64,11 +64,70 @@ class Writer {
 }
 
 /**
- * The items' JSON, `cell,cell,…`, in chunks of about `chunkBytes` that each end at a geography's
- * last cell (or, for a geography too large for one, a chunk of its own). Chunks are fresh Buffers
- * the caller may keep.
+ * Answers up to this many cells are joined as one string and encoded once: encoding each shared
+ * piece (three per variable, one per geography) costs more than it saves on a few cells (one state
+ * × 5 variables, cache off: twice the rendering time of the string join, issue 13).
  */
-export function* cellsJsonChunks(grid: EngineGrid, chunkBytes: number): Generator<Buffer> {
+export const TEXT_MAX_CELLS = 256;
+
+/** The cells' text joined by commas, from the same shared pieces (small answers). */
+function cellsText(grid: EngineGrid): string {
+  const annotations = new Map<string, string>();
+  const annotation = (code: string | null): string => {
+    if (code === null) return 'null';
+    let text = annotations.get(code);
+    if (text === undefined) annotations.set(code, (text = json(describeAnnotation(code))));
+    return text;
+  };
+  const parts: string[] = [];
+  for (const s of grid.slices) {
+    const { heads, tails } = sharedPieces(grid, s);
+    const nv = s.variables.length;
+    for (let g = 0; g < s.geographies.length; g++) {
+      const open = geographyOpen(s.geographies[g]!);
+      for (let v = 0; v < nv; v++) {
+        const i = g * nv + v;
+        parts.push(
+          `${open}${heads[v]}${num(s.estimate[i]!)},"moe_numeric":${num(s.moe[i]!)},"estimate_annotation":${annotation(s.estimate_annotation[i]!)},"moe_annotation":${annotation(s.moe_annotation[i]!)}${tails[v]}`,
+        );
+      }
+    }
+  }
+  return parts.join(',');
+}
+
+/** What every cell of a variable in a slice shares: the text before its estimate, and after its annotations. */
+function sharedPieces(grid: EngineGrid, s: EngineGrid['slices'][number]): { heads: string[]; tails: string[] } {
+  const dataset = json(grid.dataset);
+  return {
+    heads: s.variables.map(
+      (d) =>
+        `"variable":${json(d.variable)},"census_code":${json(d.census_code)},"formula":${json(d.table_id !== undefined ? null : d.formula)},` +
+        `"label":${json(d.label)},"unit":${json(d.unit)},"dataset":${dataset},"vintage":${s.vintage},"estimate":`,
+    ),
+    tails: s.variables.map((d) =>
+      d.table_id !== undefined
+        ? `,"table_id":${json(d.table_id)},"table_title":${json(d.table_title)},"universe":${json(d.universe)},"label_changed":${json(d.label_changed)}}`
+        : '}',
+    ),
+  };
+}
+
+/** What every cell of a geography shares: its opening. */
+const geographyOpen = (geo: EngineGrid['slices'][number]['geographies'][number]): string =>
+  `{"geo_key":${json(geo.key)},"geo_name":${json(geo.name)},"geo_type":${json(geo.type)},`;
+
+/**
+ * The items' JSON, `cell,cell,…`, in chunks of about `chunkBytes` that each end at a geography's
+ * last cell (or, for a geography too large for one, a chunk of its own); an answer of at most
+ * `textMaxCells` cells comes as one chunk. Chunks are fresh Buffers the caller may keep.
+ */
+export function* cellsJsonChunks(grid: EngineGrid, chunkBytes: number, textMaxCells = TEXT_MAX_CELLS): Generator<Buffer> {
+  if (gridCellCount(grid) <= textMaxCells) {
+    const text = cellsText(grid);
+    if (text.length > 0) yield Buffer.from(text, 'utf8');
+    return;
+  }
   const annotations = new Map<string, Buffer>();
   const annotation = (code: string | null): Buffer => {
     if (code === null) return NULL;
@@ -77,20 +136,11 @@ export function* cellsJsonChunks(grid: EngineGrid, chunkBytes: number): Generato
     return bytes;
   };
   let w = new Writer(chunkBytes);
-  const dataset = json(grid.dataset);
   let first = true;
   for (const s of grid.slices) {
-    const heads = s.variables.map((d) =>
-      utf8(
-        `"variable":${json(d.variable)},"census_code":${json(d.census_code)},"formula":${json(d.table_id !== undefined ? null : d.formula)},` +
-          `"label":${json(d.label)},"unit":${json(d.unit)},"dataset":${dataset},"vintage":${s.vintage},"estimate":`,
-      ),
-    );
-    const tails = s.variables.map((d) =>
-      d.table_id !== undefined
-        ? `,"table_id":${json(d.table_id)},"table_title":${json(d.table_title)},"universe":${json(d.universe)},"label_changed":${json(d.label_changed)}}`
-        : '}',
-    );
+    const pieces = sharedPieces(grid, s);
+    const heads = pieces.heads.map(utf8);
+    const tails = pieces.tails;
     // Most cells carry neither annotation: their end is one piece per variable.
     const plainEnds = tails.map((t) => utf8(`,"estimate_annotation":null,"moe_annotation":null${t}`));
     const tailBytes = tails.map(utf8);
@@ -106,7 +156,7 @@ export function* cellsJsonChunks(grid: EngineGrid, chunkBytes: number): Generato
     let rest = restMax();
     for (let g = 0; g < s.geographies.length; g++) {
       const geo = s.geographies[g]!;
-      const open = utf8(`{"geo_key":${json(geo.key)},"geo_name":${json(geo.name)},"geo_type":${json(geo.type)},`);
+      const open = utf8(geographyOpen(geo));
       // Annotations first met here may be longer than any before: measure them into the bound.
       const base = g * nv;
       let known = true;

@@ -1,5 +1,5 @@
 // cellsJsonChunks writes the long format's bytes itself (integers digit by digit, pre-encoded pieces,
-// room made a geography at a time). Whatever the grid holds, the bytes must be the cells'
+// room made a geography at a time), or for small answers joins the cells' text and encodes it once. Whatever the grid holds, the bytes must be the cells'
 // JSON.stringify joined by commas: fast-check over values (integers at the int32 edges, -0,
 // fractions, large and tiny doubles, null), annotations (catalogued, unknown, long), non-ASCII names,
 // variables asked for by code or from the catalogue, and chunk sizes from one byte up.
@@ -69,17 +69,17 @@ const grid: fc.Arbitrary<EngineGrid> = fc.record({
 });
 
 describe('cellsJsonChunks', () => {
-  it("is the cells' JSON.stringify joined by commas, for any grid and chunk size", () => {
+  it("is the cells' JSON.stringify joined by commas, for any grid and chunk size, written as bytes or as one string", () => {
     fc.assert(
-      fc.property(grid, fc.integer({ min: 1, max: 5_000 }), (g, chunkBytes) => {
+      fc.property(grid, fc.integer({ min: 1, max: 5_000 }), fc.constantFrom(0, Infinity), (g, chunkBytes, textMaxCells) => {
         const expected = cellsOf(g)
           .map((c) => JSON.stringify(c))
           .join(',');
-        const chunks = [...cellsJsonChunks(g, chunkBytes)];
+        const chunks = [...cellsJsonChunks(g, chunkBytes, textMaxCells)];
         expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
         expect(chunks.every((c) => c.length > 0)).toBe(true);
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
   });
 
@@ -103,7 +103,7 @@ describe('cellsJsonChunks', () => {
         },
       ],
     };
-    const text = Buffer.concat([...cellsJsonChunks(g, 64)]).toString('utf8');
+    const text = Buffer.concat([...cellsJsonChunks(g, 64, 0)]).toString('utf8');
     expect(JSON.parse(`[${text}]`).map((c: { estimate: number }) => c.estimate)).toEqual(values.map((v) => (Object.is(v, -0) ? 0 : v)));
     expect(text).toBe(
       cellsOf(g)
