@@ -52,8 +52,9 @@ export interface VerbResult<T> {
   /**
    * The `count` items of an array `data` as JSON in UTF-8, `item,item,…` (each exactly
    * JSON.stringify(item), in order, no brackets), in chunks of about `chunkBytes`: a transport may
-   * write these instead of serializing the items, and then need not read `data` (withLazyData). `keep`, when set, is the same object for every request with this very
-   * answer (a cached one): the transport may keep the bytes it wrote under it and send them again.
+   * write these instead of serializing the items, and then need not read `data` (withLazyData).
+   * `keep`, when set, is the same object for every request with this very answer (a cached one):
+   * the transport may keep the bytes it wrote under it and send them again.
    */
   itemsJson?: { count: number; chunks: (chunkBytes: number) => Iterable<Buffer>; keep?: object };
 }

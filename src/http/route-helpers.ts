@@ -347,9 +347,10 @@ const DATA_OPEN = Buffer.from('{"data":');
 const DATA_OPEN_ARRAY = Buffer.from('{"data":[');
 const ARRAY_CLOSE = Buffer.from(']');
 /**
- * Chunks of answers rendered whole (streaming takes the large ones): under 4 KB, Node's Buffer pool
- * serves them, and most answers are one geography's few cells (a 256 KB chunk for a 4 KB answer
- * cost more than rendering it). A geography's cells that need more get a chunk of their own size.
+ * Chunks of answers rendered whole (up to STREAM_MIN_ITEMS cells; those up to 256 come as one
+ * chunk whatever this is): under 4 KB, Node's Buffer pool serves them (a 256 KB chunk per request
+ * cost more than rendering a small answer). A geography's cells that need more get a chunk of
+ * their own size.
  */
 const RENDERED_CHUNK_BYTES = 4000;
 

@@ -98,6 +98,7 @@ class EnvelopeStream<T> extends Readable {
   /** The data chunks written so far, when this answer's are to be kept. */
   private readonly keeping: Buffer[] | undefined;
 
+  /** The items, read only when they are not written from itemsJson (`data` may be built when read). */
   private itemsRead: readonly T[] | undefined;
 
   constructor(
