@@ -17,22 +17,8 @@ export function indexOf(sorted: readonly string[], s: string): number {
   return -1;
 }
 
-/** Position of `id` among `count` ascending ids read by `idAt` (a geography's variable ids), or -1. */
-export function searchIds(count: number, id: number, idAt: (i: number) => number): number {
-  let lo = 0;
-  let hi = count - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = idAt(mid);
-    if (v === id) return mid;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-/** searchIds over ids stored little-endian in `buf`, `width` bytes each (no closure per call). */
-export function searchIdsIn(buf: Buffer, width: 2 | 4, count: number, id: number): number {
+/** Position of `id` among the `count` ascending ids stored little-endian in `buf`, `width` bytes each; -1 if absent. */
+export function searchIds(buf: Buffer, width: 2 | 4, count: number, id: number): number {
   let lo = 0;
   let hi = count - 1;
   while (lo <= hi) {

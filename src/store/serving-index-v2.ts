@@ -15,7 +15,7 @@
 //   JSON footer, u32 footer length, 8-byte magic "CDSIDX02".
 import fs from 'node:fs';
 import type { StoredCell } from './observations.js';
-import { IndexFile, indexOf, searchIdsIn } from './serving-index-file.js';
+import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
 
 export type ValueEncoding = 'i16' | 'i32' | 'f64';
 
@@ -152,7 +152,7 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
         const w = f.varWidth;
         const vars = count > 0 ? this.view(count * w, f.sections.vars![0] + first * w) : undefined;
         for (let c = 0; c < codes.length; c++) {
-          const at = vars && ids[c]! >= 0 ? searchIdsIn(vars, w, count, ids[c]!) : -1;
+          const at = vars && ids[c]! >= 0 ? searchIds(vars, w, count, ids[c]!) : -1;
           rows[c] = at < 0 ? -1 : first + at;
         }
       }

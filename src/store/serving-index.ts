@@ -63,12 +63,11 @@ class ServingIndexV1 extends IndexFile<ServingIndexFooter> {
     // The geography's variable ids (ascending), read in one go.
     const ids = this.buffer(count * varWidth);
     this.readInto(ids, count * varWidth, RECORD_BYTES * rows + first * varWidth);
-    const idAt = varWidth === 2 ? (i: number) => ids.readUInt16LE(i * 2) : (i: number) => ids.readUInt32LE(i * 4);
     const found: Array<{ code: string; row: number }> = [];
     for (const code of codes) {
       const id = indexOf(variables, code);
       if (id < 0) continue;
-      const at = searchIds(count, id, idAt);
+      const at = searchIds(ids, varWidth, count, id);
       if (at >= 0) found.push({ code, row: first + at });
     }
     if (found.length === 0) return;
