@@ -1,10 +1,12 @@
 // Step `observations`: every ACS value file under api/ → Parquet, one file per
-// dataset / vintage / geography level (hive layout), rows sorted by geo_key then variable so that
-// row-group statistics let DuckDB read only the groups holding the requested geographies.
+// dataset / vintage / geography level (hive layout), rows sorted table-major (OBSERVATION_ORDER) so
+// that row-group statistics let DuckDB read only the groups of the requested tables, and beside it
+// the partition's serving index for point lookups.
 //
 // Values are parsed and cleaned in JS (strict validation, jam values → null + annotation) on worker
 // threads, written in file order to a tab-separated staging file, and DuckDB sorts and writes the
-// Parquet; the next partition is parsed while DuckDB works on this one. A partition whose input
+// Parquet; the next partition is parsed while DuckDB works on this one. The serving index is built
+// from the parsed cells while DuckDB sorts. A partition whose input
 // files are byte-identical to the previous build's is hard-linked instead of rebuilt.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -20,7 +22,8 @@ import {
 } from './observations/published-geographies.js';
 import { ParsePool } from './observations/parse-pool.js';
 import { stageFile } from './observations/staging.js';
-import { SERVING_INDEX_FILE, writeServingIndex } from './serving-index.js';
+import { SERVING_INDEX_FILE, writeIndexFile, writeServingIndex, type IndexColumns } from './serving-index.js';
+import { ServingIndexBuilder } from './serving-index-builder.js';
 
 const API_FILE = /^api\/(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro|cd|tract|block_group)\/([A-Z0-9]+)\.json(\.gz)?$/;
 
@@ -225,17 +228,21 @@ export const observationsStep: EtlStep = {
             continue;
           }
           let t = performance.now();
-          const { count, tables, places, tsv } = await staged[built]!;
+          const { count, tables, places, tsv, cells } = await staged[built]!;
           timings.parse += performance.now() - t;
           t = performance.now();
-          await db.run(copyTsvToParquetSql(tsv, target, count));
+          const copied = db.run(copyTsvToParquetSql(tsv, target, count));
+          copied.catch(() => {}); // awaited below
+          // The serving index from the parsed cells, on this thread while DuckDB sorts on its own.
+          const ti = performance.now();
+          writeIndexFile(path.join(outDir, SERVING_INDEX_FILE), indexColumns(p, cells));
+          const indexMs = performance.now() - ti;
+          timings.servingIndex += indexMs;
+          await copied;
           await fs.rm(tsv);
           gates[built + LOOKAHEAD]?.resolve();
           built++;
-          timings.copy += performance.now() - t;
-          t = performance.now();
-          await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
-          timings.servingIndex += performance.now() - t;
+          timings.copy += performance.now() - t - indexMs;
           rows[key] = count;
           index[key] = { tables, files: p.files.length };
           published[key] = places;
@@ -253,11 +260,20 @@ export const observationsStep: EtlStep = {
   },
 };
 
+/** The partition's index columns; a cell given twice (by two files) is an input error of the partition. */
+function indexColumns(p: Partition, cells: ServingIndexBuilder): IndexColumns {
+  try {
+    return cells.columns();
+  } catch (e) {
+    throw new InputError(`api/${p.vintage}/acs/${p.dataset}/${p.level}/`, (e as Error).message);
+  }
+}
+
 /**
  * Read and parse every file of a partition into its staging TSV, in file order (so the staging
  * file, and so the build, is deterministic), on `pool`'s worker threads or else on this one.
- * Returns the row count, the tables the files hold (sorted) and the geographies they publish. Also
- * used by bench:etl to give its baseline the same rows in the same order.
+ * Returns the row count, the tables the files hold (sorted), the geographies they publish and the
+ * cells for the partition's serving index. Also used by bench:etl to give its baseline the same rows in the same order.
  */
 export async function stagePartition(
   sourceDir: string,
@@ -265,8 +281,9 @@ export async function stagePartition(
   tsvPath: string,
   progress: (files: number) => void = () => {},
   pool?: ParsePool,
-): Promise<{ count: number; tables: string[]; places: Array<[string, string | null]> }> {
+): Promise<{ count: number; tables: string[]; places: Array<[string, string | null]>; cells: ServingIndexBuilder }> {
   const out = openSync(tsvPath, 'w');
+  const cells = new ServingIndexBuilder();
   let count = 0;
   const tables = new Set<string>();
   const places = new PlaceCollector();
@@ -289,7 +306,7 @@ export async function stagePartition(
   try {
     for (let i = 0; i < Math.min(WINDOW, p.files.length); i++) launch(i);
     for (let i = 0; i < p.files.length; i++) {
-      const { tsv, body } = await inFlight.shift()!;
+      const { tsv, body, cells: fileCells } = await inFlight.shift()!;
       if (i + WINDOW < p.files.length) launch(i + WINDOW);
       const f = p.files[i]!;
       if (body.level !== p.level)
@@ -297,6 +314,7 @@ export async function stagePartition(
       for (const t of body.tables) tables.add(t);
       places.add(body.places);
       count += body.rowCount;
+      cells.add(fileCells);
       // Short blocking writes to the page cache: the parsing happens elsewhere.
       for (let at = 0; at < tsv.length;) at += writeSync(out, tsv, at);
       progress(1);
@@ -304,5 +322,5 @@ export async function stagePartition(
   } finally {
     closeSync(out);
   }
-  return { count, tables: [...tables].sort(), places: places.list() };
+  return { count, tables: [...tables].sort(), places: places.list(), cells };
 }

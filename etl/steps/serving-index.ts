@@ -54,13 +54,45 @@ function records(est: Float64Array, moe: Float64Array, ee: ValueEncoding, me: Va
   return buf;
 }
 
-/** Write the serving index of `parquet` to `target` (atomically: `.tmp` then rename). */
+/**
+ * A partition's cells in (geography, variable) order, as both writers hand them to `writeIndexFile`:
+ * DuckDB's reading of the Parquet file (`writeServingIndex`) and the parse's own columns
+ * (serving-index-builder.ts).
+ */
+export interface IndexColumns {
+  /** Sorted, byte order. */
+  geos: string[];
+  variables: string[];
+  annotations: string[];
+  rows: number;
+  /** Every geography × every variable once: cell g·nv + v. */
+  dense: boolean;
+  /** NaN = null; in (geography, variable) order. */
+  estimate: Float64Array;
+  moe: Float64Array;
+  /** Sparse only: variable id per row, and first row per geography (geos + 1 entries). */
+  vars?: Uint16Array | Uint32Array;
+  starts?: Uint32Array;
+  /** First annotation entry per geography, and 6-byte entries (u32 variable, u8 ea, u8 ma); absent with none. */
+  annStarts?: Uint32Array;
+  ann?: Buffer;
+  annotated: number;
+}
+
+/** Variable id width: u16 below 65,536 variables. */
+export const varWidthOf = (variables: number): 2 | 4 => (variables < 65_536 ? 2 : 4);
+
+/** Write the serving index of `parquet` to `target`, reading the Parquet file with DuckDB. */
 export async function writeServingIndex(
   db: DuckDBConnection,
   parquet: string,
   target: string,
   opts: { synthetic?: boolean } = {},
-): Promise<{ rows: number; bytes: number; dense: boolean; estimate: ValueEncoding; moe: ValueEncoding }> {
+): Promise<IndexWritten> {
+  return writeIndexFile(target, await readIndexColumns(db, parquet), opts);
+}
+
+async function readIndexColumns(db: DuckDBConnection, parquet: string): Promise<IndexColumns> {
   const src = `read_parquet(${sqlString(parquet)})`;
   // An empty result has no column arrays at all (DuckDB node API): read it as an empty column.
   const col = async <T>(sql: string) => ((await db.runAndReadAll(sql)).getColumnsJS()[0] ?? []) as T[];
@@ -85,13 +117,12 @@ export async function writeServingIndex(
     const nv = variables.length;
     const dense = rows === ng * nv;
     if (rows >= 2 ** 32) throw new Error(`${parquet}: ${rows} rows, the index holds fewer than 2^32`);
-    const varWidth: 2 | 4 = nv < 65_536 ? 2 : 4;
 
     const est = new Float64Array(rows);
     const moe = new Float64Array(rows);
     // Dense: scatter to cell g·nv + v (any order; each cell exactly once). Sparse: rows come sorted.
     const filled = dense ? new Uint8Array(rows) : undefined;
-    const vars = dense ? undefined : varWidth === 2 ? new Uint16Array(rows) : new Uint32Array(rows);
+    const vars = dense ? undefined : varWidthOf(nv) === 2 ? new Uint16Array(rows) : new Uint32Array(rows);
     const starts = dense ? undefined : new Uint32Array(ng + 1);
     const joined = `${src} p JOIN sidx_geo USING (geo_key) JOIN sidx_var USING (variable)`;
     const values = `coalesce(p.estimate, 'nan'::DOUBLE) AS e, coalesce(p.moe, 'nan'::DOUBLE) AS m`;
@@ -138,75 +169,92 @@ export async function writeServingIndex(
       )
     ).getColumnsJS() as [number[], number[], number[], number[]] | [];
     const annotated = ann.length ? ann[0].length : 0;
-    let annStarts: Buffer | undefined;
+    let annStarts: Uint32Array | undefined;
     let annBuf: Buffer | undefined;
     if (annotated > 0) {
       const [ag, av, ae, am] = ann as [number[], number[], number[], number[]];
-      const s = new Uint32Array(ng + 1);
+      annStarts = new Uint32Array(ng + 1);
       annBuf = Buffer.alloc(annotated * 6);
       for (let i = 0; i < annotated; i++) {
-        s[ag[i]! + 1]!++;
+        annStarts[ag[i]! + 1]!++;
         annBuf.writeUInt32LE(av[i]!, i * 6);
         annBuf[i * 6 + 4] = ae[i]!;
         annBuf[i * 6 + 5] = am[i]!;
       }
-      for (let i = 0; i < ng; i++) s[i + 1] = s[i + 1]! + s[i]!;
-      annStarts = Buffer.from(s.buffer);
+      for (let i = 0; i < ng; i++) annStarts[i + 1] = annStarts[i + 1]! + annStarts[i]!;
     }
-
-    const estimate = narrowest(est);
-    const moeEnc = narrowest(moe);
-    const sections: Array<[keyof ServingIndexV2Footer['sections'], Buffer | undefined]> = [
-      ['values', records(est, moe, estimate, moeEnc)],
-      ['vars', vars && Buffer.from(vars.buffer)],
-      ['starts', starts && Buffer.from(starts.buffer)],
-      ['annStarts', annStarts],
-      ['ann', annBuf],
-    ];
-    const footer: ServingIndexV2Footer = {
-      version: 2,
-      rows,
-      dense,
-      estimate,
-      moe: moeEnc,
-      varWidth,
-      geos,
-      variables,
-      annotations,
-      annotated,
-      synthetic: opts.synthetic ?? false,
-      sections: {},
-    };
-    const tmp = `${target}.tmp`;
-    const fd = fs.openSync(tmp, 'w');
-    try {
-      let off = 0;
-      for (const [name, buf] of sections) {
-        if (!buf) continue;
-        fs.writeSync(fd, buf, 0, buf.length, off);
-        footer.sections[name] = [off, buf.length];
-        off += buf.length;
-      }
-      const json = Buffer.from(JSON.stringify(footer));
-      const tail = Buffer.alloc(12);
-      tail.writeUInt32LE(json.length, 0);
-      tail.write(SERVING_INDEX_V2_MAGIC, 4, 'latin1');
-      fs.writeSync(fd, json, 0, json.length, off);
-      fs.writeSync(fd, tail, 0, 12, off + json.length);
-      fs.fsyncSync(fd);
-      fs.closeSync(fd);
-      fs.renameSync(tmp, target);
-      return { rows, bytes: off + json.length + 12, dense, estimate, moe: moeEnc };
-    } catch (e) {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        /* already closed */
-      }
-      fs.rmSync(tmp, { force: true });
-      throw e;
-    }
+    return { geos, variables, annotations, rows, dense, estimate: est, moe, vars, starts, annStarts, ann: annBuf, annotated };
   } finally {
     await db.run('DROP TABLE IF EXISTS sidx_geo; DROP TABLE IF EXISTS sidx_var; DROP TABLE IF EXISTS sidx_ann');
+  }
+}
+
+export interface IndexWritten {
+  rows: number;
+  bytes: number;
+  dense: boolean;
+  estimate: ValueEncoding;
+  moe: ValueEncoding;
+}
+
+const bytesOf = (a: ArrayBufferView | undefined) => a && Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** Encode `cols` as a version-2 index file at `target` (atomically: `.tmp` then rename). */
+export function writeIndexFile(target: string, cols: IndexColumns, opts: { synthetic?: boolean } = {}): IndexWritten {
+  const { rows, dense } = cols;
+  if (rows >= 2 ** 32) throw new Error(`${target}: ${rows} rows, the index holds fewer than 2^32`);
+  if (cols.annotations.length > 254)
+    throw new Error(`${target}: ${cols.annotations.length} distinct annotation codes, the index holds at most 254`);
+  const estimate = narrowest(cols.estimate);
+  const moeEnc = narrowest(cols.moe);
+  const sections: Array<[keyof ServingIndexV2Footer['sections'], Buffer | undefined]> = [
+    ['values', records(cols.estimate, cols.moe, estimate, moeEnc)],
+    ['vars', bytesOf(cols.vars)],
+    ['starts', bytesOf(cols.starts)],
+    ['annStarts', bytesOf(cols.annStarts)],
+    ['ann', cols.ann],
+  ];
+  const footer: ServingIndexV2Footer = {
+    version: 2,
+    rows,
+    dense,
+    estimate,
+    moe: moeEnc,
+    varWidth: varWidthOf(cols.variables.length),
+    geos: cols.geos,
+    variables: cols.variables,
+    annotations: cols.annotations,
+    annotated: cols.annotated,
+    synthetic: opts.synthetic ?? false,
+    sections: {},
+  };
+  const tmp = `${target}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    let off = 0;
+    for (const [name, buf] of sections) {
+      if (!buf) continue;
+      fs.writeSync(fd, buf, 0, buf.length, off);
+      footer.sections[name] = [off, buf.length];
+      off += buf.length;
+    }
+    const json = Buffer.from(JSON.stringify(footer));
+    const tail = Buffer.alloc(12);
+    tail.writeUInt32LE(json.length, 0);
+    tail.write(SERVING_INDEX_V2_MAGIC, 4, 'latin1');
+    fs.writeSync(fd, json, 0, json.length, off);
+    fs.writeSync(fd, tail, 0, 12, off + json.length);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fs.renameSync(tmp, target);
+    return { rows, bytes: off + json.length + 12, dense, estimate, moe: moeEnc };
+  } catch (e) {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      /* already closed */
+    }
+    fs.rmSync(tmp, { force: true });
+    throw e;
   }
 }

@@ -58,7 +58,9 @@ describe('stagePartition', () => {
 
     await fs.writeFile(path.join(level, 'B19013.json'), JSON.stringify([header, ['75277', '317', '06']]));
     const ok = await stagePartition(src, p!, path.join(dir, 'good.tsv'), () => {}, pool);
-    expect(ok).toEqual({ count: 2, tables: ['B19013', 'B19301'], places: [['state:06', null]] });
+    const { cells, ...rest } = ok;
+    expect(rest).toEqual({ count: 2, tables: ['B19013', 'B19301'], places: [['state:06', null]] });
+    expect(cells.columns()).toMatchObject({ geos: ['state:06'], variables: ['B19013_001E', 'B19301_001E'], rows: 2, dense: true });
     expect(await fs.readFile(path.join(dir, 'good.tsv'), 'utf8')).toBe(
       'state:06\tB19013\tB19013_001E\t75277\t317\t\t\nstate:06\tB19301\tB19301_001E\t5\t\t\tmissing_in_source\n',
     );

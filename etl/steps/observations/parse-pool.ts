@@ -2,12 +2,12 @@
 // JS cost; on worker threads they use both cores and overlap DuckDB's sort of the previous
 // partition (docs/performance.md, "6. ETL"). Results are handed back per file and written in file
 // order by the caller, so the staging file and the build stay deterministic.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
 import { InputError } from '../../step.js';
 import type { FileSummary } from './staging.js';
+import type { FileCells } from './cell-columns.js';
 
 export interface ParseRequest {
   id: number;
@@ -18,32 +18,39 @@ export interface ParseRequest {
 }
 
 export type ParseReply =
-  | { id: number; tsv: Uint8Array; body: FileSummary; error?: undefined }
+  | { id: number; tsv: Uint8Array; body: FileSummary; cells: FileCells; error?: undefined }
   | { id: number; error: { file?: string; row?: number; message: string } };
 
 /**
- * The worker runs TypeScript like the rest of the ETL: it registers tsx's loader first (a no-op
- * cost under `tsx`, and what makes it load under vitest or plain node too). tsx's ESM entry is
- * found through its package.json, not `import.meta.resolve`, which vitest's module runner (the
- * test-data build in its global setup) does not support.
+ * The worker's code: parse-worker.ts and what it imports, bundled once per process by esbuild (a
+ * runtime dependency, also what tsx transpiles with) into one ES module. Registering tsx's loader
+ * in each worker instead cost ~0.2 s of CPU per worker and a loader thread each, before the first
+ * file was read (measured: pool start to first answer 220 ms, 410 ms of CPU). A data: URL also
+ * runs under vitest's module runner, which the test-data build uses.
  */
+let bundled: URL | undefined;
 function workerSource(): URL {
-  const require = createRequire(import.meta.url);
-  const pkgJson = require.resolve('tsx/package.json');
-  const pkg = require(pkgJson) as { exports: Record<string, { import: { default: string } }> };
-  const tsxApi = pathToFileURL(path.join(path.dirname(pkgJson), pkg.exports['./esm/api']!.import.default)).href;
-  const code = `import { register } from ${JSON.stringify(tsxApi)};
-register();
-await import(${JSON.stringify(new URL('./parse-worker.ts', import.meta.url).href)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+  if (!bundled) {
+    const out = buildSync({
+      entryPoints: [fileURLToPath(new URL('./parse-worker.ts', import.meta.url))],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+    });
+    bundled = new URL(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0]!.contents).toString('base64')}`);
+  }
+  return bundled;
 }
+
+/** One parsed file: its staging bytes, what the step keeps of it, its cells for the serving index. */
+export type Staged = { tsv: Uint8Array; body: FileSummary; cells: FileCells };
 
 export class ParsePool {
   private readonly workers: Worker[] = [];
-  private readonly pending = new Map<
-    number,
-    { resolve: (r: { tsv: Uint8Array; body: FileSummary }) => void; reject: (e: Error) => void }
-  >();
+  private readonly pending = new Map<number, { resolve: (r: Staged) => void; reject: (e: Error) => void }>();
   private readonly load = new Map<Worker, number>();
   private nextId = 0;
   private failed: Error | undefined;
@@ -60,7 +67,7 @@ export class ParsePool {
         if (m.error) {
           const e = m.error;
           p.reject(e.file === undefined ? new Error(e.message) : new InputError(e.file, e.message, e.row));
-        } else p.resolve({ tsv: m.tsv, body: m.body });
+        } else p.resolve({ tsv: m.tsv, body: m.body, cells: m.cells });
       });
       w.on('error', (e) => this.fail(e));
       w.on('exit', (code) => {
@@ -72,7 +79,7 @@ export class ParsePool {
   }
 
   /** Parse one file on the least busy worker. */
-  parse(path: string, file: string): Promise<{ tsv: Uint8Array; body: FileSummary }> {
+  parse(path: string, file: string): Promise<Staged> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
     const w = this.workers.reduce((a, b) => (this.load.get(b)! < this.load.get(a)! ? b : a));

@@ -3,13 +3,14 @@
 import { parentPort } from 'node:worker_threads';
 import { InputError } from '../../step.js';
 import { stageFile } from './staging.js';
+import { cellBuffers } from './cell-columns.js';
 import type { ParseReply, ParseRequest } from './parse-pool.js';
 
 parentPort!.on('message', (req: ParseRequest) => {
   let reply: ParseReply;
   try {
-    const { tsv, body } = stageFile(req.path, req.file);
-    reply = { id: req.id, tsv, body };
+    const { tsv, body, cells } = stageFile(req.path, req.file);
+    reply = { id: req.id, tsv, body, cells };
   } catch (e) {
     const error =
       e instanceof InputError
@@ -17,5 +18,5 @@ parentPort!.on('message', (req: ParseRequest) => {
         : { message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     reply = { id: req.id, error };
   }
-  parentPort!.postMessage(reply, reply.error ? [] : [reply.tsv.buffer as ArrayBuffer]);
+  parentPort!.postMessage(reply, reply.error ? [] : [reply.tsv.buffer as ArrayBuffer, ...cellBuffers(reply.cells)]);
 });

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { scanApiBody, type ParsedBody } from '../../sources/api-body.js';
+import { CellColumns, type FileCells } from './cell-columns.js';
 
 /**
  * One source file's text, read synchronously: on a worker thread nothing else waits, and the
@@ -20,15 +21,18 @@ export type FileSummary = Omit<ParsedBody, 'rows'> & { rowCount: number };
 /**
  * One source file as staging TSV bytes (DuckDB reads them with `copyTsvToParquetSql`): null
  * numbers and annotations are empty fields, numbers are written as JavaScript prints the double,
- * which DuckDB reads back to the same double. The bytes have their own buffer, so a worker can
- * transfer them instead of copying.
+ * which DuckDB reads back to the same double. With them, the same cells as columns for the
+ * partition's serving index. The bytes have their own buffers, so a worker can transfer them
+ * instead of copying.
  */
-export function stageFile(path: string, file: string): { tsv: Uint8Array; body: FileSummary } {
+export function stageFile(path: string, file: string): { tsv: Uint8Array; body: FileSummary; cells: FileCells } {
   let tsv = '';
+  const cells = new CellColumns();
   const body = scanApiBody(readText(path), file, (geo, table, variable, e, m, ea, ma) => {
     tsv += `${geo}\t${table}\t${variable}\t${e ?? ''}\t${m ?? ''}\t${ea ?? ''}\t${ma ?? ''}\n`;
+    cells.add(geo, variable, e, m, ea, ma);
   });
-  return { tsv: encoder.encode(tsv), body };
+  return { tsv: encoder.encode(tsv), body, cells: cells.finish() };
 }
 
 const encoder = new TextEncoder();

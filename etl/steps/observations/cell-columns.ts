@@ -1,0 +1,111 @@
+// One source file's cells as columns, gathered while the file is parsed (staging.ts), so that the
+// partition's serving index is built from the parse itself (serving-index-builder.ts) instead of
+// six more passes of DuckDB over the Parquet file it just wrote (docs/performance.md, "ETL").
+import type { AnnotationCode } from '../../../src/domain/annotations.js';
+
+/**
+ * Transferable (typed arrays with their own buffers) from a parse worker. Geography, variable and
+ * annotation ids are local to the file: indexes into `geos`, `variables` and `annotations`
+ * (annotation 0 = none, i + 1 = annotations[i]).
+ */
+export interface FileCells {
+  count: number;
+  geos: string[];
+  variables: string[];
+  annotations: string[];
+  geo: Uint32Array;
+  variable: Uint32Array;
+  /** NaN = null. */
+  estimate: Float64Array;
+  moe: Float64Array;
+  estimateAnnotation: Uint8Array;
+  moeAnnotation: Uint8Array;
+}
+
+export class CellColumns {
+  private count = 0;
+  private capacity = 0;
+  private readonly geos: string[] = [];
+  private readonly variables = new Map<string, number>();
+  private readonly annotations = new Map<string, number>();
+  private lastGeo: string | undefined;
+  private geo = new Uint32Array(0);
+  private variable = new Uint32Array(0);
+  private estimate = new Float64Array(0);
+  private moe = new Float64Array(0);
+  private estimateAnnotation = new Uint8Array(0);
+  private moeAnnotation = new Uint8Array(0);
+
+  /**
+   * One cell, in the parse's order: a file has one row per geography, so a geography's cells are
+   * consecutive and a change of key is a new geography.
+   */
+  add(
+    geoKey: string,
+    variable: string,
+    estimate: number | null,
+    moe: number | null,
+    estimateAnnotation: AnnotationCode | null,
+    moeAnnotation: AnnotationCode | null,
+  ): void {
+    if (this.count === this.capacity) this.grow();
+    const i = this.count++;
+    if (geoKey !== this.lastGeo) {
+      this.lastGeo = geoKey;
+      this.geos.push(geoKey);
+    }
+    this.geo[i] = this.geos.length - 1;
+    let v = this.variables.get(variable);
+    if (v === undefined) this.variables.set(variable, (v = this.variables.size));
+    this.variable[i] = v;
+    // The Parquet file holds what DuckDB reads back from the staging text, which is the same double
+    // for every value but -0 (written "0"): the index must hold the same.
+    this.estimate[i] = estimate === null ? NaN : estimate === 0 ? 0 : estimate;
+    this.moe[i] = moe === null ? NaN : moe === 0 ? 0 : moe;
+    this.estimateAnnotation[i] = estimateAnnotation === null ? 0 : this.annotationId(estimateAnnotation);
+    this.moeAnnotation[i] = moeAnnotation === null ? 0 : this.annotationId(moeAnnotation);
+  }
+
+  private annotationId(code: string): number {
+    let id = this.annotations.get(code);
+    if (id === undefined) {
+      if (this.annotations.size === 255) throw new Error('more than 255 distinct annotation codes in one file');
+      this.annotations.set(code, (id = this.annotations.size + 1));
+    }
+    return id;
+  }
+
+  private grow(): void {
+    const n = Math.max(4096, this.capacity * 2);
+    const copy = <T extends Uint32Array | Float64Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
+    this.geo = copy(this.geo, new Uint32Array(n));
+    this.variable = copy(this.variable, new Uint32Array(n));
+    this.estimate = copy(this.estimate, new Float64Array(n));
+    this.moe = copy(this.moe, new Float64Array(n));
+    this.estimateAnnotation = copy(this.estimateAnnotation, new Uint8Array(n));
+    this.moeAnnotation = copy(this.moeAnnotation, new Uint8Array(n));
+    this.capacity = n;
+  }
+
+  /** The columns, trimmed to their own buffers (so a worker can transfer them). */
+  finish(): FileCells {
+    const n = this.count;
+    return {
+      count: n,
+      geos: this.geos,
+      variables: [...this.variables.keys()],
+      annotations: [...this.annotations.keys()],
+      geo: this.geo.slice(0, n),
+      variable: this.variable.slice(0, n),
+      estimate: this.estimate.slice(0, n),
+      moe: this.moe.slice(0, n),
+      estimateAnnotation: this.estimateAnnotation.slice(0, n),
+      moeAnnotation: this.moeAnnotation.slice(0, n),
+    };
+  }
+}
+
+/** The buffers a worker hands over with a file's cells instead of copying them. */
+export function cellBuffers(c: FileCells): ArrayBuffer[] {
+  return [c.geo, c.variable, c.estimate, c.moe, c.estimateAnnotation, c.moeAnnotation].map((a) => a.buffer as ArrayBuffer);
+}

@@ -1,0 +1,128 @@
+// A partition's serving index built from its parsed cells (observations/cell-columns.ts) rather than
+// read back from the Parquet file with DuckDB: the same file, byte for byte (test/etl/
+// serving-index-builder.test.ts), for a fraction of the CPU — DuckDB's reading took six passes over
+// the partition, about a third of the observations step (docs/performance.md, "ETL").
+import type { FileCells } from './observations/cell-columns.js';
+import { varWidthOf, type IndexColumns } from './serving-index.js';
+
+/** Sorted distinct strings. Keys, variable names and annotation codes are ASCII, where JS order is byte order (DuckDB's). */
+const sortedUnion = (lists: Iterable<string[]>): string[] => {
+  const all = new Set<string>();
+  for (const l of lists) for (const s of l) all.add(s);
+  return [...all].sort();
+};
+
+const idsOf = (list: string[]) => new Map(list.map((s, i) => [s, i]));
+
+export class ServingIndexBuilder {
+  private readonly files: FileCells[] = [];
+
+  add(cells: FileCells): void {
+    this.files.push(cells);
+  }
+
+  /** Rows in (geography, variable) order; throws when a cell is given twice (across files too). */
+  columns(): IndexColumns {
+    const files = this.files;
+    const geos = sortedUnion(files.map((f) => f.geos));
+    const variables = sortedUnion(files.map((f) => f.variables));
+    const annotations = sortedUnion(files.map((f) => f.annotations));
+    const ng = geos.length;
+    const nv = variables.length;
+    const rows = files.reduce((n, f) => n + f.count, 0);
+    if (rows >= 2 ** 32) throw new Error(`${rows} rows, the index holds fewer than 2^32`);
+
+    // Every row with the partition's ids (annotations 1-based, 0 = none), in file order.
+    const geoIds = idsOf(geos);
+    const varIds = idsOf(variables);
+    const annIds = idsOf(annotations);
+    const g = new Uint32Array(rows);
+    const v = new Uint32Array(rows);
+    const est = new Float64Array(rows);
+    const moeAt = new Float64Array(rows);
+    const ea = new Uint8Array(rows);
+    const ma = new Uint8Array(rows);
+    const starts = new Uint32Array(ng + 1);
+    for (let at = 0, k = 0; k < files.length; at += files[k]!.count, k++) {
+      const f = files[k]!;
+      const gl = Uint32Array.from(f.geos, (s) => geoIds.get(s)!);
+      const vl = Uint32Array.from(f.variables, (s) => varIds.get(s)!);
+      const al = Uint8Array.from([0, ...f.annotations.map((s) => annIds.get(s)! + 1)]);
+      for (let i = 0; i < f.count; i++) {
+        const gi = gl[f.geo[i]!]!;
+        g[at + i] = gi;
+        v[at + i] = vl[f.variable[i]!]!;
+        starts[gi + 1]!++;
+        ea[at + i] = al[f.estimateAnnotation[i]!]!;
+        ma[at + i] = al[f.moeAnnotation[i]!]!;
+      }
+      est.set(f.estimate, at);
+      moeAt.set(f.moe, at);
+    }
+    // (geography, variable) order by two stable counting sorts, variable first: files come in table
+    // order, which is not variable order (B01001_001E sorts after B01001A_001E).
+    for (let i = 0; i < ng; i++) starts[i + 1] = starts[i + 1]! + starts[i]!;
+    const byVariable = new Uint32Array(rows);
+    const vNext = new Uint32Array(nv + 1);
+    for (let r = 0; r < rows; r++) vNext[v[r]! + 1]!++;
+    for (let i = 0; i < nv; i++) vNext[i + 1] = vNext[i + 1]! + vNext[i]!;
+    for (let r = 0; r < rows; r++) byVariable[vNext[v[r]!]!++] = r;
+    const order = new Uint32Array(rows);
+    const gNext = starts.slice(0, ng);
+    for (let j = 0; j < rows; j++) {
+      const r = byVariable[j]!;
+      order[gNext[g[r]!]!++] = r;
+    }
+    for (let j = 1; j < rows; j++) {
+      const r = order[j]!;
+      const q = order[j - 1]!;
+      if (v[r] === v[q] && g[r] === g[q]) throw new Error(`cell ${geos[g[r]!]} ${variables[v[r]!]} is given twice`);
+    }
+
+    const dense = rows === ng * nv;
+    const estimate = new Float64Array(rows);
+    const moe = new Float64Array(rows);
+    const vars = dense ? undefined : varWidthOf(nv) === 2 ? new Uint16Array(rows) : new Uint32Array(rows);
+    let annotated = 0;
+    for (let j = 0; j < rows; j++) {
+      const r = order[j]!;
+      estimate[j] = est[r]!;
+      moe[j] = moeAt[r]!;
+      if (vars) vars[j] = v[r]!;
+      if (ea[r] !== 0 || ma[r] !== 0) annotated++;
+    }
+
+    let annStarts: Uint32Array | undefined;
+    let ann: Buffer | undefined;
+    if (annotated > 0) {
+      annStarts = new Uint32Array(ng + 1);
+      ann = Buffer.alloc(annotated * 6);
+      let a = 0;
+      for (let gi = 0; gi < ng; gi++) {
+        for (let j = starts[gi]!; j < starts[gi + 1]!; j++) {
+          const r = order[j]!;
+          if (ea[r] === 0 && ma[r] === 0) continue;
+          ann.writeUInt32LE(v[r]!, a * 6);
+          ann[a * 6 + 4] = ea[r]!;
+          ann[a * 6 + 5] = ma[r]!;
+          a++;
+        }
+        annStarts[gi + 1] = a;
+      }
+    }
+    return {
+      geos,
+      variables,
+      annotations,
+      rows,
+      dense,
+      estimate,
+      moe,
+      vars,
+      starts: dense ? undefined : starts,
+      annStarts,
+      ann,
+      annotated,
+    };
+  }
+}
