@@ -9,7 +9,12 @@ import { InputError } from '../step.js';
 export type Level = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
 /** Geography columns as the API names them, and how they form our key. */
-const GEO_COLUMN_SETS: Array<{ level: Level; columns: string[]; key: (v: string[]) => string }> = [
+export interface GeoColumnSet {
+  level: Level;
+  columns: string[];
+  key: (v: string[]) => string;
+}
+const GEO_COLUMN_SETS: GeoColumnSet[] = [
   { level: 'nation', columns: ['us'], key: () => 'nation:1' },
   { level: 'block_group', columns: ['state', 'county', 'tract', 'block group'], key: (v) => `block_group:${v.join('')}` },
   { level: 'tract', columns: ['state', 'county', 'tract'], key: (v) => `tract:${v.join('')}` },
@@ -23,7 +28,7 @@ const GEO_COLUMN_SETS: Array<{ level: Level; columns: string[]; key: (v: string[
   },
 ];
 
-const FIPS_WIDTH: Record<string, number> = {
+export const FIPS_WIDTH: Record<string, number> = {
   us: 1,
   state: 2,
   county: 3,
@@ -150,40 +155,7 @@ export function scanApiBody(text: string, file: string, sink: RowSink): Omit<Par
   }
   const names = table.header;
   const json = [names, ...table.rows];
-  const geoSet = GEO_COLUMN_SETS.find((s) => {
-    const tail = names.slice(names.length - s.columns.length);
-    return tail.length === s.columns.length && tail.every((c, i) => c === s.columns[i]);
-  });
-  if (!geoSet) {
-    throw new InputError(file, `no recognised geography columns at the end of the header (got ${names.slice(-2).join(', ')})`, 0);
-  }
-  const geoStart = names.length - geoSet.columns.length;
-  // A repeated column name (the API repeats NAME and GEO_ID for `get=NAME,group(X)`) is one column
-  // published twice: the first occurrence is read, and every row must agree across the copies.
-  const index = new Map<string, number>();
-  const repeats: Array<[first: number, again: number]> = [];
-  for (const [i, n] of names.entries()) {
-    const first = index.get(n);
-    if (first === undefined) index.set(n, i);
-    else if (i < geoStart) repeats.push([first, i]);
-  }
-  const geoIdIdx = index.get('GEO_ID');
-  const nameIdx = index.get('NAME');
-
-  const variables: Array<{ table: string; variable: string; e: number; m?: number; ea?: number; ma?: number }> = [];
-  for (const [i, name] of names.entries()) {
-    const match = ESTIMATE_COLUMN.exec(name);
-    if (!match || i >= geoStart || index.get(name) !== i) continue;
-    const base = name.slice(0, -1);
-    variables.push({
-      table: match[1]!,
-      variable: name,
-      e: i,
-      m: index.get(`${base}M`),
-      ea: index.get(`${base}EA`),
-      ma: index.get(`${base}MA`),
-    });
-  }
+  const { geoSet, geoStart, repeats, geoIdIdx, nameIdx, variables } = headerPlan(names, file);
 
   let rowCount = 0;
   const places: ParsedBody['places'] = [];
@@ -237,30 +209,7 @@ export function scanApiBody(text: string, file: string, sink: RowSink): Omit<Par
       ) {
         continue;
       }
-      // Most cells are a plain number with no annotation: taken as is (exact by construction, see
-      // plainNumber). Everything else goes through the full rules below.
-      let estimate: number | null | undefined = v.ea === undefined || blank(cells[v.ea]) ? plainNumber(cells[v.e]!) : undefined;
-      let estimateAnnotation: AnnotationCode | null = null;
-      if (estimate === undefined) {
-        const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
-        if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
-        if (est.value !== null) checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
-        estimate = est.value;
-        estimateAnnotation = est.annotation;
-      }
-      let moe: number | null | undefined = null;
-      let moeAnnotation: AnnotationCode | null = 'missing_in_source';
-      if (v.m !== undefined) {
-        moe = v.ma === undefined || blank(cells[v.ma]) ? plainNumber(cells[v.m]!) : undefined;
-        moeAnnotation = null;
-        if (moe === undefined) {
-          const m = symbolCell(cells[v.m] ?? null, 'M') ?? cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
-          if (!m) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
-          if (m.value !== null) checkExact(cells[v.m] ?? null, m.value, `${v.variable.slice(0, -1)}M`, file, r);
-          moe = m.value;
-          moeAnnotation = m.annotation;
-        }
-      }
+      const { estimate, moe, estimateAnnotation, moeAnnotation } = cellValues(v, cells, file, r);
       sink(geoKey, v.table, v.variable, estimate, moe, estimateAnnotation, moeAnnotation);
       rowCount++;
     }
@@ -275,6 +224,100 @@ export function scanApiBody(text: string, file: string, sink: RowSink): Omit<Par
   };
 }
 
+/** One estimate column of a body and its companions' positions (MOE, annotations). */
+export interface VariableColumns {
+  table: string;
+  variable: string;
+  e: number;
+  m?: number;
+  ea?: number;
+  ma?: number;
+}
+
+/** What the header says of a body: its geography columns, repeated columns, and variables. */
+export interface HeaderPlan {
+  geoSet: GeoColumnSet;
+  geoStart: number;
+  /** A repeated column name (the API repeats NAME and GEO_ID for `get=NAME,group(X)`): first and later position. */
+  repeats: Array<[first: number, again: number]>;
+  geoIdIdx: number | undefined;
+  nameIdx: number | undefined;
+  variables: VariableColumns[];
+}
+
+/** Reads a header row; shared by the string reader (scanApiBody) and the byte reader (api-body-bytes.ts). */
+export function headerPlan(names: string[], file: string): HeaderPlan {
+  const geoSet = GEO_COLUMN_SETS.find((s) => {
+    const tail = names.slice(names.length - s.columns.length);
+    return tail.length === s.columns.length && tail.every((c, i) => c === s.columns[i]);
+  });
+  if (!geoSet) {
+    throw new InputError(file, `no recognised geography columns at the end of the header (got ${names.slice(-2).join(', ')})`, 0);
+  }
+  const geoStart = names.length - geoSet.columns.length;
+  // A repeated column name is one column published twice: the first occurrence is read, and every
+  // row must agree across the copies.
+  const index = new Map<string, number>();
+  const repeats: Array<[first: number, again: number]> = [];
+  for (const [i, n] of names.entries()) {
+    const first = index.get(n);
+    if (first === undefined) index.set(n, i);
+    else if (i < geoStart) repeats.push([first, i]);
+  }
+  const variables: VariableColumns[] = [];
+  for (const [i, name] of names.entries()) {
+    const match = ESTIMATE_COLUMN.exec(name);
+    if (!match || i >= geoStart || index.get(name) !== i) continue;
+    const base = name.slice(0, -1);
+    variables.push({
+      table: match[1]!,
+      variable: name,
+      e: i,
+      m: index.get(`${base}M`),
+      ea: index.get(`${base}EA`),
+      ma: index.get(`${base}MA`),
+    });
+  }
+  return { geoSet, geoStart, repeats, geoIdIdx: index.get('GEO_ID'), nameIdx: index.get('NAME'), variables };
+}
+
+/**
+ * The estimate and MOE of one variable in one row, cleaned (jam values → null + annotation),
+ * `cells[i]` being column i's published text. Row `r` is only for error messages.
+ */
+export function cellValues(
+  v: VariableColumns,
+  cells: ArrayLike<Cell>,
+  file: string,
+  r: number,
+): { estimate: number | null; moe: number | null; estimateAnnotation: AnnotationCode | null; moeAnnotation: AnnotationCode | null } {
+  // Most cells are a plain number with no annotation: taken as is (exact by construction, see
+  // plainNumber). Everything else goes through the full rules below.
+  let estimate: number | null | undefined = v.ea === undefined || blank(cells[v.ea]) ? plainNumber(cells[v.e]!) : undefined;
+  let estimateAnnotation: AnnotationCode | null = null;
+  if (estimate === undefined) {
+    const est = symbolCell(cells[v.e] ?? null, 'E') ?? cleanCell(cells[v.e] ?? null, v.ea === undefined ? undefined : cells[v.ea], 'E');
+    if (!est) throw new InputError(file, `${v.variable} is not a number: ${JSON.stringify(cells[v.e])}`, r);
+    if (est.value !== null) checkExact(cells[v.e] ?? null, est.value, v.variable, file, r);
+    estimate = est.value;
+    estimateAnnotation = est.annotation;
+  }
+  let moe: number | null | undefined = null;
+  let moeAnnotation: AnnotationCode | null = 'missing_in_source';
+  if (v.m !== undefined) {
+    moe = v.ma === undefined || blank(cells[v.ma]) ? plainNumber(cells[v.m]!) : undefined;
+    moeAnnotation = null;
+    if (moe === undefined) {
+      const m = symbolCell(cells[v.m] ?? null, 'M') ?? cleanCell(cells[v.m] ?? null, v.ma === undefined ? undefined : cells[v.ma], 'M');
+      if (!m) throw new InputError(file, `${v.variable.slice(0, -1)}M is not a number: ${JSON.stringify(cells[v.m])}`, r);
+      if (m.value !== null) checkExact(cells[v.m] ?? null, m.value, `${v.variable.slice(0, -1)}M`, file, r);
+      moe = m.value;
+      moeAnnotation = m.annotation;
+    }
+  }
+  return { estimate, moe, estimateAnnotation, moeAnnotation };
+}
+
 const blank = (annotation: Cell | undefined) => annotation === undefined || annotation === null || annotation === '';
 
 /**
@@ -283,7 +326,7 @@ const blank = (annotation: Cell | undefined) => annotation === undefined || anno
  * double prints as published, which is what checkExact proves the long way, and it is no jam
  * value (all ≤ -100,000,000) nor a symbol. Undefined for anything else, which takes the full rules.
  */
-function plainNumber(raw: Cell): number | undefined {
+export function plainNumber(raw: Cell): number | undefined {
   if (raw === null) return undefined;
   const n = Number(raw);
   return n > -100_000_000 && n < Infinity && String(n) === raw ? n : undefined;

@@ -5,11 +5,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDuckDB } from '../../etl/duckdb.js';
 import { copyTsvToParquetSql, groupPartitions, listApiFiles, stagePartition, type Partition } from '../../etl/steps/observations.js';
 import { ParsePool } from '../../etl/steps/observations/parse-pool.js';
 import { writeIndexFile, writeServingIndex } from '../../etl/steps/serving-index.js';
+import { orderByGrid, orderBySorting } from '../../etl/steps/serving-index-builder.js';
 import { ServingIndex } from '../../src/store/serving-index.js';
 import { SHARED_CENSUS } from '../support/paths.js';
 
@@ -139,5 +141,52 @@ describe('ServingIndexBuilder', () => {
     });
     const staged = await stagePartition(source, p, path.join(dir, 'twice.tsv'), () => {}, pool);
     expect(() => staged.cells.columns()).toThrow('cell state:06 B19013_001E is given twice');
+  });
+});
+
+describe('the two orderings of the builder', () => {
+  // The grid serves partitions where most cells are present, the counting sorts sparse ones; both
+  // must give rows in (geography, variable) order, stable, and refuse a repeated cell.
+  const rowsOf = (cells: Array<[number, number]>) => ({
+    g: Uint32Array.from(cells, ([g]) => g),
+    v: Uint32Array.from(cells, ([, v]) => v),
+  });
+  const startsOf = (g: Uint32Array, ng: number) => {
+    const s = new Uint32Array(ng + 1);
+    for (const x of g) s[x + 1]!++;
+    for (let i = 0; i < ng; i++) s[i + 1] = s[i + 1]! + s[i]!;
+    return s;
+  };
+  const describe_ = (r: number) => `row ${r}`;
+
+  it('agree with a plain sort on any set of distinct cells', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.uniqueArray(fc.tuple(fc.nat(11), fc.nat(11)), { selector: ([g, v]) => `${g},${v}`, maxLength: 144 }),
+        (ng, nv, raw) => {
+          const cells = raw.filter(([g, v]) => g < ng && v < nv);
+          const { g, v } = rowsOf(cells);
+          const expected = cells
+            .map((c, r) => [c, r] as const)
+            .sort(([a], [b]) => a[0] - b[0] || a[1] - b[1])
+            .map(([, r]) => r);
+          expect([...orderByGrid(g, v, ng, nv, describe_)]).toEqual(expected);
+          expect([...orderBySorting(g, v, startsOf(g, ng), nv, describe_)]).toEqual(expected);
+        },
+      ),
+    );
+  });
+
+  it('both refuse a cell given twice', () => {
+    const { g, v } = rowsOf([
+      [1, 2],
+      [0, 1],
+      [1, 0],
+      [1, 2],
+    ]);
+    expect(() => orderByGrid(g, v, 2, 3, describe_)).toThrow('cell row 3 is given twice');
+    expect(() => orderBySorting(g, v, startsOf(g, 2), 3, describe_)).toThrow('is given twice');
   });
 });

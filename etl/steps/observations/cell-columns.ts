@@ -4,7 +4,7 @@
 import type { AnnotationCode } from '../../../src/domain/annotations.js';
 
 /**
- * Transferable (typed arrays with their own buffers) from a parse worker. Geography, variable and
+ * Transferable from a parse worker (every column a view of one buffer, see `finish`). Geography, variable and
  * annotation ids are local to the file: indexes into `geos`, `variables` and `annotations`
  * (annotation 0 = none, i + 1 = annotations[i]).
  */
@@ -76,7 +76,7 @@ export class CellColumns {
   }
 
   private grow(): void {
-    const n = Math.max(4096, this.capacity * 2);
+    const n = Math.max(256, this.capacity * 2);
     const copy = <T extends Uint32Array | Float64Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
     this.geo = copy(this.geo, new Uint32Array(n));
     this.variable = copy(this.variable, new Uint32Array(n));
@@ -87,25 +87,41 @@ export class CellColumns {
     this.capacity = n;
   }
 
-  /** The columns, trimmed to their own buffers (so a worker can transfer them). */
-  finish(): FileCells {
+  /**
+   * The columns, trimmed, and the file's staging bytes, all in one new buffer: a worker hands them
+   * over in one transfer (seven transfers a file cost ~6% of a parse worker's time).
+   */
+  finish(tsv: Uint8Array): { cells: FileCells; tsv: Uint8Array } {
     const n = this.count;
+    const buffer = new ArrayBuffer(n * 26 + tsv.length);
+    const put = <T extends Float64Array | Uint32Array | Uint8Array>(
+      make: (b: ArrayBuffer, at: number, n: number) => T,
+      from: T,
+      at: number,
+    ): T => {
+      const view = make(buffer, at, n);
+      view.set(from.subarray(0, n));
+      return view;
+    };
+    const f64 = (b: ArrayBuffer, at: number, len: number) => new Float64Array(b, at, len);
+    const u32 = (b: ArrayBuffer, at: number, len: number) => new Uint32Array(b, at, len);
+    const u8 = (b: ArrayBuffer, at: number, len: number) => new Uint8Array(b, at, len);
+    const staged = new Uint8Array(buffer, n * 26, tsv.length);
+    staged.set(tsv);
     return {
-      count: n,
-      geos: this.geos,
-      variables: [...this.variables.keys()],
-      annotations: [...this.annotations.keys()],
-      geo: this.geo.slice(0, n),
-      variable: this.variable.slice(0, n),
-      estimate: this.estimate.slice(0, n),
-      moe: this.moe.slice(0, n),
-      estimateAnnotation: this.estimateAnnotation.slice(0, n),
-      moeAnnotation: this.moeAnnotation.slice(0, n),
+      tsv: staged,
+      cells: {
+        count: n,
+        geos: this.geos,
+        variables: [...this.variables.keys()],
+        annotations: [...this.annotations.keys()],
+        estimate: put(f64, this.estimate, 0),
+        moe: put(f64, this.moe, n * 8),
+        geo: put(u32, this.geo, n * 16),
+        variable: put(u32, this.variable, n * 20),
+        estimateAnnotation: put(u8, this.estimateAnnotation, n * 24),
+        moeAnnotation: put(u8, this.moeAnnotation, n * 25),
+      },
     };
   }
-}
-
-/** The buffers a worker hands over with a file's cells instead of copying them. */
-export function cellBuffers(c: FileCells): ArrayBuffer[] {
-  return [c.geo, c.variable, c.estimate, c.moe, c.estimateAnnotation, c.moeAnnotation].map((a) => a.buffer as ArrayBuffer);
 }

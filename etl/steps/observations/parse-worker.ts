@@ -3,7 +3,6 @@
 import { parentPort } from 'node:worker_threads';
 import { InputError } from '../../step.js';
 import { stageFile } from './staging.js';
-import { cellBuffers } from './cell-columns.js';
 import type { ParseReply, ParseRequest } from './parse-pool.js';
 
 parentPort!.on('message', (req: ParseRequest) => {
@@ -18,5 +17,6 @@ parentPort!.on('message', (req: ParseRequest) => {
         : { message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     reply = { id: req.id, error };
   }
-  parentPort!.postMessage(reply, reply.error ? [] : [reply.tsv.buffer as ArrayBuffer, ...cellBuffers(reply.cells)]);
+  // The staging bytes and the cells share one buffer (CellColumns.finish).
+  parentPort!.postMessage(reply, reply.error ? [] : [reply.tsv.buffer as ArrayBuffer]);
 });
