@@ -3,7 +3,7 @@
 // serving-index-builder.test.ts), for a fraction of the CPU — DuckDB's reading took six passes over
 // the partition, about a third of the observations step (docs/performance.md, "ETL").
 import type { FileCells } from './observations/cell-columns.js';
-import { varWidthOf, type IndexColumns } from './serving-index.js';
+import { varWidthOf, type IndexColumns } from './serving-index-write.js';
 
 /** Sorted distinct strings. Keys, variable names and annotation codes are ASCII, where JS order is byte order (DuckDB's). */
 const sortedUnion = (lists: Iterable<string[]>): string[] => {
@@ -14,8 +14,19 @@ const sortedUnion = (lists: Iterable<string[]>): string[] => {
 
 const idsOf = (list: string[]) => new Map(list.map((s, i) => [s, i]));
 
+/** Two files (or one) give the same cell: an input error of the partition. */
+export class RepeatedCell extends Error {
+  override name = 'RepeatedCell';
+}
+
 export class ServingIndexBuilder {
-  private readonly files: FileCells[] = [];
+  readonly files: FileCells[] = [];
+
+  static of(files: FileCells[]): ServingIndexBuilder {
+    const b = new ServingIndexBuilder();
+    for (const f of files) b.add(f);
+    return b;
+  }
 
   add(cells: FileCells): void {
     this.files.push(cells);
@@ -139,7 +150,7 @@ export function orderByGrid(g: Uint32Array, v: Uint32Array, ng: number, nv: numb
   const grid = new Int32Array(ng * nv).fill(-1);
   for (let r = 0; r < rows; r++) {
     const p = g[r]! * nv + v[r]!;
-    if (grid[p] !== -1) throw new Error(`cell ${describe(r)} is given twice`);
+    if (grid[p] !== -1) throw new RepeatedCell(`cell ${describe(r)} is given twice`);
     grid[p] = r;
   }
   const order = new Uint32Array(rows);
@@ -173,7 +184,7 @@ export function orderBySorting(
   for (let j = 1; j < rows; j++) {
     const r = order[j]!;
     const q = order[j - 1]!;
-    if (v[r] === v[q] && g[r] === g[q]) throw new Error(`cell ${describe(r)} is given twice`);
+    if (v[r] === v[q] && g[r] === g[q]) throw new RepeatedCell(`cell ${describe(r)} is given twice`);
   }
   return order;
 }

@@ -23,6 +23,7 @@ function both(body: Buffer) {
       const c = r.cells;
       return {
         tsv: Buffer.from(r.tsv).toString('utf8'),
+        table: r.table,
         body: r.body,
         cells: {
           ...c,
@@ -181,6 +182,8 @@ describe('scanApiBytes through stageBody', () => {
   const body = fc
     .record({
       variables: fc.integer({ min: 1, max: 4 }),
+      // Some published headers list their variables out of order (B02017 starts at _003M).
+      reversed: fc.boolean(),
       withMoe: fc.boolean(),
       withAnnotations: fc.boolean(),
       repeatName: fc.boolean(),
@@ -193,7 +196,10 @@ describe('scanApiBytes through stageBody', () => {
     })
     .map((b) => {
       const header: string[] = ['NAME'];
-      for (let v = 1; v <= b.variables; v++) {
+      const order = Array.from({ length: b.variables }, (_, i) => i);
+      if (b.reversed) order.reverse();
+      for (const v0 of order) {
+        const v = v0 + 1;
         const base = `B19013_00${v}`;
         header.push(`${base}E`);
         if (b.withMoe) header.push(`${base}M`);
@@ -203,7 +209,7 @@ describe('scanApiBytes through stageBody', () => {
       header.push('state');
       let rows: unknown[][] = b.rows.map((r) => {
         const row: unknown[] = [r.name];
-        for (let v = 0; v < b.variables; v++) {
+        for (const v of order) {
           const [e, m, ea, ma] = r.cells[v]!;
           row.push(e);
           if (b.withMoe) row.push(m);

@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import { InputError } from '../../step.js';
-import type { FileSummary } from './staging.js';
+import type { FileSummary, Staged } from './staging.js';
 import type { FileCells } from './cell-columns.js';
+import type { IndexWritten } from '../serving-index-write.js';
 
 export interface ParseRequest {
   id: number;
@@ -17,9 +18,19 @@ export interface ParseRequest {
   file: string;
 }
 
-export type ParseReply =
-  | { id: number; tsv: Uint8Array; body: FileSummary; cells: FileCells; error?: undefined }
-  | { id: number; error: { file?: string; row?: number; message: string } };
+/** Build a partition's serving index from its files' cells and write it to `target`. */
+export interface IndexRequest {
+  id: number;
+  kind: 'index';
+  files: FileCells[];
+  target: string;
+  /** Names the partition in an input error (a cell given twice). */
+  label: string;
+}
+
+type Failure = { id: number; error: { file?: string; row?: number; message: string } };
+export type ParseReply = ({ id: number; error?: undefined } & Staged) | Failure;
+export type IndexReply = { id: number; written: IndexWritten; error?: undefined } | Failure;
 
 /**
  * The worker's code: parse-worker.ts and what it imports, bundled once per process by esbuild (a
@@ -45,12 +56,9 @@ function workerSource(): URL {
   return bundled;
 }
 
-/** One parsed file: its staging bytes, what the step keeps of it, its cells for the serving index. */
-export type Staged = { tsv: Uint8Array; body: FileSummary; cells: FileCells };
-
 export class ParsePool {
   private readonly workers: Worker[] = [];
-  private readonly pending = new Map<number, { resolve: (r: Staged) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: ParseReply | IndexReply) => void; reject: (e: Error) => void }>();
   private readonly load = new Map<Worker, number>();
   private nextId = 0;
   private failed: Error | undefined;
@@ -59,7 +67,7 @@ export class ParsePool {
     const source = workerSource();
     for (let i = 0; i < size; i++) {
       const w = new Worker(source);
-      w.on('message', (m: ParseReply) => {
+      w.on('message', (m: ParseReply | IndexReply) => {
         this.load.set(w, this.load.get(w)! - 1);
         const p = this.pending.get(m.id);
         if (!p) return;
@@ -67,7 +75,7 @@ export class ParsePool {
         if (m.error) {
           const e = m.error;
           p.reject(e.file === undefined ? new Error(e.message) : new InputError(e.file, e.message, e.row));
-        } else p.resolve({ tsv: m.tsv, body: m.body, cells: m.cells });
+        } else p.resolve(m);
       });
       w.on('error', (e) => this.fail(e));
       w.on('exit', (code) => {
@@ -79,14 +87,31 @@ export class ParsePool {
   }
 
   /** Parse one file on the least busy worker. */
-  parse(path: string, file: string): Promise<Staged> {
+  async parse(path: string, file: string): Promise<Staged> {
+    const m = (await this.send((id) => ({ id, path, file }) satisfies ParseRequest)) as ParseReply & { error?: undefined };
+    return { tsv: m.tsv, body: m.body, cells: m.cells, table: m.table };
+  }
+
+  /**
+   * Build and write a partition's serving index on the least busy worker, so that this thread
+   * keeps handing files to the others meanwhile. The cells' buffers move to the worker.
+   */
+  async writeIndex(files: FileCells[], target: string, label: string): Promise<IndexWritten> {
+    const transfer = [...new Set(files.map((f) => f.geo.buffer as ArrayBuffer))];
+    const m = (await this.send((id) => ({ id, kind: 'index', files, target, label }) satisfies IndexRequest, transfer)) as IndexReply & {
+      error?: undefined;
+    };
+    return m.written;
+  }
+
+  private send(message: (id: number) => ParseRequest | IndexRequest, transfer: ArrayBuffer[] = []): Promise<ParseReply | IndexReply> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
     const w = this.workers.reduce((a, b) => (this.load.get(b)! < this.load.get(a)! ? b : a));
     this.load.set(w, this.load.get(w)! + 1);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      w.postMessage({ id, path, file } satisfies ParseRequest);
+      w.postMessage(message(id), transfer);
     });
   }
 

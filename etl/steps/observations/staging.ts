@@ -89,10 +89,21 @@ function utf8(s: string): Uint8Array {
 class Staging implements ByteRowSink {
   readonly out: StagingBytes;
   readonly cells = new CellColumns();
+  /** Each geography's first byte in `out`, in row order. */
+  private readonly segments: Array<[key: string, start: number]> = [];
+  /** The one table of the file's cells; null when they are of more than one (undefined: no cell yet). */
+  private table: string | null | undefined;
+  /** Whether each geography's cells came in variable order. */
+  private variablesOrdered = true;
+  private lastVariable = '';
   private geo = '';
   private geoPrefix: Uint8Array = new Uint8Array(0);
   private prefixes: Uint8Array[] = [];
   private names: string[] = [];
+  private tables: string[] = [];
+  /** Each header variable's rank by name, and the last rank written for this geography. */
+  private ranks = new Int32Array(0);
+  private lastRank = -1;
 
   constructor(
     private readonly body: Uint8Array | undefined,
@@ -105,11 +116,17 @@ class Staging implements ByteRowSink {
   begin(plan: HeaderPlan): void {
     this.prefixes = plan.variables.map((v) => utf8(`${v.table}\t${v.variable}\t`));
     this.names = plan.variables.map((v) => v.variable);
+    this.tables = plan.variables.map((v) => v.table);
+    const byName = plan.variables.map((v, i) => [v.variable, i] as const).sort(([a], [b]) => (a < b ? -1 : 1));
+    this.ranks = new Int32Array(byName.length);
+    byName.forEach(([, i], rank) => (this.ranks[i] = rank));
   }
 
   geography(key: string): void {
     this.geo = key;
     this.geoPrefix = utf8(`${key}\t`);
+    this.segments.push([key, this.out.at]);
+    this.lastRank = -1;
   }
 
   cell(
@@ -135,6 +152,15 @@ class Staging implements ByteRowSink {
     if (moeAnnotation !== null) out.text(moeAnnotation);
     out.byte(NEWLINE);
     this.cells.add(this.geo, this.names[v]!, estimate, moe, estimateAnnotation, moeAnnotation);
+    this.noteOrder(this.tables[v]!, this.ranks[v]! <= this.lastRank);
+    this.lastRank = this.ranks[v]!;
+  }
+
+  /** Tracks `table` and `variablesOrdered` over the cells written, on either path. */
+  private noteOrder(table: string, variableBack: boolean): void {
+    if (this.table === undefined) this.table = table;
+    else if (table !== this.table) this.table = null;
+    if (variableBack) this.variablesOrdered = false;
   }
 
   /** A row from the string reader (no published text to copy). */
@@ -147,14 +173,64 @@ class Staging implements ByteRowSink {
     ea: AnnotationCode | null,
     ma: AnnotationCode | null,
   ) {
+    if (geo !== this.geo) {
+      this.geo = geo;
+      this.segments.push([geo, this.out.at]);
+      this.lastVariable = '';
+    }
+    this.noteOrder(table, variable <= this.lastVariable);
+    this.lastVariable = variable;
     this.out.text(`${geo}\t${table}\t${variable}\t${e ?? ''}\t${m ?? ''}\t${ea ?? ''}\t${ma ?? ''}\n`);
     this.cells.add(geo, variable, e, m, ea, ma);
+  }
+
+  /**
+   * The staging bytes with the geographies in key order, and the file's table when its rows are
+   * then in (table, geography, variable) order, the Parquet file's (OBSERVATION_ORDER): a
+   * partition whose files all are, in table order, is written without DuckDB sorting it again.
+   */
+  ordered(): { bytes: Uint8Array; table: string | null } {
+    const bytes = this.out.bytes;
+    const segs = this.segments;
+    const table = this.table ?? null;
+    if (table === null) return { bytes, table };
+    // Some headers list their variables out of order (B02017 starts at _003M): sort the lines.
+    if (!this.variablesOrdered) return { bytes: sortedLines(bytes), table };
+    if (segs.every(([k], i) => i === 0 || segs[i - 1]![0] < k)) return { bytes, table };
+    const ends = new Map(segs.map(([k, start], i) => [k, [start, segs[i + 1]?.[1] ?? bytes.length] as const]));
+    const sorted = new Uint8Array(bytes.length);
+    let at = 0;
+    for (const [k] of [...segs].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const [from, to] = ends.get(k)!;
+      sorted.set(bytes.subarray(from, to), at);
+      at += to - from;
+    }
+    return { bytes: sorted, table };
+  }
+
+  /** The file's result: staging bytes and cells in one buffer (CellColumns.finish). */
+  result(body: FileSummary): Staged {
+    const { bytes, table } = this.ordered();
+    return { ...this.cells.finish(bytes), body, table };
   }
 
   private value(x: number | null, s: number, e: number): void {
     if (e > s) this.out.span(this.body!, s, e);
     else if (x !== null) this.out.text(String(x));
   }
+}
+
+/** Staging lines sorted by (geography, variable): their first and third fields, ASCII. */
+function sortedLines(bytes: Uint8Array): Uint8Array {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+  const lines = text.split('\n');
+  lines.pop(); // after the last newline
+  const keyed = lines.map((line) => {
+    const [geo, , variable] = line.split('\t', 3);
+    return { geo: geo!, variable: variable!, line };
+  });
+  keyed.sort((a, b) => (a.geo < b.geo ? -1 : a.geo > b.geo ? 1 : a.variable < b.variable ? -1 : a.variable > b.variable ? 1 : 0));
+  return Buffer.from(keyed.map((k) => `${k.line}\n`).join(''), 'latin1');
 }
 
 /**
@@ -164,26 +240,25 @@ class Staging implements ByteRowSink {
  * answer. Both write the same bytes (test/etl/api-body-bytes.test.ts). The outputs share one
  * buffer of their own, which a worker transfers instead of copying.
  */
-export function stageFile(path: string, file: string): { tsv: Uint8Array; body: FileSummary; cells: FileCells } {
+export function stageFile(path: string, file: string): Staged {
   return stageBody(readBytes(path), file);
 }
 
-export function stageBody(
-  bytes: Buffer,
-  file: string,
-  opts: { strings?: boolean } = {},
-): { tsv: Uint8Array; body: FileSummary; cells: FileCells } {
+/** One parsed file: its staging bytes, what the step keeps of it, its cells, its table when ordered (`Staging.ordered`). */
+export type Staged = { tsv: Uint8Array; body: FileSummary; cells: FileCells; table: string | null };
+
+export function stageBody(bytes: Buffer, file: string, opts: { strings?: boolean } = {}): Staged {
   if (!opts.strings) {
     const fast = new Staging(bytes, bytes.length);
     const read = scanApiBytes(bytes, file, fast);
     if (read) {
       const { plan: _, ...body } = read;
-      return { ...fast.cells.finish(fast.out.bytes), body };
+      return fast.result(body);
     }
   }
   const slow = new Staging(undefined, bytes.length);
   const body = scanApiBody(bytes.toString('utf8'), file, (geo, table, variable, e, m, ea, ma) =>
     slow.row(geo, table, variable, e, m, ea, ma),
   );
-  return { ...slow.cells.finish(slow.out.bytes), body };
+  return slow.result(body);
 }
