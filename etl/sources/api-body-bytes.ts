@@ -15,8 +15,8 @@ import { cellValues, FIPS_WIDTH, headerPlan, type Cell, type HeaderPlan, type Va
 
 /** Receives a body's rows: a geography, then its cells. */
 export interface ByteRowSink {
-  /** The header's plan, before any row. */
-  begin(plan: HeaderPlan): void;
+  /** The header's plan, before any row, and a guess at the rows: the body's size over the header's. */
+  begin(plan: HeaderPlan, rows: number): void;
   geography(key: string): void;
   /**
    * One cell of variable `v` (`plan.variables[v]`). When `estimateEnd > estimateStart` the
@@ -165,7 +165,8 @@ function scan(b: Buffer, file: string, sink: ByteRowSink): ByteBodySummary {
     } else throw notPlain;
   }
   const plan = headerPlan(names, file);
-  sink.begin(plan);
+  // A row of values is shorter than the header of names: about 1.5 rows per header's length.
+  sink.begin(plan, Math.ceil((1.5 * (n - i)) / i));
   const { geoSet, geoStart, repeats, geoIdIdx, nameIdx, variables } = plan;
   const width = names.length;
   const starts = new Int32Array(width);

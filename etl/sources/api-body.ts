@@ -266,8 +266,10 @@ export function headerPlan(names: string[], file: string): HeaderPlan {
   }
   const variables: VariableColumns[] = [];
   for (const [i, name] of names.entries()) {
+    // Most columns are not estimates (MOE, annotations): the last letter rules them out first.
+    if (name.charCodeAt(name.length - 1) !== 0x45 || i >= geoStart) continue;
     const match = ESTIMATE_COLUMN.exec(name);
-    if (!match || i >= geoStart || index.get(name) !== i) continue;
+    if (!match || index.get(name) !== i) continue;
     const base = name.slice(0, -1);
     variables.push({
       table: match[1]!,

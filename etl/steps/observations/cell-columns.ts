@@ -75,8 +75,13 @@ export class CellColumns {
     return id;
   }
 
-  private grow(): void {
-    const n = Math.max(256, this.capacity * 2);
+  /** Room for `cells` cells without growing (a guess from the body's size saves the copies). */
+  reserve(cells: number): void {
+    if (cells > this.capacity) this.grow(cells);
+  }
+
+  private grow(atLeast = 0): void {
+    const n = Math.max(256, this.capacity * 2, atLeast);
     const copy = <T extends Uint32Array | Float64Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
     this.geo = copy(this.geo, new Uint32Array(n));
     this.variable = copy(this.variable, new Uint32Array(n));

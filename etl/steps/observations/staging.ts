@@ -113,7 +113,8 @@ class Staging implements ByteRowSink {
     this.out = new StagingBytes(capacity * 3 + 256);
   }
 
-  begin(plan: HeaderPlan): void {
+  begin(plan: HeaderPlan, rows: number): void {
+    this.cells.reserve(rows * plan.variables.length);
     this.prefixes = plan.variables.map((v) => utf8(`${v.table}\t${v.variable}\t`));
     this.names = plan.variables.map((v) => v.variable);
     this.tables = plan.variables.map((v) => v.table);
