@@ -3,13 +3,15 @@
 // few codes) needs no Parquet scan. DuckDB stays the engine for scans, wildcards and CSV; this
 // file only answers "these codes for these few geographies" (docs/performance.md, "Serving index").
 //
-// Writes format version 2 (layout in src/store/serving-index-v2.ts): compact value columns, dense
-// geography × variable addressing when every cell is present, annotations only where present.
-// The reader still serves version 1 files (18-byte float64 records) of builds written before.
+// Format version 2 (layout in src/store/serving-index-v2.ts, encoded by serving-index-write.ts):
+// compact value columns, dense geography × variable addressing when every cell is present,
+// annotations only where present. The reader still serves version 1 files of earlier builds.
 //
-// Bulk passes only: DuckDB numbers the geographies and variables (joins against sorted
-// dictionaries) and hands back typed-array column vectors; JS scatters them into one Float64Array
-// per column, then narrows each column to i16/i32 when every value is an exact integer in range.
+// Here the index is read from a Parquet file with DuckDB: for a reused partition that has none,
+// and for the synthetic generator. The observations step builds it from the parsed cells instead
+// (serving-index-builder.ts), byte for byte the same file. Bulk passes only: DuckDB numbers the
+// geographies and variables (joins against sorted dictionaries) and hands back typed-array column
+// vectors; JS scatters them into one Float64Array per column.
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { sqlString } from '../duckdb.js';
 import { SERVING_INDEX_FILE } from '../../src/store/serving-index.js';

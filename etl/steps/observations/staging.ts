@@ -30,6 +30,7 @@ export function stageFile(path: string, file: string): Staged {
   return stageBody(readBytes(path), file);
 }
 
+/** `stageFile` of a body in hand; `strings` skips the byte reader (the tests compare the two). */
 export function stageBody(bytes: Buffer, file: string, opts: { strings?: boolean } = {}): Staged {
   if (!opts.strings) {
     const fast = new Staging(bytes, bytes.length);
