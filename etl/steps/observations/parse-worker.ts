@@ -33,6 +33,6 @@ parentPort!.on('message', (req: ParseRequest | IndexRequest) => {
   } catch (e) {
     reply = failure(req.id, e);
   }
-  // The staging bytes and the cells share one buffer (CellColumns.finish).
-  parentPort!.postMessage(reply, reply.error ? [] : [reply.tsv.buffer as ArrayBuffer]);
+  // The staging bytes, and the cells' one buffer (CellColumns.finish).
+  parentPort!.postMessage(reply, reply.error ? [] : [reply.tsv.buffer as ArrayBuffer, reply.cells.geo.buffer as ArrayBuffer]);
 });

@@ -200,10 +200,11 @@ export class Staging implements ByteRowSink {
     return { bytes: sorted, table };
   }
 
-  /** The file's result: staging bytes and cells in one buffer (CellColumns.finish). */
+  /** The file's result: staging bytes and cells, each in a buffer of its own (a worker transfers them). */
   result(body: FileSummary): Staged {
     const { bytes, table } = this.ordered();
-    return { ...this.cells.finish(bytes), body, table };
+    const tsv = bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    return { tsv, cells: this.cells.finish(), body, table };
   }
 
   private value(x: number | null, s: number, e: number): void {

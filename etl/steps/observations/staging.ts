@@ -23,8 +23,8 @@ export type { FileSummary, Staged } from './staging-writer.js';
  * One source file as staging TSV bytes (DuckDB reads them with `copyTsvToParquetSql`) and the
  * same cells as columns for the partition's serving index. The ordinary body is read from its
  * bytes (api-body-bytes.ts); any other takes the string reader, whose result or error is the
- * answer. Both write the same bytes (test/etl/api-body-bytes.test.ts). The outputs share one
- * buffer of their own, which a worker transfers instead of copying.
+ * answer. Both write the same bytes (test/etl/api-body-bytes.test.ts). The staging bytes and the
+ * cells each have a buffer of their own, which a worker transfers instead of copying.
  */
 export function stageFile(path: string, file: string): Staged {
   return stageBody(readBytes(path), file);
