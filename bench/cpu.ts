@@ -38,11 +38,14 @@ const ALL_CASES = [
   { name: 'data-1x5', path: `/v1/data?variables=${FIVE}&geo=state:06&dataset=acs1&vintage=2018` },
   { name: 'data-52x10', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018` },
   { name: 'data-52x10-compact', path: `/v1/data?variables=${TEN}&geo=state:*&dataset=acs1&vintage=2018&format=compact` },
-  // A large answer built cell by cell (32,220 cells): what the national all-counties case spends above DuckDB.
-  { name: 'data-counties-10', path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2018&page_size=5000` },
+  // A large answer (32,000 cells): what the national all-counties case spends above DuckDB. acs5 2023
+  // is a vintage the real build holds county values for (of these ten codes, the tables it has);
+  // until 2026-11-24 this asked for 2018, which the build does not hold: every cell was a null
+  // with a hint, read from no file.
+  { name: 'data-counties-10', path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2023&page_size=5000` },
   {
     name: 'data-counties-10-compact',
-    path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2018&page_size=5000&format=compact`,
+    path: `/v1/data?variables=${TEN}&geo=county:*&dataset=acs5&vintage=2023&page_size=5000&format=compact`,
   },
   { name: 'geocode', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', path: '/v1/variables?search=median%20income' },
@@ -83,6 +86,16 @@ async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
     fs.writeFileSync(path.join(PROF_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   }
+}
+
+/**
+ * Reads an injected response's body as a stream and drops it. light-my-request 6.8 keeps the body
+ * of a collected (non-stream) response alive after the response is dropped: measured, ~47 MB of
+ * buffers per 24.7 MB body even after forced GCs, so the counties case's 300 bare requests ran the
+ * process out of memory. Streamed, the same requests hold nothing; both subjects are read this way.
+ */
+async function drained(res: Promise<{ stream(): NodeJS.ReadableStream }>): Promise<void> {
+  for await (const _chunk of (await res).stream());
 }
 
 const cpuMs = () => {
@@ -138,11 +151,12 @@ async function main() {
       const baseline: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const t = cpuMs();
-        for (let k = 0; k < REQUESTS; k++) await bare.inject({ url: `/constant/${i}` });
+        for (let k = 0; k < REQUESTS; k++) await drained(bare.inject({ url: `/constant/${i}`, payloadAsStream: true }));
         baseline.push((cpuMs() - t) / REQUESTS);
         const serviceRound = async () => {
           const t0 = cpuMs();
-          for (let k = 0; k < REQUESTS; k++) await app.inject({ url: c.path, headers: { 'x-api-key': keys[n++ % keys.length]! } });
+          for (let k = 0; k < REQUESTS; k++)
+            await drained(app.inject({ url: c.path, headers: { 'x-api-key': keys[n++ % keys.length]! }, payloadAsStream: true }));
           service.push((cpuMs() - t0) / REQUESTS);
         };
         await (r === ROUNDS - 1 ? profiled(`${mode}-${c.name}`, serviceRound) : serviceRound());
