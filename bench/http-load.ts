@@ -8,9 +8,16 @@
 //     so admission (key lookup, the usage transaction, limits) is real and the per-account burst
 //     limit (6,000/min) does not bind.
 //
+//   * BENCH_FLOOR=1 adds a middle subject to every round: the service's own application
+//     (bench/lib/stack-server.ts: buildApp, production logger and hooks) answering the same bytes
+//     from a route with no authentication, charge or operation. Bare → stack → service splits a
+//     request's cost into the framework as configured and what admission and the operation add.
+//     The `datasets` case is the other floor: an admitted, charged route doing almost no work.
+//
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (10), BENCH_ACCOUNTS (100),
 // DATA_DIR (.cache/test-data), BENCH_MODES (cold,warm), BENCH_CASES (comma list of case names),
-// BENCH_CPU_PROF (directory for the service's CPU profile), BENCH_JSON (write the figures there).
+// BENCH_FLOOR (1: the stack subject above), BENCH_CPU_PROF (directory for the service's CPU
+// profile), BENCH_JSON (write the figures there).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +32,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
 const MODES = (process.env.BENCH_MODES ?? 'cold,warm').split(',');
+const FLOOR = process.env.BENCH_FLOOR === '1';
 
 const FIVE = 'B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E';
 const TEN = `${FIVE},B01003_001E,B02001_002E,B25001_001E,B25064_001E,B15003_022E`;
@@ -42,18 +50,33 @@ const ALL_CASES = [
   },
   { name: 'geocode', label: '/v1/geocode lat/lng', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', label: '/v1/variables?search=median income', path: '/v1/variables?search=median%20income' },
+  { name: 'datasets', label: '/v1/datasets (admitted and charged, almost no work: the floor of a charged route)', path: '/v1/datasets' },
 ];
 const CASES = process.env.BENCH_CASES ? ALL_CASES.filter((c) => process.env.BENCH_CASES!.split(',').includes(c.name)) : ALL_CASES;
 
 const tsx = ['--import', 'tsx'];
 
-async function waitForLine(child: ChildProcess): Promise<string> {
+async function waitForLine(stream: NodeJS.ReadableStream): Promise<string> {
   let buf = '';
-  for await (const chunk of child.stdout!) {
+  for await (const chunk of stream) {
     buf += String(chunk);
     if (buf.includes('\n')) return buf.split('\n')[0]!;
   }
   throw new Error('child exited before printing its port');
+}
+
+/**
+ * A baseline process given the bodies file, and the port it prints: the bare server prints it on
+ * stdout; the stack server on file descriptor 3, its stdout being the request log, discarded as
+ * the service's is.
+ */
+function spawnBaseline(script: string, bodiesFile: string, env: NodeJS.ProcessEnv): { child: ChildProcess; port: Promise<string> } {
+  const logs = script.endsWith('stack-server.ts');
+  const child = spawn(process.execPath, [...tsx, script, bodiesFile], {
+    env,
+    stdio: logs ? ['ignore', 'ignore', 'inherit', 'pipe'] : ['ignore', 'pipe', 'inherit'],
+  });
+  return { child, port: waitForLine((logs ? child.stdio[3] : child.stdout) as NodeJS.ReadableStream) };
 }
 
 async function startService(dbPath: string, cacheCells: number): Promise<{ base: string; child: ChildProcess; startMs: number }> {
@@ -62,16 +85,7 @@ async function startService(dbPath: string, cacheCells: number): Promise<{ base:
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there on exit (node --cpu-prof).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const child = spawn(process.execPath, [...prof, ...tsx, 'src/server.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      NODE_ENV: 'production',
-      DATA_DIR,
-      DATABASE_PATH: dbPath,
-      AUTO_BUILD_DATA: 'false',
-      OBSERVATION_CACHE_CELLS: String(cacheCells),
-    },
+    env: { ...serviceEnv(dbPath, cacheCells), PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -86,6 +100,17 @@ async function startService(dbPath: string, cacheCells: number): Promise<{ base:
     await new Promise((r) => setTimeout(r, 100));
   }
   return { base, child, startMs: Date.now() - t0 };
+}
+
+function serviceEnv(dbPath: string, cacheCells: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATA_DIR,
+    DATABASE_PATH: dbPath,
+    AUTO_BUILD_DATA: 'false',
+    OBSERVATION_CACHE_CELLS: String(cacheCells),
+  };
 }
 
 async function stop(child: ChildProcess) {
@@ -131,6 +156,7 @@ async function main() {
   for (const mode of MODES) {
     const { base, child, startMs } = await startService(dbPath, mode === 'cold' ? 0 : 250_000);
     let bare: ChildProcess | undefined;
+    let stack: ChildProcess | undefined;
     try {
       console.log(`\n== ${mode} (${mode === 'cold' ? 'OBSERVATION_CACHE_CELLS=0' : 'default result cache'}); service up in ${startMs} ms`);
       const cases: typeof CASES = [];
@@ -147,13 +173,19 @@ async function main() {
       }
       const file = path.join(tmp, 'bodies.json');
       fs.writeFileSync(file, JSON.stringify(bodies));
-      bare = spawn(process.execPath, [...tsx, 'bench/lib/bare-server.ts', file], { stdio: ['ignore', 'pipe', 'inherit'] });
-      const barePort = await waitForLine(bare);
+      const b0 = spawnBaseline('bench/lib/bare-server.ts', file, process.env);
+      bare = b0.child;
+      const barePort = await b0.port;
+      const s0 = FLOOR ? spawnBaseline('bench/lib/stack-server.ts', file, serviceEnv(dbPath, mode === 'cold' ? 0 : 250_000)) : undefined;
+      stack = s0?.child;
+      const stackPort = await s0?.port;
       for (const [i, c] of cases.entries()) {
         const s: Run[] = [];
         const b: Run[] = [];
+        const k: Run[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           b.push(await load(`http://127.0.0.1:${barePort}/constant/${i}`, null));
+          if (stackPort) k.push(await load(`http://127.0.0.1:${stackPort}/bench/constant/${i}`, null));
           s.push(await load(base + c.path, keys));
         }
         const avg = (xs: Run[], k: keyof Run) => xs.reduce((a, r) => a + r[k], 0) / xs.length;
@@ -163,6 +195,10 @@ async function main() {
         console.log(
           `    bare fastify, same bytes: ${avg(b, 'rps').toFixed(0)} req/s, p50 ${avg(b, 'p50').toFixed(1)} ms, p99 ${avg(b, 'p99').toFixed(1)} ms`,
         );
+        if (k.length)
+          console.log(
+            `    app stack, same bytes   : ${avg(k, 'rps').toFixed(0)} req/s, p50 ${avg(k, 'p50').toFixed(1)} ms (${(avg(k, 'rps') / avg(b, 'rps')).toFixed(3)}× bare; no auth, charge or operation)`,
+          );
         console.log(
           `    service                 : ${avg(s, 'rps').toFixed(0)} req/s, p50 ${avg(s, 'p50').toFixed(1)} ms, p99 ${avg(s, 'p99').toFixed(1)} ms${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
         );
@@ -174,12 +210,14 @@ async function main() {
           service_rps: avg(s, 'rps'),
           service_p50: avg(s, 'p50'),
           bare_rps: avg(b, 'rps'),
+          ...(k.length ? { stack_rps: avg(k, 'rps') } : {}),
           ratio,
           bad,
         });
       }
     } finally {
       if (bare) await stop(bare);
+      if (stack) await stop(stack);
       await stop(child);
     }
   }
