@@ -88,6 +88,14 @@ export abstract class IndexFile<F extends { geos: string[]; synthetic: boolean }
     return this.held ? this.held.subarray(at, at + bytes) : this.read(bytes, at);
   }
 
+  /** As view(), but still valid after later reads: from a file not held, a buffer of its own. */
+  protected ownView(bytes: number, at: number): Buffer {
+    if (this.held) return this.held.subarray(at, at + bytes);
+    const b = Buffer.allocUnsafe(bytes);
+    fs.readSync(this.fd, b, 0, bytes, at);
+    return b;
+  }
+
   /** `bytes` bytes of the file at `at` into the start of `target`. */
   protected readInto(target: Buffer, bytes: number, at: number): void {
     if (this.held) this.held.copy(target, 0, at, at + bytes);

@@ -164,6 +164,7 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
       }
       if (min === Infinity) continue;
       const ann = this.annotationsOf(g);
+      const annotated = ann ? ann.length / 6 : 0;
       // One read spanning the found rows when they are close (typical: codes of one table), else one each.
       const span = (max - min + 1) * R;
       const whole = span <= 64 * 1024 ? this.view(span, base + min * R) : undefined;
@@ -172,28 +173,45 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
         if (r < 0) continue;
         const rec = whole ?? this.view(R, base + r * R);
         const o = whole ? (r - min) * R : 0;
-        const a = ann?.get(ids[c]!);
+        const a = annotated ? 6 * searchAnnotation(ann!, annotated, ids[c]!) : -1;
         sink(
           k,
           c,
           readValue(rec, o, f.estimate),
           readValue(rec, o + this.moeAt, f.moe),
-          a && a[0] ? f.annotations[a[0] - 1]! : null,
-          a && a[1] ? f.annotations[a[1] - 1]! : null,
+          a >= 0 && ann![a + 4] ? f.annotations[ann![a + 4]! - 1]! : null,
+          a >= 0 && ann![a + 5] ? f.annotations[ann![a + 5]! - 1]! : null,
         );
       }
     }
   }
 
-  /** The annotations of geography `g` by variable id (usually none: one check in memory). */
-  private annotationsOf(g: number): Map<number, [number, number]> | undefined {
+  /**
+   * The annotation entries of geography `g` (6 bytes each, by variable id), or undefined when it
+   * has none (one check in memory). They are searched, not loaded into a Map: a state of acs1 has
+   * thousands of annotated cells, and building a Map of them for every geography of every request
+   * was 22% of the CPU of an all-states × 10 answer with the cache off (issue 13).
+   */
+  private annotationsOf(g: number): Buffer | undefined {
     if (!this.annStarts) return undefined;
     const a0 = this.annStarts[g]!;
     const n = this.annStarts[g + 1]! - a0;
     if (n === 0) return undefined;
-    const b = this.view(n * 6, this.footer.sections.ann![0] + a0 * 6);
-    const ann = new Map<number, [number, number]>();
-    for (let i = 0; i < n; i++) ann.set(b.readUInt32LE(i * 6), [b[i * 6 + 4]!, b[i * 6 + 5]!]);
-    return ann;
+    // Its own buffer when the file is not held: the values are read after it.
+    return this.ownView(n * 6, this.footer.sections.ann![0] + a0 * 6);
   }
+}
+
+/** Index of variable `id` among `n` annotation entries (u32 id, u8, u8; ascending ids), or -1. */
+export function searchAnnotation(entries: Buffer, n: number, id: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = entries.readUInt32LE(mid * 6);
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

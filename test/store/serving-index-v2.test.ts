@@ -125,6 +125,41 @@ describe('compact serving index (version 2)', () => {
     idx.close();
   });
 
+  it('many annotated cells per geography, all codes in one lookupMany: the same annotations held or read from the file', async () => {
+    // A geography's annotations are searched in place (an acs1 state has thousands; building a Map
+    // of them per geography per request was 22% of an all-states answer's CPU). Read from the file,
+    // they must be a buffer of their own: the value reads that follow reuse the shared one.
+    const { target, rows, idx: held } = await build(
+      'many-annotated',
+      `SELECT geo_key, table_id, variable, CASE WHEN (g + v) % 4 = 0 THEN NULL ELSE estimate END, moe,
+         CASE WHEN (g + v) % 4 = 0 THEN 'not_computable' WHEN v % 7 = 0 THEN 'top_coded' END,
+         CASE WHEN (g * v) % 3 = 1 THEN 'controlled' END
+       FROM (${grid(6, 400, 'g + v', '1 + v').replace("'tract:'", "g, v, 'tract:'")})
+         AS x(g, v, geo_key, table_id, variable, estimate, moe, ea, ma)`,
+    );
+    expect(rows.filter((r) => r.estimate_annotation !== null || r.moe_annotation !== null).length).toBeGreaterThan(1000);
+    const geos = [...new Set(rows.map((r) => r.geo_key))].sort();
+    // Every code, last first, an unknown one in the middle: ids are searched in any order.
+    const codes = [...new Set(rows.map((r) => r.variable))].sort().reverse();
+    codes.splice(200, 0, 'B99999_001E');
+    const want = new Map(rows.map((r) => [`${r.geo_key} ${r.variable}`, r]));
+    for (const idx of [held, ServingIndex.open(target, { hold: false })!]) {
+      let n = 0;
+      idx.lookupMany(geos, codes, (k, c, estimate, moe, estimate_annotation, moe_annotation) => {
+        const r = want.get(`${geos[k]} ${codes[c]}`)!;
+        n++;
+        expect({ estimate, moe, estimate_annotation, moe_annotation }, `${geos[k]} ${codes[c]}`).toEqual({
+          estimate: r.estimate,
+          moe: r.moe,
+          estimate_annotation: r.estimate_annotation,
+          moe_annotation: r.moe_annotation,
+        });
+      });
+      expect(n).toBe(rows.length);
+      idx.close();
+    }
+  });
+
   it('sparse partitions (not every geography has every code): per-row ids, exact, absent cells absent', async () => {
     const { written, rows, idx } = await build('sparse', grid(60, 8, 'g * 1.25 + v', 'g', 'WHERE (g + v) % 4 <> 0 AND NOT (g = 10)'));
     expect(written).toMatchObject({ dense: false, estimate: 'f64', moe: 'i16' });
