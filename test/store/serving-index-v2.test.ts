@@ -129,7 +129,11 @@ describe('compact serving index (version 2)', () => {
     // A geography's annotations are searched in place (an acs1 state has thousands; building a Map
     // of them per geography per request was 22% of an all-states answer's CPU). Read from the file,
     // they must be a buffer of their own: the value reads that follow reuse the shared one.
-    const { target, rows, idx: held } = await build(
+    const {
+      target,
+      rows,
+      idx: held,
+    } = await build(
       'many-annotated',
       `SELECT geo_key, table_id, variable, CASE WHEN (g + v) % 4 = 0 THEN NULL ELSE estimate END, moe,
          CASE WHEN (g + v) % 4 = 0 THEN 'not_computable' WHEN v % 7 = 0 THEN 'top_coded' END,
