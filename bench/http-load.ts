@@ -67,16 +67,21 @@ async function waitForLine(stream: NodeJS.ReadableStream): Promise<string> {
 
 /**
  * A baseline process given the bodies file, and the port it prints: the bare server prints it on
- * stdout; the stack server on file descriptor 3, its stdout being the request log, discarded as
- * the service's is.
+ * stdout; the stack server on file descriptor 3 (`portOn: 'fd3'`), its stdout being the request
+ * log, discarded as the service's is.
  */
-function spawnBaseline(script: string, bodiesFile: string, env: NodeJS.ProcessEnv): { child: ChildProcess; port: Promise<string> } {
-  const logs = script.endsWith('stack-server.ts');
+function spawnBaseline(
+  script: string,
+  bodiesFile: string,
+  env: NodeJS.ProcessEnv,
+  portOn: 'stdout' | 'fd3' = 'stdout',
+): { child: ChildProcess; port: Promise<string> } {
+  const fd3 = portOn === 'fd3';
   const child = spawn(process.execPath, [...tsx, script, bodiesFile], {
     env,
-    stdio: logs ? ['ignore', 'ignore', 'inherit', 'pipe'] : ['ignore', 'pipe', 'inherit'],
+    stdio: fd3 ? ['ignore', 'ignore', 'inherit', 'pipe'] : ['ignore', 'pipe', 'inherit'],
   });
-  return { child, port: waitForLine((logs ? child.stdio[3] : child.stdout) as NodeJS.ReadableStream) };
+  return { child, port: waitForLine((fd3 ? child.stdio[3] : child.stdout) as NodeJS.ReadableStream) };
 }
 
 async function startService(dbPath: string, cacheCells: number): Promise<{ base: string; child: ChildProcess; startMs: number }> {
@@ -176,7 +181,9 @@ async function main() {
       const b0 = spawnBaseline('bench/lib/bare-server.ts', file, process.env);
       bare = b0.child;
       const barePort = await b0.port;
-      const s0 = FLOOR ? spawnBaseline('bench/lib/stack-server.ts', file, serviceEnv(dbPath, mode === 'cold' ? 0 : 250_000)) : undefined;
+      const s0 = FLOOR
+        ? spawnBaseline('bench/lib/stack-server.ts', file, serviceEnv(dbPath, mode === 'cold' ? 0 : 250_000), 'fd3')
+        : undefined;
       stack = s0?.child;
       const stackPort = await s0?.port;
       for (const [i, c] of cases.entries()) {

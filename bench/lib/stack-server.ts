@@ -4,8 +4,8 @@
 // array file as bytes, like the bare process, but with no authentication, charge or operation.
 // Between the bare process and the service it splits what a request costs into the framework as the
 // service configures it, and what authenticating, charging and answering add on top. Started with
-// the service's environment (DATA_DIR, DATABASE_PATH, NODE_ENV=production); prints its port once
-// listening.
+// the service's environment (DATA_DIR, DATABASE_PATH, NODE_ENV=production). Its stdout is the
+// request log, discarded as the service's is, so it prints its port on file descriptor 3.
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';

@@ -92,7 +92,7 @@ export abstract class IndexFile<F extends { geos: string[]; synthetic: boolean }
   protected ownView(bytes: number, at: number): Buffer {
     if (this.held) return this.held.subarray(at, at + bytes);
     const b = Buffer.allocUnsafe(bytes);
-    fs.readSync(this.fd, b, 0, bytes, at);
+    this.readInto(b, bytes, at);
     return b;
   }
 
