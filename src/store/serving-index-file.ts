@@ -17,13 +17,17 @@ export function indexOf(sorted: readonly string[], s: string): number {
   return -1;
 }
 
-/** Position of `id` among the `count` ascending ids stored little-endian in `buf`, `width` bytes each; -1 if absent. */
-export function searchIds(buf: Buffer, width: 2 | 4, count: number, id: number): number {
+/**
+ * Position of `id` among the `count` ascending ids stored little-endian in `buf`, `width` bytes
+ * each, one every `stride` bytes (the ids alone, or the leading id of fixed-size entries such as
+ * the 6-byte annotation entries); -1 if absent.
+ */
+export function searchIds(buf: Buffer, width: 2 | 4, count: number, id: number, stride: number = width): number {
   let lo = 0;
   let hi = count - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const v = width === 2 ? buf.readUInt16LE(mid * 2) : buf.readUInt32LE(mid * 4);
+    const v = width === 2 ? buf.readUInt16LE(mid * stride) : buf.readUInt32LE(mid * stride);
     if (v === id) return mid;
     if (v < id) lo = mid + 1;
     else hi = mid - 1;

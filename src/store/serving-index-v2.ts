@@ -173,7 +173,8 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
         if (r < 0) continue;
         const rec = whole ?? this.view(R, base + r * R);
         const o = whole ? (r - min) * R : 0;
-        const a = annotated ? 6 * searchAnnotation(ann!, annotated, ids[c]!) : -1;
+        // Entries are (u32 variable id, u8, u8), ascending ids.
+        const a = annotated ? 6 * searchIds(ann!, 4, annotated, ids[c]!, 6) : -1;
         sink(
           k,
           c,
@@ -200,18 +201,4 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
     // Its own buffer when the file is not held: the values are read after it.
     return this.ownView(n * 6, this.footer.sections.ann![0] + a0 * 6);
   }
-}
-
-/** Index of variable `id` among `n` annotation entries (u32 id, u8, u8; ascending ids), or -1. */
-export function searchAnnotation(entries: Buffer, n: number, id: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = entries.readUInt32LE(mid * 6);
-    if (v === id) return mid;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }
