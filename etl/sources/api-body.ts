@@ -4,6 +4,7 @@
 // before caching them); `parseApiBody` turns a body into observation rows. Anything else is a
 // malformed input, reported with the file and row.
 import { cleanCell, type AnnotationCode } from '../../src/domain/annotations.js';
+import { ESTIMATE_COLUMN } from '../../src/domain/census-codes.js';
 import { InputError } from '../step.js';
 
 export type Level = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
@@ -40,7 +41,6 @@ export const FIPS_WIDTH: Record<string, number> = {
 
 // Table ids carry up to four letters after the digits: race iterations (B19013A) and Puerto Rico
 // tables with an iteration (B07004GPR, regression: their columns were silently skipped).
-const ESTIMATE_COLUMN = /^([A-Z]\d{5}[A-Z]{0,4})_(\d{3})E$/;
 
 export interface ObservationRow {
   geo_key: string;

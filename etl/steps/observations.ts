@@ -149,7 +149,8 @@ export const observationsStep: EtlStep = {
   name: 'observations',
   // 7 (i10g): repeated columns, exactness check, published geographies (observations/geographies.json).
   // 8 (i13): table-major row order and the serving index beside each Parquet file.
-  version: 8,
+  // 9: six-digit table ids (the B99 allocation tables, B992701) read like every other table.
+  version: 9,
   outputs: ['observations'],
   listInputs: listApiFiles,
 

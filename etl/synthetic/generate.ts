@@ -13,6 +13,7 @@
 // `synthetic: true`. A data directory whose live build is real is refused.
 import { createHash, randomBytes } from 'node:crypto';
 import { GEO_TYPES, type GeoType } from '../../src/domain/geo/keys.js';
+import { ESTIMATE_CODES_IN_TEXT } from '../../src/domain/census-codes.js';
 import fs from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -83,8 +84,6 @@ export interface SynthSummary {
 // ---------------------------------------------------------------------------------------------
 // Codes
 
-const CODE = /\b[BC]\d{5}[A-Z]{0,2}_\d{3}E\b/g;
-
 /** Estimate codes the catalog stores: direct census codes plus formula components, sorted. */
 export function catalogCodes(catalogFile?: string): string[] {
   const codes = new Set<string>();
@@ -93,7 +92,7 @@ export function catalogCodes(catalogFile?: string): string[] {
     for (const v of vars) {
       if (v.census_code) codes.add(v.census_code);
       for (const c of v.component_codes ?? []) codes.add(c);
-      for (const m of (v.formula ?? '').matchAll(CODE)) codes.add(m[0]);
+      for (const m of (v.formula ?? '').matchAll(ESTIMATE_CODES_IN_TEXT)) codes.add(m[0]);
     }
   };
   if (catalogFile) {

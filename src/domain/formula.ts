@@ -32,7 +32,8 @@ const ARITY: Record<FormulaFn, { min: number; max: number }> = {
 };
 
 /** An estimate code of a Detailed Table (B…/C…, optional iteration letters such as B19013A). */
-export const ESTIMATE_CODE = /^[BC]\d{5}[A-Z]{0,4}_\d{3}E$/;
+import { ESTIMATE_CODE } from './census-codes.js';
+export { ESTIMATE_CODE };
 
 export class FormulaError extends Error {
   constructor(

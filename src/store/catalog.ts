@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
+import { CODE_LIKE } from '../domain/census-codes.js';
 
 export type Dataset = 'acs1' | 'acs5';
 
@@ -51,8 +52,6 @@ export interface CompiledCatalog {
   datasets: Record<Dataset, { vintages: number[] }>;
   variables: CatalogVariable[];
 }
-
-const CODE_LIKE = /^[BC]\d{5}[A-Z]{0,4}_\d{3}[EM]?$/i;
 
 export class CatalogStore {
   private readonly byName = new Map<string, CatalogVariable>();

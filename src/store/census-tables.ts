@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
+import { CENSUS_CODE, CENSUS_TABLE_WILDCARD, TABLE_ID_PREFIX } from '../domain/census-codes.js';
 import {
   CENSUS_TABLES_SCHEMA_VERSION,
   LABEL_CHANGED,
@@ -37,10 +38,8 @@ export interface TableInVintage {
   columns: { code: string; label: string | null; indent: number | null }[];
 }
 
-/** `B19013_001E` → table `B19013`, line `001`. Accepts `…M` (asks for the same line). */
-export const CENSUS_CODE = /^([BC]\d{5}[A-Z]{0,4})_(\d{3})[EM]$/;
-/** A whole table in a variables list: `B19013*`. */
-export const CENSUS_TABLE_WILDCARD = /^([BC]\d{5}[A-Z]{0,4})\*$/;
+/** `B19013_001E` → table `B19013`, line `001` (`…M` asks for the same line); `B19013*` is a whole table. */
+export { CENSUS_CODE, CENSUS_TABLE_WILDCARD };
 
 class DatasetTables {
   readonly tables = new Map<string, CompiledTable>();
@@ -254,7 +253,7 @@ export class CensusTableStore {
     let ids = this.searchCache.get(query);
     if (!ids) {
       const upper = query.toUpperCase();
-      const byId = /^[BC]\d{0,5}[A-Z]{0,4}$/.test(upper) ? this.tableIds().filter((id) => id.startsWith(upper)) : [];
+      const byId = TABLE_ID_PREFIX.test(upper) ? this.tableIds().filter((id) => id.startsWith(upper)) : [];
       const byWords = this.search
         .search(query, { prefix: true, fuzzy: (t) => (t.length > 4 ? 0.2 : false), combineWith: 'AND', boost: { table_id: 3, title: 2 } })
         .map((h) => String(h.id));

@@ -1,6 +1,7 @@
 // Catalog operations: search/browse variables, variable detail, topics, datasets. Shared by the
 // HTTP catalog routes and the MCP tools search_variables, list_topics, list_datasets.
 import { expandSearch } from '../domain/catalog/search-synonyms.js';
+import { CODE_PREFIX } from '../domain/census-codes.js';
 import { AppError } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
@@ -37,9 +38,6 @@ export interface CensusCodeSummary extends VariableSummary {
   /** Vintages in which the Bureau published the code, per dataset. */
   availability: Record<Dataset, number[]>;
 }
-
-/** A search that is a census code or table prefix (`B07009`, `b19013_001`, `C15010D_003E`). */
-const CODE_PREFIX = /^[BC]\d{2,5}[A-Z]{0,4}(_\d{0,3}[EM]?)?$/;
 
 function censusCodeMatches(tables: CensusTableStore, search: string): CensusCodeSummary[] {
   const q = search.toUpperCase().replace(/M$/, 'E');

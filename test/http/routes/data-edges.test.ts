@@ -136,3 +136,21 @@ describe('every published census code is addressable', () => {
     expect(byYear[2018].label_changed).toBeNull();
   });
 });
+
+describe('six-digit tables (the B99 allocation tables)', () => {
+  it('B992701_003E for the nation, acs1 2012, is the published number, and the table is loaded there', async () => {
+    // ../shared/census/api/2012/acs/acs1/nation/B992701.json.gz: B992701_003E = "277508642".
+    const res = await get('/v1/data?variables=B992701_003E,B992701_001E&geo=nation&dataset=acs1&vintage=2012');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.map((c: { estimate: number }) => c.estimate)).toEqual([277508642, 308896460]);
+    const table = await get('/v1/tables/B992701');
+    expect(table.statusCode).toBe(200);
+    expect(table.json().data.loaded.acs1.nation).toContain(2012);
+  });
+
+  it('a whole six-digit table is asked as B992701*', async () => {
+    const res = await get('/v1/data?variables=B992701*&geo=nation&dataset=acs1&vintage=2012');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toHaveLength(3);
+  });
+});
