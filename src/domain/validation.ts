@@ -26,7 +26,18 @@ function valueAt(root: unknown, segments: string[]): unknown {
   return cur;
 }
 
-function typeOfIssue(issue: SchemaIssue, raw: unknown): string {
+/** The schema of the field at `segments` under optional/default/nullable wrappers, when `schema` is an object schema. */
+function fieldSchema(schema: z.ZodType | undefined, segments: string[]): z.ZodType | undefined {
+  let cur: z.ZodType | undefined = schema;
+  for (const s of segments) {
+    while (cur && ['optional', 'default', 'nullable'].includes(cur.def.type)) cur = (cur as z.ZodType & { unwrap(): z.ZodType }).unwrap();
+    cur = cur?.def.type === 'object' ? (cur as z.ZodObject).shape[s] : undefined;
+  }
+  while (cur && ['optional', 'default', 'nullable'].includes(cur.def.type)) cur = (cur as z.ZodType & { unwrap(): z.ZodType }).unwrap();
+  return cur;
+}
+
+function typeOfIssue(issue: SchemaIssue, raw: unknown, field?: z.ZodType): string {
   const p = issue.params ?? {};
   const nested = p.params as Record<string, unknown> | undefined;
   if (typeof nested?.type === 'string') return nested.type;
@@ -38,7 +49,10 @@ function typeOfIssue(issue: SchemaIssue, raw: unknown): string {
     case 'invalid_type': {
       if (raw === undefined) return 'missing';
       const expected = String(p.expected ?? '');
-      if (expected === 'int') return 'int_parsing';
+      // An integer field reports int_parsing whichever transport read it: a query string through
+      // queryInt, or JSON arguments (MCP), where zod only says it expected a number.
+      if (expected === 'int' || (expected === 'number' && field?.def.type === 'number' && (field as z.ZodNumber).isInt))
+        return 'int_parsing';
       if (expected === 'number') return 'float_parsing';
       if (expected === 'boolean') return 'bool_parsing';
       if (expected === 'array') return 'list_type';
@@ -75,7 +89,7 @@ function messageOf(type: string, issue: SchemaIssue, field: string): string {
  * when the transport knows it; operations leave it empty and name fields neutrally (`geo`), and
  * each transport places them (`query → geo`, `arguments → geo`; see placeFields).
  */
-export function validationError(issues: SchemaIssue[], where: string, raw: unknown): AppError {
+export function validationError(issues: SchemaIssue[], where: string, raw: unknown, schema?: z.ZodType): AppError {
   const errors: FieldError[] = issues.flatMap((issue) => {
     const segments = (issue.instancePath ?? '').split('/').filter(Boolean);
     // An unknown parameter is reported under its own name, one error per name.
@@ -87,7 +101,7 @@ export function validationError(issues: SchemaIssue[], where: string, raw: unkno
         type: 'extra_forbidden',
       }));
     }
-    const type = typeOfIssue(issue, valueAt(raw, segments));
+    const type = typeOfIssue(issue, valueAt(raw, segments), fieldSchema(schema, segments));
     const field = [where, ...segments].filter(Boolean).join(' → ') || where;
     return [{ field, message: messageOf(type, issue, field), type }];
   });
@@ -111,5 +125,5 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
   const raw = input ?? {};
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
-  throw validationError(schemaIssues(r.error), where, raw);
+  throw validationError(schemaIssues(r.error), where, raw, schema);
 }

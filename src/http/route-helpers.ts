@@ -29,6 +29,7 @@
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../domain/errors.js';
+import { validationError } from '../domain/validation.js';
 import { costOf as lookupCost } from '../domain/cost.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
@@ -174,7 +175,25 @@ export function placeOf(meta: RouteMeta | undefined, name: string): string {
   return meta?.places[name] ?? `${meta?.hasBody ? 'body' : 'query'} → ${name}`;
 }
 
-function guards(meta: RouteMeta, costOf: CostOf) {
+/**
+ * The query parameters a route reads: its schema's, and `api_key` (the key's testing-only place,
+ * plugins/auth.ts). Anything else is refused with a 400 naming it, on every route, as MCP refuses
+ * an unknown argument: a misspelt parameter (`page_size`, `vintages`) must not be silently ignored
+ * and answered as if it had not been sent (docs/api.md, "Unknown parameters").
+ */
+function knownParameters(querystring: z.ZodType | undefined): ReadonlySet<string> {
+  const shape = querystring instanceof z.ZodObject ? Object.keys(querystring.shape) : [];
+  return new Set([...shape, 'api_key']);
+}
+
+function refuseUnknownParameters(query: unknown, known: ReadonlySet<string>): void {
+  if (query === null || typeof query !== 'object') return;
+  const unknown = Object.keys(query).filter((k) => !known.has(k));
+  if (unknown.length > 0)
+    throw validationError([{ keyword: 'unrecognized_keys', instancePath: '', params: { keys: unknown } }], 'query', query);
+}
+
+function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string>) {
   return {
     onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       await authenticate(req, meta.auth);
@@ -185,6 +204,8 @@ function guards(meta: RouteMeta, costOf: CostOf) {
       }
       assertFeatureEnabled(req.server.services.config, meta.feature);
     },
+    // After authentication (a request without a key is a 401 first), before admission (never charged).
+    preValidation: async (req: FastifyRequest) => refuseUnknownParameters(req.query, known),
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       const { seams } = req.server.services;
       const stores = req.stores ?? req.server.services.stores;
@@ -279,7 +300,7 @@ export function defineRoute<
       ...openapiSchema(spec, querystring),
       response: { 200: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
     } as FastifySchema,
-    ...guards(meta, spec.costOf as CostOf),
+    ...guards(meta, spec.costOf as CostOf, knownParameters(querystring)),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
@@ -424,7 +445,7 @@ export function defineRawRoute<
       ...(spec.response ? { response: spec.response } : {}),
       ...(spec.produces ? { produces: spec.produces } : {}),
     } as FastifySchema,
-    ...guards(meta, spec.costOf as CostOf),
+    ...guards(meta, spec.costOf as CostOf, knownParameters(spec.querystring)),
     handler: async (req, reply) =>
       spec.handler({
         ctx: contextOf(req),

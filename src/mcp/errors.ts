@@ -35,8 +35,13 @@ const ARGUMENT_ALIASES: Record<string, string> = {
  * mapper as REST query strings and operation inputs (src/domain/validation.ts); an unknown
  * argument gets the likely intended name.
  */
-export function argumentsError(tool: string, issues: readonly z.core.$ZodIssue[], args: Record<string, unknown>): AppError {
-  const base = validationError(schemaIssues({ issues: [...issues] }), 'arguments', args);
+export function argumentsError(
+  tool: string,
+  issues: readonly z.core.$ZodIssue[],
+  args: Record<string, unknown>,
+  schema?: z.ZodType,
+): AppError {
+  const base = validationError(schemaIssues({ issues: [...issues] }), 'arguments', args, schema);
   const errors: FieldError[] = (base.errors ?? []).map((e) => {
     if (e.type !== 'extra_forbidden') return e;
     const name = e.field.split(' → ').pop()!;

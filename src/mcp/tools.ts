@@ -66,9 +66,9 @@ function tool<S extends z.ZodObject, O>(verb: Verb<S, O>, b: Binding<S, O>): Too
     feature: verb.spec.feature,
     async call(ctx, args, hooks) {
       const strict = input.safeParse(args);
-      if (!strict.success) throw argumentsError(b.name, strict.error.issues, args);
+      if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
       const own = verb.spec.input.safeParse(args);
-      if (!own.success) throw argumentsError(b.name, own.error.issues, args);
+      if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
       if (verb.spec.heavy?.(own.data)) await hooks.heavy();
       const result = await verb({ ctx, input: own.data });
       return { result, text: b.render(result) };

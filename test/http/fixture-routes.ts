@@ -76,6 +76,8 @@ export function fixtureRoutes(app: FastifyInstance) {
     url: '/t/public',
     summary: 'Public fixture',
     auth: 'none',
+    // One parameter, so self links can be checked to keep a query string.
+    querystring: z.object({ x: z.string().optional() }),
     data: z.object({ ok: z.boolean() }),
     handler: async () => ({ data: { ok: true } }),
   });

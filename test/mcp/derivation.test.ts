@@ -125,6 +125,25 @@ describe('the same refusal over REST and MCP', () => {
     for (const e of viaMcp.errors ?? []) expect(e.field).toMatch(/^arguments → /);
   });
 
+  it('a vintage that is not a number is int_parsing (422) on both, not float_parsing on MCP', async () => {
+    const viaRest = await rest('/v1/data?variables=B01003_001E&geo=state:06&dataset=acs1&vintage=abc');
+    const viaMcp = await mcp('get_census_data', { variables: 'B01003_001E', geo: 'state:06', dataset: 'acs1', vintage: 'abc' });
+    expect(viaRest.status).toBe(422);
+    expect(fieldsOf(viaRest)).toEqual(['vintage:int_parsing']);
+    expect(viaMcp).toMatchObject({ type: viaRest.type, status: 422 });
+    expect(fieldsOf(viaMcp)).toEqual(['vintage:int_parsing']);
+  });
+
+  it('an unknown parameter is a 400 naming it on both (extra_forbidden), never silently ignored', async () => {
+    const viaRest = await rest('/v1/variables?search=income&page_size=8');
+    const viaMcp = await mcp('search_variables', { search: 'income', page_size: 8 });
+    expect(viaRest.status).toBe(400);
+    expect(fieldsOf(viaRest)).toEqual(['page_size:extra_forbidden']);
+    expect(viaRest.detail).toContain('page_size');
+    expect(viaMcp).toMatchObject({ type: viaRest.type, status: 400 });
+    expect(fieldsOf(viaMcp)).toEqual(['page_size:extra_forbidden']);
+  });
+
   it('an out-of-range value is refused by the same rule on both (REST reads the query string first)', async () => {
     const viaRest = await rest('/v1/geocode?lat=95&lng=0');
     const viaMcp = await mcp('geocode', { lat: 95, lng: 0 });

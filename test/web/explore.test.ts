@@ -50,7 +50,7 @@ describe('explorer', { timeout: 90_000 }, () => {
     expect(tip).toContain('± $317');
     expect(tip).toMatch(/CV: 0\.3%/);
     const api1 = await api<{ data: { geo_name: string; estimate: number | null }[] }>(
-      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018&page_size=5000',
+      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018',
     );
     const top = api1.data.filter((c) => c.estimate !== null).sort((a, b) => b.estimate! - a.estimate!)[0]!;
     const firstRow = page.getByTestId('ranked').locator('tbody tr').first();
@@ -114,7 +114,7 @@ describe('explorer', { timeout: 90_000 }, () => {
     await page.getByTestId('ranked').waitFor();
     const first = await page.getByTestId('ranked').locator('tbody tr').first().textContent();
     const tx = await api<{ data: { geo_name: string; estimate: number | null }[] }>(
-      '/v1/data?variables=B01003_001E&geo=county:48*&dataset=acs5&vintage=2023&page_size=5000',
+      '/v1/data?variables=B01003_001E&geo=county:48*&dataset=acs5&vintage=2023',
     );
     const biggest = tx.data.sort((a, b) => (b.estimate ?? 0) - (a.estimate ?? 0))[0]!;
     expect(first).toContain(biggest.geo_name);

@@ -153,7 +153,7 @@ function VariablePicker({ value, onPick }: { value: string; onPick: (code: strin
     e.preventDefault();
     try {
       const r = await getJson<{ data: { api_name: string; census_code?: string | null; label: string }[] }>(
-        `/v1/variables?search=${encodeURIComponent(q)}&page_size=8`,
+        `/v1/variables?search=${encodeURIComponent(q)}&limit=8`,
       );
       setHits(r.data);
       setError(undefined);
@@ -229,7 +229,7 @@ function App() {
 
   const spec = geoSpec(view, placeNames[view.within]);
   const dataPath = spec
-    ? `/v1/data?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(spec)}&dataset=${view.dataset}&vintage=${view.vintage}&page_size=5000`
+    ? `/v1/data?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(spec)}&dataset=${view.dataset}&vintage=${view.vintage}`
     : null;
   // ACS 5-year estimates start in 2009; an earlier `from` is moved there rather than refused.
   const from = view.dataset === 'acs5' ? String(Math.max(2009, Number(view.from) || 2009)) : view.from;

@@ -44,6 +44,8 @@ beforeAll(async () => {
         summary: 'probe',
         auth: 'api-key',
         needs: ['accounts'],
+        // A parameter, so a request can carry a query string that `instance` must leave out.
+        querystring: z.object({ x: z.string().optional() }),
         costOf: () => 400,
         data: z.object({ ok: z.boolean() }),
         handler: async () => ({ data: { ok: true } }),
