@@ -30,6 +30,7 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { validationError } from '../domain/validation.js';
+import Negotiator from 'negotiator';
 import { costOf as lookupCost } from '../domain/cost.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
@@ -193,7 +194,25 @@ function refuseUnknownParameters(query: unknown, known: ReadonlySet<string>): vo
     throw validationError([{ keyword: 'unrecognized_keys', instancePath: '', params: { keys: unknown } }], 'query', query);
 }
 
-function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string>) {
+/**
+ * The media type this route will answer with: CSV when `format=csv`, JSON otherwise (the envelope,
+ * compact included). A request whose Accept admits neither is refused with 406 before it is
+ * charged, rather than answered in a type it said it cannot take (RFC 9110 §12.5.1). No Accept, or
+ * any wildcard, admits everything.
+ */
+function refuseUnacceptable(req: FastifyRequest): void {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept.trim() === '') return;
+  const format = (req.query as Record<string, unknown> | undefined)?.format;
+  const type = format === 'csv' ? 'text/csv' : 'application/json';
+  if (new Negotiator({ headers: { accept } }).mediaType([type]) === undefined) {
+    throw new AppError('not-acceptable', `This request answers ${type}, which the Accept header does not admit.`, {
+      extensions: { available: [type] },
+    });
+  }
+}
+
+function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string>, negotiate: boolean) {
   return {
     onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       await authenticate(req, meta.auth);
@@ -205,7 +224,10 @@ function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string>) {
       assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     // After authentication (a request without a key is a 401 first), before admission (never charged).
-    preValidation: async (req: FastifyRequest) => refuseUnknownParameters(req.query, known),
+    preValidation: async (req: FastifyRequest) => {
+      refuseUnknownParameters(req.query, known);
+      if (negotiate) refuseUnacceptable(req);
+    },
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       const { seams } = req.server.services;
       const stores = req.stores ?? req.server.services.stores;
@@ -300,7 +322,7 @@ export function defineRoute<
       ...openapiSchema(spec, querystring),
       response: { 200: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
     } as FastifySchema,
-    ...guards(meta, spec.costOf as CostOf, knownParameters(querystring)),
+    ...guards(meta, spec.costOf as CostOf, knownParameters(querystring), true),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
@@ -445,7 +467,8 @@ export function defineRawRoute<
       ...(spec.response ? { response: spec.response } : {}),
       ...(spec.produces ? { produces: spec.produces } : {}),
     } as FastifySchema,
-    ...guards(meta, spec.costOf as CostOf, knownParameters(spec.querystring)),
+    // Raw routes write their own types (GeoJSON, pages, files); they negotiate nothing here.
+    ...guards(meta, spec.costOf as CostOf, knownParameters(spec.querystring), false),
     handler: async (req, reply) =>
       spec.handler({
         ctx: contextOf(req),
