@@ -4,6 +4,7 @@
 // key), so they must be cheap: each document is rendered once per build and base address and then
 // served from memory (docs/census-api.md, "Discovery documents").
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { storeOf } from '../context/stores.js';
 import type { VerbResult } from '../context/verb-context.js';
@@ -19,23 +20,30 @@ import { discoveryMetadata, findServed, servedDatasets } from './census-api-disc
 
 export const DISCOVERY_DOCUMENTS = ['catalog', 'dataset', 'variables', 'variable', 'groups', 'group', 'geography'] as const;
 
-export type DiscoveryAnswer = { kind: 'document'; body: Buffer; etag: string } | ({ kind: 'error' } & DiscoveryError);
+export interface DiscoveryDocument {
+  kind: 'document';
+  body: Buffer;
+  etag: string;
+  /** The body gzipped (made on first use and kept with the document): variables.json is 9 MB as JSON, under 1 MB gzipped. */
+  gzipped(): Buffer;
+}
+
+export type DiscoveryAnswer = DiscoveryDocument | ({ kind: 'error' } & DiscoveryError);
 
 /** Rendered documents kept per store generation; bounded, since the base address comes from the request's Host. */
 const RENDERED_MAX = 256;
-const rendered = new WeakMap<CensusTableStore, Map<string, { body: Buffer; etag: string }>>();
+const rendered = new WeakMap<CensusTableStore, Map<string, DiscoveryDocument>>();
 
 function render(tables: CensusTableStore, key: string, build: () => unknown): DiscoveryAnswer {
   let docs = rendered.get(tables);
   if (!docs) rendered.set(tables, (docs = new Map()));
   let doc = docs.get(key);
   if (!doc) {
-    const body = Buffer.from(JSON.stringify(build()));
-    doc = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` };
+    doc = documentOf(build());
     if (docs.size >= RENDERED_MAX) docs.delete(docs.keys().next().value!);
     docs.set(key, doc);
   }
-  return { kind: 'document', ...doc };
+  return doc;
 }
 
 export const censusApiDiscovery = defineVerb({
@@ -95,7 +103,13 @@ export const censusApiDiscovery = defineVerb({
   },
 });
 
-function documentOf(doc: unknown): DiscoveryAnswer {
+function documentOf(doc: unknown): DiscoveryDocument {
   const body = Buffer.from(JSON.stringify(doc));
-  return { kind: 'document', body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` };
+  let gz: Buffer | undefined;
+  return {
+    kind: 'document',
+    body,
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,
+    gzipped: () => (gz ??= gzipSync(body)),
+  };
 }

@@ -18,11 +18,34 @@ export const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** Bodies below this size are sent as they are: gzip would save little and cost a buffer each. */
+const GZIP_MIN_BYTES = 1024;
+
+/** Whether the client takes gzip (`Accept-Encoding: gzip`, `gzip;q=1.0`, `*`; not `gzip;q=0`). */
+function acceptsGzip(req: FastifyRequest): boolean {
+  const header = String(req.headers['accept-encoding'] ?? '');
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
 function send(req: FastifyRequest, reply: FastifyReply, answer: DiscoveryAnswer) {
   if (answer.kind === 'error')
     return reply.code(answer.status).header('Cache-Control', 'no-store').type('text/plain; charset=utf-8').send(answer.body);
-  reply.header('ETag', answer.etag).header('Cache-Control', DISCOVERY_CACHE_CONTROL);
-  if (ifNoneMatch(req.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+  // Clients fetch these once and keep them (tidycensus, censusapi): a 9 MB variables.json goes out
+  // gzipped to every client that accepts it (R's curl, Python's requests and fetch all do). The
+  // gzipped representation has an ETag of its own, as RFC 9110 asks of a strong validator.
+  const gzip = answer.body.length >= GZIP_MIN_BYTES && acceptsGzip(req);
+  const etag = gzip ? `${answer.etag.slice(0, -1)}-gz"` : answer.etag;
+  const vary = reply.getHeader('Vary');
+  reply
+    .header('ETag', etag)
+    .header('Cache-Control', DISCOVERY_CACHE_CONTROL)
+    .header('Vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
+  if (ifNoneMatch(req.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (gzip) return reply.type(JSON_TYPE).header('Content-Encoding', 'gzip').send(answer.gzipped());
   return reply.type(JSON_TYPE).send(answer.body);
 }
 

@@ -304,6 +304,26 @@ describe('access and caching', () => {
     expect((await get('/data/2018/acs/acs1/variables.json')).headers.etag).toBe(etag);
   });
 
+  it('sends the gzipped representation, with an ETag of its own, to a client that accepts gzip', async () => {
+    const plain = await get('/data/2018/acs/acs1/variables.json');
+    const gz = await get('/data/2018/acs/acs1/variables.json', { 'accept-encoding': 'gzip, deflate' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers.vary).toMatch(/Accept-Encoding/);
+    expect(gz.rawPayload.length).toBeLessThan(plain.rawPayload.length / 5);
+    expect(gunzipSync(gz.rawPayload).equals(plain.rawPayload)).toBe(true);
+    expect(gz.headers.etag).toBe(`${String(plain.headers.etag).slice(0, -1)}-gz"`);
+    const revalidated = await get('/data/2018/acs/acs1/variables.json', {
+      'accept-encoding': 'gzip',
+      'if-none-match': String(gz.headers.etag),
+    });
+    expect(revalidated.statusCode).toBe(304);
+    // Refused gzip, or a tiny document: as it is.
+    expect(
+      (await get('/data/2018/acs/acs1/variables.json', { 'accept-encoding': 'gzip;q=0' })).headers['content-encoding'],
+    ).toBeUndefined();
+    expect((await get('/data/2018/acs/acs1/geography.json', { 'accept-encoding': 'gzip' })).headers['content-encoding']).toBeUndefined();
+  });
+
   it('an error is not cached', async () => {
     const res = await get('/data/2016/acs/acs1/variables.json');
     expect(res.headers['cache-control']).toBe('no-store');
