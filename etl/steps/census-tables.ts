@@ -11,7 +11,8 @@ import { compileDataset } from './census-tables/compile.js';
 
 export const censusTablesStep: EtlStep = {
   name: 'census-tables',
-  version: 1,
+  // 2: the API's predicateType and the estimates it lists without a margin of error.
+  version: 2,
   outputs: ['tables'],
   listInputs: listTableInputs,
   async run(ctx: StepContext): Promise<StepResult> {

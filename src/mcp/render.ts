@@ -189,6 +189,15 @@ function pageLine(r: VerbResult<unknown[]>, what: string): string {
   return `${total} ${what}; showing ${r.data.length ? `${p.offset + 1}–${p.offset + r.data.length}` : 'none'}.${more}`;
 }
 
+/**
+ * The same census code on the Census-API-compatible endpoint, for agents helping someone whose code
+ * already speaks the Bureau's API: `/data/{vintage}/acs/acs1?get=B19013_001E&for=…`.
+ */
+function censusApiForm(code: string, datasets: string[]): string {
+  const ds = datasets.length === 1 ? datasets[0] : '{acs1|acs5}';
+  return `Census API form: /data/{vintage}/acs/${ds}?get=${code}&for=…`;
+}
+
 export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {
   const lines = [pageLine(r, r.page?.total === 1 ? 'variable matches' : 'variables match')];
   for (const v of r.data) {
@@ -197,16 +206,18 @@ export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {
         .filter((d) => v.availability[d].length)
         .map((d) => `${d} ${v.availability[d].join(', ')}`)
         .join('; ');
+      const datasets = (['acs1', 'acs5'] as const).filter((d) => v.availability[d].length);
       lines.push(
-        `- ${v.census_code} (census code as published; table ${v.table_id}${v.table_title ? ` "${v.table_title}"` : ''}): ${v.label} — published in ${years}`,
+        `- ${v.census_code} (census code as published; table ${v.table_id}${v.table_title ? ` "${v.table_title}"` : ''}): ${v.label} — published in ${years}; ${censusApiForm(v.census_code!, datasets)}`,
       );
       continue;
     }
     const codes = v.matched_census_codes?.length
       ? `; matched census codes: ${v.matched_census_codes.map((m) => `${m.code} (${m.vintages.join(', ')})`).join('; ')}`
       : '';
+    const compat = v.census_code ? `; ${censusApiForm(v.census_code, [])}` : '';
     lines.push(
-      `- ${v.api_name}: ${v.label} [${v.census_code ?? 'derived'}] (${v.unit}${v.topic ? `, topic ${v.topic.topic_key}` : ''}${codes})`,
+      `- ${v.api_name}: ${v.label} [${v.census_code ?? 'derived'}] (${v.unit}${v.topic ? `, topic ${v.topic.topic_key}` : ''}${codes})${compat}`,
     );
   }
   const tables = (r.meta?.matching_tables ?? []) as TableSummary[];
@@ -217,6 +228,7 @@ export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {
   lines.push(
     '',
     'Use the api_name (catalog variable), census code (as published that year) or table* in the variables argument of get_census_data, compare_geographies or get_timeseries.',
+    "A census code also works unchanged in the Census Data API's own query language on this service's compatible endpoint (the Census API form above; get=group(B19013) for a whole table), so existing Census API code can be pointed here.",
   );
   return [...lines, ...tail(r.meta)].join('\n');
 }

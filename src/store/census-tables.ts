@@ -8,6 +8,9 @@ import { CENSUS_CODE, CENSUS_TABLE_WILDCARD, TABLE_ID_PREFIX } from '../domain/c
 import {
   CENSUS_TABLES_SCHEMA_VERSION,
   LABEL_CHANGED,
+  NO_MOE,
+  PREDICATE_FLOAT,
+  PREDICATE_INT,
   UNIVERSE_CHANGED,
   censusTablesFile,
   type CompiledCensusTables,
@@ -36,6 +39,16 @@ export interface TableInVintage {
   title: string | null;
   universe: string | null;
   columns: { code: string; label: string | null; indent: number | null }[];
+}
+
+/** One published estimate code of a table as the Census Data API described it that vintage. */
+export interface ApiColumn {
+  code: string;
+  label: string | null;
+  /** The API's `predicateType`; null where the source does not say (vintages known only from table shells). */
+  predicate_type: 'int' | 'float' | null;
+  /** False where the API listed the estimate without a margin of error (B98/B99 quality and allocation tables). */
+  has_moe: boolean;
 }
 
 /** `B19013_001E` → table `B19013`, line `001` (`…M` asks for the same line); `B19013*` is a whole table. */
@@ -118,6 +131,31 @@ class DatasetTables {
     if (columns.length === 0) return null;
     const tv = t.v.find((v) => v[0] & bit);
     return { table_id: tableId, title: tv ? this.str(tv[1]) : null, universe: tv ? this.str(tv[2]) : null, columns };
+  }
+
+  apiColumns(tableId: string, vintage: number): ApiColumn[] {
+    const t = this.tables.get(tableId);
+    if (!t) return [];
+    const bit = this.bit(vintage);
+    const out: ApiColumn[] = [];
+    for (const c of t.c) {
+      const version = c[2].find((v) => v[0] & bit);
+      if (!version) continue;
+      const flags = version[2];
+      out.push({
+        code: `${tableId}_${c[0]}E`,
+        label: this.str(version[1]),
+        predicate_type: flags & PREDICATE_INT ? 'int' : flags & PREDICATE_FLOAT ? 'float' : null,
+        has_moe: (flags & NO_MOE) === 0,
+      });
+    }
+    return out;
+  }
+
+  tableVersion(tableId: string, vintage: number): { title: string | null; universe: string | null } | null {
+    const t = this.tables.get(tableId);
+    const tv = t?.v.find((v) => v[0] & this.bit(vintage));
+    return tv ? { title: this.str(tv[1]), universe: this.str(tv[2]) } : null;
   }
 
   /** Latest vintage's title and universe (for search and listings). */
@@ -213,6 +251,16 @@ export class CensusTableStore {
 
   table(dataset: CensusDataset, tableId: string, vintage: number): TableInVintage | null {
     return this.byDataset[dataset].table(tableId, vintage);
+  }
+
+  /** The table's estimate codes in `vintage` as the Census Data API described them, in line order (empty: not published). */
+  apiColumns(dataset: CensusDataset, tableId: string, vintage: number): ApiColumn[] {
+    return this.byDataset[dataset].apiColumns(tableId, vintage);
+  }
+
+  /** The table's title and universe as published in `vintage`; null when the metadata has none. */
+  tableVersion(dataset: CensusDataset, tableId: string, vintage: number): { title: string | null; universe: string | null } | null {
+    return this.byDataset[dataset].tableVersion(tableId, vintage);
   }
 
   tableVintages(tableId: string): Record<CensusDataset, number[]> {

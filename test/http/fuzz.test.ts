@@ -13,6 +13,8 @@ interface Operation {
 }
 
 let svc: Service;
+/** Paths of the Census Data API's own shapes (not enveloped; errors are not problem+json). */
+const CENSUS_API_PATH = /^\/data[/.]/;
 let ops: Operation[];
 
 const VALID_SAMPLES: Record<string, string[]> = {
@@ -146,7 +148,11 @@ describe('fuzzing every route', () => {
           });
           const where = `${op.method} ${url}?${qs} [${plan}] → ${res.statusCode} ${res.body.slice(0, 300)}`;
           expect(res.statusCode, where).toBeLessThan(500);
-          if (res.statusCode >= 400) {
+          // The Census-API-compatible paths answer in the Bureau's convention, a plain-text `error:` line (docs/census-api.md).
+          if (res.statusCode >= 400 && CENSUS_API_PATH.test(op.path)) {
+            expect(String(res.headers['content-type']), where).toMatch(/^text\/plain/);
+            expect(res.body, where).toMatch(/^error: /);
+          } else if (res.statusCode >= 400) {
             expect(String(res.headers['content-type']), where).toMatch(/^application\/problem\+json/);
             const p = res.json() as Record<string, unknown>;
             expect(typeof p.type, where).toBe('string');

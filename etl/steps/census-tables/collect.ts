@@ -22,6 +22,10 @@ export interface ColumnVintage {
   /** Null where the source has presence only (acs5 2009). */
   label: string | null;
   indent: number | null;
+  /** The API's predicateType (`int`, `float`) where a verbatim API list gives one. */
+  predicateType?: 'int' | 'float';
+  /** The verbatim API list has no `…M` variable for this estimate. */
+  noMoe?: boolean;
 }
 
 export interface CollectedDataset {
@@ -120,7 +124,9 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
     }
     const apiFile = `${API_LABELS_DIR}/${v}.csv.gz`;
     if (dataset === 'acs1' && inputs.has(apiFile)) {
-      const rows = (await readCsv(sourceDir, apiFile, ['VARIABLE', 'LABEL', 'GROUP'])).filter((r) => /_\d{3}E$/.test(r.VARIABLE!));
+      const all = await readCsv(sourceDir, apiFile, ['VARIABLE', 'LABEL', 'GROUP']);
+      const rows = all.filter((r) => /_\d{3}E$/.test(r.VARIABLE!));
+      const moes = new Set(all.filter((r) => /_\d{3}M$/.test(r.VARIABLE!)).map((r) => r.VARIABLE!.slice(0, -1)));
       // For a group the API listed, its list is the truth: a line only a shell has (the 2008
       // shell's B25010_004) was not published.
       const groups = new Set(rows.map((r) => r.GROUP!));
@@ -131,7 +137,13 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
       for (const r of rows) {
         const code = r.VARIABLE!;
         const shell = columns.get(code)?.get(v);
-        putColumn(code, v, { label: r.LABEL!, indent: shell?.indent ?? apiIndent(r.LABEL!) });
+        const type = r.TYPE === 'int' || r.TYPE === 'float' ? r.TYPE : undefined;
+        putColumn(code, v, {
+          label: r.LABEL!,
+          indent: shell?.indent ?? apiIndent(r.LABEL!),
+          predicateType: type,
+          noMoe: !moes.has(code.slice(0, -1)),
+        });
         if (!tables.get(r.GROUP!)?.has(v)) putTable(r.GROUP!, v, { title: null, universe: null });
       }
     }

@@ -7,6 +7,9 @@ import { tableOf } from '../catalog/metadata.js';
 import {
   CENSUS_TABLES_SCHEMA_VERSION,
   LABEL_CHANGED,
+  NO_MOE,
+  PREDICATE_FLOAT,
+  PREDICATE_INT,
   UNIVERSE_CHANGED,
   type ColumnVersion,
   type CompiledCensusTables,
@@ -80,7 +83,8 @@ export function compileDataset(c: CollectedDataset, vintages: number[], syntheti
       const latestLabel = labelled[0]?.[1].label ?? null;
       const latestUniverse = latestVintage === undefined ? null : (tv.get(latestVintage)?.universe ?? null);
       const flagsOf = (v: number, label: string | null): number => {
-        let f = 0;
+        const x = cv.get(v)!;
+        let f = (x.predicateType === 'int' ? PREDICATE_INT : x.predicateType === 'float' ? PREDICATE_FLOAT : 0) | (x.noMoe ? NO_MOE : 0);
         if (label !== null && latestLabel !== null && !sameLabel(label, latestLabel)) f |= LABEL_CHANGED;
         const u = tv.get(v)?.universe ?? null;
         if (u !== null && latestUniverse !== null && normalizeUniverse(u) !== normalizeUniverse(latestUniverse)) f |= UNIVERSE_CHANGED;

@@ -15,7 +15,7 @@ export const API_VERSION = SERVICE_VERSION;
 export const API_DESCRIPTION = `Census Data Service: American Community Survey estimates with margins of error.
 
 Conventions (details in docs/api.md):
-- Authentication: \`X-API-Key\` header (any capitalisation) or \`api_key\` query parameter (testing only; it ends up in proxies' logs). Only /health is public.
+- Authentication: \`X-API-Key\` header (any capitalisation) or \`api_key\` query parameter (testing only; it ends up in proxies' logs). Public (no key): /health and the Census Data API discovery documents under /data (docs/census-api.md).
 - Every successful JSON body is the envelope \`{data, meta, links}\`; \`meta.request_id\` equals the \`X-Request-ID\` response header.
 - Several \`variables\` are comma-separated; several \`geo\` specifiers are separated by \`;\` (names contain commas); repeating either parameter also works.
 - \`dataset\` defaults to \`acs5\`; \`vintage\` defaults to the latest vintage loaded for that dataset.

@@ -13,6 +13,14 @@ export type TableVersion = [mask: number, title: number, universe: number];
 /** Bits of a column version's flags: how this vintage differs from the code's latest vintage. */
 export const LABEL_CHANGED = 1;
 export const UNIVERSE_CHANGED = 2;
+/**
+ * The Census Data API's `predicateType` of the code that vintage (from the verbatim API lists;
+ * neither bit: the source did not say, as for vintages known only from table shells).
+ */
+export const PREDICATE_INT = 4;
+export const PREDICATE_FLOAT = 8;
+/** The API listed the estimate without a margin of error that vintage (quality and allocation tables, B98/B99). */
+export const NO_MOE = 16;
 
 /** `[vintage mask, label string index or -1, flags]`. */
 export type ColumnVersion = [mask: number, label: number, flags: number];
