@@ -10,6 +10,7 @@ import { geoTerms, isWildcard, observationInputShape, prepare } from './observat
 import { comparedCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
+import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
 
 export const compareInput = z.object({
   ...observationInputShape,
@@ -20,6 +21,7 @@ export const compareInput = z.object({
     .describe(
       "Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset's latest (2024).",
     ),
+  ...dollarsInputShape,
 });
 
 export interface Comparison {
@@ -72,6 +74,7 @@ export const compareGeographies = defineVerb({
   cost: 'expanded',
   heavy: (input) => isWildcard(input.geo),
   run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ComparedCell[]>> => {
+    const dollars = dollarsRequest(input.dollars);
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
     const vintage = p.vintage;
     if (p.geo.geographies.length < 2) {
@@ -93,16 +96,20 @@ export const compareGeographies = defineVerb({
       geographies: p.geo.geographies,
     });
     const first = p.geo.geographies[0]!.key;
-    const reference = new Map(result.cells.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
+    const restated = dollars ? result.cells.map((c) => adjustCell(c, dollars)) : result.cells;
+    const reference = new Map(restated.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
     // Ordered by variable, then geography in request order: one block per variable, side by side.
     const order = new Map(p.geo.geographies.map((g, i) => [g.key, i]));
     const varOrder = new Map(p.variables.map((v, i) => [v.api_name, i]));
-    const cells = result.cells
+    const cells = restated
       .map((c) => ({ ...c, comparison: c.geo_key === first ? null : compareWith(reference.get(c.variable)!, c) }))
       .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
     return {
       data: cells,
-      meta: observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
+      meta: {
+        ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
+        ...(dollars ? { dollars: dollarsMeta(dollars) } : {}),
+      },
     };
   },
 });
