@@ -211,6 +211,19 @@ describe('compare_to= on /v1/timeseries', () => {
     expect(y2023.change.not_tested_detail).toContain('2018–2022 and 2019–2023 share 4 years');
   });
 
+  it('a vintage the catalog marks not comparable gets no verdict, with that reason', async () => {
+    // economics_occupation_service: acs1 2005–2009 used a different occupation coding (catalog).
+    const res = await svc.app.inject({
+      url: '/v1/timeseries?variables=economics_occupation_service&geo=nation:1&dataset=acs1&from=2009&to=2012&compare_to=2009',
+      headers: as('free'),
+    });
+    expect(res.statusCode).toBe(200);
+    const [base, ...later] = res.json().data;
+    expect(base.estimate_annotation.code).toBe('not_comparable');
+    expect(later).toHaveLength(3);
+    for (const c of later) expect(c.change).toMatchObject({ significant: null, difference: null, not_tested_reason: 'not_comparable' });
+  });
+
   it('CSV carries the adjustment and the change as columns', async () => {
     const res = await svc.app.inject({
       url: '/v1/timeseries?variables=B19013_001E&geo=nation:1&dataset=acs1&from=2017&to=2018&compare_to=2017&dollars=2018&format=csv',
