@@ -160,6 +160,7 @@ export function renderCompare(r: VerbResult<ComparedCell[]>): string {
             : 'not statistically significant at 90%';
       line += ` — difference vs ${k.reference_geo_key}: ${diff}${moe}, ${verdict}`;
     }
+    line += changeSuffix(c);
     body.push(line);
   }
   return [...sourceLine(r.meta), '', ...capped(body, r.data.length, 'lines'), ...annotationsSection(seen), ...tail(r.meta)].join('\n');

@@ -13,7 +13,7 @@ import { changeSchema } from './observations/change.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
 import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
-import { changeFrom, seriesKey, type CellChange } from './observations/change.js';
+import { NOMINAL_DOLLARS_NOTE, compareToShape, withChanges, type CellChange } from './observations/change.js';
 
 export const timeseriesInput = z.object({
   ...observationInputShape,
@@ -24,13 +24,7 @@ export const timeseriesInput = z.object({
     .optional()
     .describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
   ...dollarsInputShape,
-  compare_to: z
-    .number()
-    .int()
-    .optional()
-    .describe(
-      "Base vintage: every point gets `change` against this vintage's value of the same variable and geography — difference, percent change, their MOEs and `significant` at 90% (the Census Bureau's test), computed after dollars= restates dollars. Overlapping acs5 periods, values not comparable across the two vintages, and controlled, top-coded or annotated values get significant: null with the reason.",
-    ),
+  ...compareToShape('every point'),
 });
 
 /** Points per variable and geography: the whole acs5 range (2009–2024) is 16. */
@@ -99,19 +93,13 @@ export const getTimeseries = defineVerb({
       (a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage,
     );
     let cells: (ObservationCell & { change?: CellChange })[] = sorted;
-    if (base !== undefined) {
-      const bases = new Map(all.filter((c) => c.vintage === base).map((c) => [seriesKey(c), c]));
-      cells = sorted.map((c) => ({ ...c, change: c.vintage === base ? null : changeFrom(p.dataset, bases.get(seriesKey(c))!, c) }));
-    }
+    if (base !== undefined) cells = withChanges(p.dataset, sorted, all, base);
     const overlap =
       p.dataset === 'acs5' && vintages.length > 1
         ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
         : undefined;
     const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
-    const nominal =
-      base !== undefined && !dollars && shown.some((c) => c.unit === 'dollar')
-        ? 'Dollar values are compared as published (each vintage in its own dollars); add dollars=YYYY to compare in constant dollars.'
-        : undefined;
+    const nominal = base !== undefined && !dollars && shown.some((c) => c.unit === 'dollar') ? NOMINAL_DOLLARS_NOTE : undefined;
     return {
       data: cells,
       meta: {

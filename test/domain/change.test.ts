@@ -28,6 +28,17 @@ describe('changeBetween: the formulas', () => {
     expect(c.percent_change_moe).toBeCloseTo((100 * Math.sqrt(1_600 ** 2 + 1.05 ** 2 * 1_200 ** 2)) / 50_000, 12);
   });
 
+  // A cross-check against an independent implementation of the same handbook formula (ch. 8, 2018):
+  // datadesk/census-data-aggregator's approximate_percentchange, whose documented example starts
+  // from the handbook's Table 8.1 figure for Fairfax County (135,173 ± 3,860) and returns
+  // 3.0538643072211165 ± 4.198069852261231 (percent).
+  it('agrees with census-data-aggregator’s documented percent-change example', () => {
+    const c = changeBetween({ estimate: 135_173, moe: 3_860 }, { estimate: 139_301, moe: 4_047 });
+    expect(c.percent_change).toBeCloseTo(3.0538643072211165, 12);
+    expect(c.percent_change_moe).toBeCloseTo(4.198069852261231, 12);
+    expect(c.significant).toBe(false); // 4,128 < √(3860² + 4047²) = 5,593
+  });
+
   it('a difference equal to its MOE is not significant (the test is strict)', () => {
     expect(changeBetween({ estimate: 100, moe: 3 }, { estimate: 105, moe: 4 }).significant).toBe(false);
   });

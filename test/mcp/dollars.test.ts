@@ -20,12 +20,13 @@ afterAll(async () => {
 });
 
 describe('dollars= and compare_to= over MCP', () => {
-  it('the three data tools list dollars; get_timeseries lists compare_to', async () => {
+  it('the three data tools list dollars; get_timeseries and compare_geographies list compare_to', async () => {
     const { tools } = await client.listTools();
     for (const name of ['get_census_data', 'compare_geographies', 'get_timeseries']) {
       expect(tools.find((t) => t.name === name)!.inputSchema.properties, name).toHaveProperty('dollars');
     }
     expect(tools.find((t) => t.name === 'get_timeseries')!.inputSchema.properties).toHaveProperty('compare_to');
+    expect(tools.find((t) => t.name === 'compare_geographies')!.inputSchema.properties).toHaveProperty('compare_to');
   });
 
   it('get_census_data restates dollars and says so in the text', async () => {
@@ -74,6 +75,19 @@ describe('dollars= and compare_to= over MCP', () => {
         ` {2}2018: .* — change vs 2012: [+−]\\$[\\d,]+ ± \\$[\\d,]+ \\([+−][\\d.]+%\\), ${y2018.significant ? 'statistically' : 'not statistically'} significant at 90%`,
       ),
     );
+  });
+
+  it('compare_geographies in its time form shows the change in the text', async () => {
+    const r = await call(client, 'compare_geographies', {
+      variables: 'B19013_001E',
+      geo: 'nation:1',
+      dataset: 'acs1',
+      vintage: 2018,
+      compare_to: 2012,
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toMatch(/ — change vs 2012: [+−]\$[\d,]+ ± \$[\d,]+ \([+−][\d.]+%\), (not )?statistically significant at 90%/);
+    expect(textOf(r)).toMatch(/compared as published/);
   });
 
   it('a year outside the index is a tool error naming the years', async () => {

@@ -107,14 +107,14 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/compare',
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
-      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE." +
+      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE. The time form, `compare_to=YYYY`, adds `change` to every cell (as /v1/timeseries does) against the same geography in that vintage; one geography is then enough." +
       DOLLARS_SENTENCE +
       SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: compareGeographies,
     rest: { ...common, vintage: { describe: 'Survey year; default as for /v1/data.' } },
     csv: (result) => {
-      const table = withDollarsColumns(cellsCsv('compare', result), result.data);
+      const table = withChangeColumns(withDollarsColumns(cellsCsv('compare', result), result.data), result.data);
       const cells = result.data;
       return {
         ...table,

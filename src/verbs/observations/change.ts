@@ -103,3 +103,29 @@ export function changeFrom(dataset: DatasetKey, base: Dollared, point: Dollared)
 
 /** The key a point and its base share. */
 export const seriesKey = (c: ObservationCell) => `${c.variable}\u0000${c.geo_key}`;
+
+/** Said in meta.hint when dollar values of two years are compared without dollars=. */
+export const NOMINAL_DOLLARS_NOTE =
+  'Dollar values are compared as published (each vintage in its own dollars); add dollars=YYYY to compare in constant dollars.';
+
+/** compare_to on timeseries and compare: the base vintage, as both verbs take it. */
+export const compareToShape = (what: string) => ({
+  compare_to: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      `Base vintage: ${what} gets \`change\` against this vintage's value of the same variable and geography — difference, percent change, their MOEs and \`significant\` at 90% (the Census Bureau's test), computed after dollars= restates dollars. Overlapping acs5 periods, values not comparable across the two vintages, and controlled, top-coded or annotated values get significant: null with the reason.`,
+    ),
+});
+
+/** Each cell with its change from the same series in `baseCells` (null on a cell of the base vintage itself). */
+export function withChanges<C extends ObservationCell>(
+  dataset: DatasetKey,
+  cells: readonly C[],
+  baseCells: readonly ObservationCell[],
+  base: number,
+): (C & { change: CellChange })[] {
+  const bases = new Map(baseCells.filter((c) => c.vintage === base).map((c) => [seriesKey(c), c]));
+  return cells.map((c) => ({ ...c, change: c.vintage === base ? null : changeFrom(dataset, bases.get(seriesKey(c))!, c) }));
+}

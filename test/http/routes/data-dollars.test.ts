@@ -138,6 +138,30 @@ describe('dollars= on /v1/compare', () => {
   });
 });
 
+describe('compare_to= on /v1/compare (the time form)', () => {
+  it('compares one geography with itself in another vintage, the same change timeseries gives', async () => {
+    const q = 'variables=B19013_001E&geo=nation:1&dataset=acs1&compare_to=2012&dollars=2018';
+    const res = await svc.app.inject({ url: `/v1/compare?${q}&vintage=2018`, headers: as('free') });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.data).toHaveLength(1);
+    expect(body.meta.compare_to).toBe(2012);
+    const series = (await svc.app.inject({ url: `/v1/timeseries?${q}&from=2018&to=2018`, headers: as('free') })).json();
+    expect(body.data[0].change).toEqual(series.data[0].change);
+    expect(body.data[0].change.significant).toEqual(expect.any(Boolean));
+    const base = published(2012, 'acs1', 'nation', 'B19013', 'B19013_001');
+    expect(body.data[0].change.base_estimate).toBeCloseTo(base.e * factor(2012, 2018), 6);
+  });
+
+  it('without compare_to, one geography is still refused', async () => {
+    const res = await svc.app.inject({
+      url: '/v1/compare?variables=B19013_001E&geo=nation:1&dataset=acs1&vintage=2018',
+      headers: as('free'),
+    });
+    expect(res.statusCode).toBe(400);
+  });
+});
+
 describe('compare_to= on /v1/timeseries', () => {
   it('gives each point its change from 2012 in constant 2018 dollars, with the handbook MOEs and the 90% test', async () => {
     const res = await svc.app.inject({
