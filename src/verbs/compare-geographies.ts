@@ -11,7 +11,7 @@ import { comparedCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
 import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
-import { NOMINAL_DOLLARS_NOTE, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
+import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
 import { checkVintage } from '../domain/datasets.js';
 
 export const compareInput = z.object({
@@ -115,12 +115,7 @@ export const compareGeographies = defineVerb({
       meta: {
         ...observationMeta(p, [vintage], result, {
           extraHint:
-            [
-              p.defaultNote,
-              base !== undefined && base !== vintage && !dollars && restated.some((c) => c.unit === 'dollar') ? NOMINAL_DOLLARS_NOTE : null,
-            ]
-              .filter(Boolean)
-              .join(' ') || undefined,
+            [p.defaultNote, nominalDollarsNote(base, [vintage], dollars !== null, restated)].filter(Boolean).join(' ') || undefined,
         }),
         ...(dollars ? { dollars: dollarsMeta(dollars) } : {}),
         ...(base !== undefined ? { compare_to: base } : {}),

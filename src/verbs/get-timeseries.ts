@@ -9,11 +9,10 @@ import { computeCells, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
 import { observationCellSchema } from './observations/schemas.js';
-import { changeSchema } from './observations/change.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
 import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
-import { NOMINAL_DOLLARS_NOTE, compareToShape, withChanges, type CellChange } from './observations/change.js';
+import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
 
 export const timeseriesInput = z.object({
   ...observationInputShape,
@@ -99,7 +98,7 @@ export const getTimeseries = defineVerb({
         ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
         : undefined;
     const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
-    const nominal = base !== undefined && !dollars && shown.some((c) => c.unit === 'dollar') ? NOMINAL_DOLLARS_NOTE : undefined;
+    const nominal = nominalDollarsNote(base, vintages, dollars !== null, shown) ?? undefined;
     return {
       data: cells,
       meta: {

@@ -108,6 +108,17 @@ export const seriesKey = (c: ObservationCell) => `${c.variable}\u0000${c.geo_key
 export const NOMINAL_DOLLARS_NOTE =
   'Dollar values are compared as published (each vintage in its own dollars); add dollars=YYYY to compare in constant dollars.';
 
+/** The hint when dollar values of two vintages were compared without dollars=, else null. */
+export function nominalDollarsNote(
+  base: number | undefined,
+  vintages: readonly number[],
+  restated: boolean,
+  cells: readonly ObservationCell[],
+) {
+  const across = base !== undefined && vintages.some((v) => v !== base);
+  return across && !restated && cells.some((c) => c.unit === 'dollar') ? NOMINAL_DOLLARS_NOTE : null;
+}
+
 /** compare_to on timeseries and compare: the base vintage, as both verbs take it. */
 export const compareToShape = (what: string) => ({
   compare_to: z
