@@ -58,6 +58,8 @@ function cellReason(c: Dollared, vintage: number): NotTested | null {
       detail: `${c.estimate_annotation.meaning}${at}: an interval bound, not an estimate to test.`,
     };
   }
+  // Any other annotation on a value means the Bureau qualified it: no verdict rests on it.
+  if (c.estimate_annotation) return { code: c.estimate_annotation.code, detail: `${c.estimate_annotation.meaning}${at}.` };
   if (c.moe_numeric === null || c.moe_annotation) {
     const a = c.moe_annotation;
     return { code: a?.code ?? 'moe_not_computable', detail: `${a?.meaning ?? 'No margin of error'}${at}: no sampling error to test with.` };
