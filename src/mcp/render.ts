@@ -10,6 +10,7 @@ import type { GeocodeData } from '../verbs/geocode.js';
 import type { DatasetSummary, VariableSearchItem } from '../verbs/catalog.js';
 import type { ComparedCell } from '../verbs/compare-geographies.js';
 import type { ObservationCell } from '../verbs/observations/engine.js';
+import type { CellChange } from '../verbs/observations/change.js';
 import type { VerbResult } from '../context/verb-context.js';
 
 /** Value lines shown before "… N more in structuredContent". */
@@ -93,6 +94,12 @@ function sourceLine(meta: VerbResult<unknown>['meta']): string[] {
 
 function tail(meta: VerbResult<unknown>['meta']): string[] {
   const out: string[] = [];
+  const d = meta?.dollars as { target_year: number; index: string; release: string } | undefined;
+  if (d) {
+    out.push(
+      `Dollars: dollar values are restated in ${d.target_year} dollars with the ${d.index} (${d.release}); each adjusted cell's factor is in structuredContent (dollars). Other units are as published.`,
+    );
+  }
   // The definitions sentence is already in the heading; notes may repeat it.
   if (Array.isArray(meta?.notes)) for (const n of meta.notes) if (n !== meta?.geography_definitions) out.push(`Note: ${String(n)}`);
   if (meta?.hint) out.push(`Hint: ${meta.hint}`);
@@ -153,9 +160,28 @@ export function renderCompare(r: VerbResult<ComparedCell[]>): string {
             : 'not statistically significant at 90%';
       line += ` — difference vs ${k.reference_geo_key}: ${diff}${moe}, ${verdict}`;
     }
+    line += changeSuffix(c);
     body.push(line);
   }
   return [...sourceLine(r.meta), '', ...capped(body, r.data.length, 'lines'), ...annotationsSection(seen), ...tail(r.meta)].join('\n');
+}
+
+/** compare_to: the change from the base vintage and the verdict, after the value. */
+function changeSuffix(c: ObservationCell & { change?: CellChange }): string {
+  const k = c.change;
+  if (k === undefined) return '';
+  if (k === null) return ' (base year)';
+  if (k.difference === null) return ` — change vs ${k.base_vintage} not computable (${k.not_tested_reason ?? 'a value is missing'})`;
+  const sign = k.difference > 0 ? '+' : k.difference < 0 ? '−' : '±';
+  const moe = k.difference_moe === null ? '' : ` ± ${formatMoe(k.difference_moe, c.unit)}`;
+  const pct = k.percent_change === null ? '' : ` (${k.percent_change >= 0 ? '+' : '−'}${num(Math.abs(k.percent_change), 1)}%)`;
+  const verdict =
+    k.significant === null
+      ? `not tested (${k.not_tested_reason})`
+      : k.significant
+        ? 'statistically significant at 90%'
+        : 'not statistically significant at 90%';
+  return ` — change vs ${k.base_vintage}: ${sign}${formatMoe(Math.abs(k.difference), c.unit)}${moe}${pct}, ${verdict}`;
 }
 
 export function renderTimeseries(r: VerbResult<ObservationCell[]>): string {
@@ -168,7 +194,7 @@ export function renderTimeseries(r: VerbResult<ObservationCell[]>): string {
       body.push(`${varLabel(c)} — ${geoLabel(c)}:`);
       last = series;
     }
-    body.push(`  ${c.vintage}: ${formatCell(c, seen)}`);
+    body.push(`  ${c.vintage}: ${formatCell(c, seen)}${changeSuffix(c as ObservationCell & { change?: CellChange })}`);
   }
   const src = r.meta?.source;
   const head = src

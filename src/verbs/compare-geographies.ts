@@ -10,6 +10,9 @@ import { geoTerms, isWildcard, observationInputShape, prepare } from './observat
 import { comparedCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
+import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
+import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
+import { checkVintage } from '../domain/datasets.js';
 
 export const compareInput = z.object({
   ...observationInputShape,
@@ -20,6 +23,8 @@ export const compareInput = z.object({
     .describe(
       "Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the dataset's latest (2024).",
     ),
+  ...dollarsInputShape,
+  ...compareToShape('every geography'),
 });
 
 export interface Comparison {
@@ -38,7 +43,7 @@ export interface Comparison {
   not_tested_reason: string | null;
 }
 
-export type ComparedCell = ObservationCell & { comparison: Comparison | null };
+export type ComparedCell = ObservationCell & { comparison: Comparison | null; change?: CellChange };
 
 const UNTESTABLE_ESTIMATE = new Set(['top_coded', 'bottom_coded']);
 
@@ -66,15 +71,18 @@ export function compareWith(reference: ObservationCell, c: ObservationCell): Com
 export const compareGeographies = defineVerb({
   name: 'compare-geographies',
   input: compareInput,
-  output: z.array(comparedCellSchema),
+  output: z.array(comparedCellSchema.extend({ change: changeSchema.optional() })),
   feature: 'data',
   formats: ['json', 'csv'],
   cost: 'expanded',
   heavy: (input) => isWildcard(input.geo),
   run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ComparedCell[]>> => {
+    const dollars = dollarsRequest(input.dollars);
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
     const vintage = p.vintage;
-    if (p.geo.geographies.length < 2) {
+    const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);
+    // The time form (compare_to) compares each geography with itself, so one geography is enough.
+    if (p.geo.geographies.length < (base === undefined ? 2 : 1)) {
       throw new AppError(
         'validation-error',
         `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`,
@@ -88,21 +96,30 @@ export const compareGeographies = defineVerb({
     await charge({ kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
     const result = await computeCells(p.stores, p.stores.catalog, {
       dataset: p.dataset,
-      vintages: [vintage],
+      vintages: base !== undefined && base !== vintage ? [vintage, base] : [vintage],
       variables: p.variables,
       geographies: p.geo.geographies,
     });
     const first = p.geo.geographies[0]!.key;
-    const reference = new Map(result.cells.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
+    const all = dollars ? result.cells.map((c) => adjustCell(c, dollars)) : result.cells;
+    const restated = all.filter((c) => c.vintage === vintage);
+    const reference = new Map(restated.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
     // Ordered by variable, then geography in request order: one block per variable, side by side.
     const order = new Map(p.geo.geographies.map((g, i) => [g.key, i]));
     const varOrder = new Map(p.variables.map((v, i) => [v.api_name, i]));
-    const cells = result.cells
+    const cells = restated
       .map((c) => ({ ...c, comparison: c.geo_key === first ? null : compareWith(reference.get(c.variable)!, c) }))
       .sort((a, b) => varOrder.get(a.variable)! - varOrder.get(b.variable)! || order.get(a.geo_key)! - order.get(b.geo_key)!);
     return {
-      data: cells,
-      meta: observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
+      data: base === undefined ? cells : withChanges(p.dataset, cells, all, base),
+      meta: {
+        ...observationMeta(p, [vintage], result, {
+          extraHint:
+            [p.defaultNote, nominalDollarsNote(base, [vintage], dollars !== null, restated)].filter(Boolean).join(' ') || undefined,
+        }),
+        ...(dollars ? { dollars: dollarsMeta(dollars) } : {}),
+        ...(base !== undefined ? { compare_to: base } : {}),
+      },
     };
   },
 });

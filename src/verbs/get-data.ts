@@ -13,6 +13,7 @@ import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
 import { compactDataSchema, dataCellSchema } from './observations/schemas.js';
 import { defineVerb } from './define-verb.js';
+import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest, refuseCompactDollars } from './observations/dollars.js';
 
 export const getDataInput = z.object({
   ...observationInputShape,
@@ -27,6 +28,7 @@ export const getDataInput = z.object({
     .boolean()
     .optional()
     .describe("Add each geography's boundary (GeoJSON geometry, 20m) to its cells; Pro plan and above."),
+  ...dollarsInputShape,
 });
 export type DataCell = ObservationCell & { geometry?: Geometry | null };
 
@@ -40,6 +42,8 @@ export const getData = defineVerb({
   cost: 'expanded',
   heavy: (input) => input.include_geometry === true || isWildcard(input.geo),
   run: async ({ ctx, input, plan, maxRows, format, charge }): Promise<VerbResult<DataCell[] | CompactData>> => {
+    const dollars = dollarsRequest(input.dollars);
+    if (dollars && format === 'compact') refuseCompactDollars();
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
     const vintage = p.vintage;
     if (input.include_geometry)
@@ -70,6 +74,7 @@ export const getData = defineVerb({
       geometries = shapes?.geometries ?? new Map();
       meta.boundary_vintages = shapes?.vintages ?? {};
     }
+    if (dollars) meta.dollars = dollarsMeta(dollars);
     const metaOf = (result: Parameters<typeof observationMeta>[2]) => ({
       ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
       ...meta,
@@ -86,6 +91,11 @@ export const getData = defineVerb({
       return { data: table, meta: metaOf(grid) };
     }
     const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+    if (dollars) {
+      const shapes = geometries;
+      const cells = cellsShared(grid).cells.map((c) => adjustCell(c, dollars));
+      return { data: shapes ? cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })) : cells, meta: metaOf(grid) };
+    }
     if (geometries) {
       const shapes = geometries;
       return { data: cellsShared(grid).cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })), meta: metaOf(grid) };

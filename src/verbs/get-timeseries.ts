@@ -11,6 +11,8 @@ import { geoTerms, isWildcard, observationInputShape, prepare } from './observat
 import { observationCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
+import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
+import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
 
 export const timeseriesInput = z.object({
   ...observationInputShape,
@@ -20,6 +22,8 @@ export const timeseriesInput = z.object({
     .int()
     .optional()
     .describe('Last vintage (default: the latest, 2024). Geographies are resolved as defined in this vintage.'),
+  ...dollarsInputShape,
+  ...compareToShape('every point'),
 });
 
 /** Points per variable and geography: the whole acs5 range (2009–2024) is 16. */
@@ -53,12 +57,13 @@ function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | und
 export const getTimeseries = defineVerb({
   name: 'get-timeseries',
   input: timeseriesInput,
-  output: z.array(observationCellSchema),
+  output: z.array(observationCellSchema.extend({ change: changeSchema.optional() })),
   feature: 'data',
   formats: ['json', 'csv'],
   cost: 'expanded',
   heavy: (input) => isWildcard(input.geo),
-  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ObservationCell[]>> => {
+  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<(ObservationCell & { change?: CellChange })[]>> => {
+    const dollars = dollarsRequest(input.dollars);
     // A series ends at the dataset's latest vintage by default: missing years show as nulls.
     const p = await prepare(ctx, plan, input, {
       requested: input.to,
@@ -67,24 +72,44 @@ export const getTimeseries = defineVerb({
     });
     const vintages = p.vintages;
     const to = vintages.at(-1)!;
+    const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);
+    // A base outside the range is read too, and charged as one more vintage.
+    const extra = base !== undefined && !vintages.includes(base) ? [base] : [];
     checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, maxRows);
     checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
-    await charge({ kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
+    await charge({ kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length + extra.length });
     const result = await computeCells(p.stores, p.stores.catalog, {
       dataset: p.dataset,
-      vintages,
+      vintages: [...vintages, ...extra],
       variables: p.variables,
       geographies: p.geo.geographies,
     });
+    // Dollars are restated first, so a change is measured in constant dollars.
+    const all = dollars ? result.cells.map((c) => adjustCell(c, dollars)) : result.cells;
+    const shown = extra.length ? all.filter((c) => c.vintage !== base) : all;
     // One series per variable and geography, in vintage order.
-    const cells = [...result.cells].sort(
+    const sorted = [...shown].sort(
       (a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage,
     );
+    let cells: (ObservationCell & { change?: CellChange })[] = sorted;
+    if (base !== undefined) cells = withChanges(p.dataset, sorted, all, base);
     const overlap =
       p.dataset === 'acs5' && vintages.length > 1
         ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
         : undefined;
     const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
-    return { data: cells, meta: { ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }), vintages } };
+    const nominal = nominalDollarsNote(base, vintages, dollars !== null, shown) ?? undefined;
+    return {
+      data: cells,
+      meta: {
+        ...observationMeta(p, vintages, result, {
+          referencePeriod: period,
+          extraHint: [nominal, overlap].filter(Boolean).join(' ') || undefined,
+        }),
+        vintages,
+        ...(dollars ? { dollars: dollarsMeta(dollars) } : {}),
+        ...(base !== undefined ? { compare_to: base } : {}),
+      },
+    };
   },
 });

@@ -36,7 +36,7 @@ describe('tools/list', () => {
     }
     const data = tools.find((t) => t.name === 'get_census_data')!;
     expect(data.inputSchema.required).toEqual(['variables', 'geo']);
-    expect(Object.keys(data.inputSchema.properties!)).toEqual(['variables', 'geo', 'dataset', 'vintage', 'include_geometry']);
+    expect(Object.keys(data.inputSchema.properties!)).toEqual(['variables', 'geo', 'dataset', 'vintage', 'include_geometry', 'dollars']);
     // The verbs' own descriptions reach the agent.
     expect(JSON.stringify(data.inputSchema.properties!.geo)).toContain('state:06');
     expect(tools.find((t) => t.name === 'get_timeseries')!.inputSchema.properties).toHaveProperty('from');

@@ -9,6 +9,7 @@ import { getTimeseries } from '../../verbs/get-timeseries.js';
 import type { ObservationCell } from '../../verbs/observations/engine.js';
 import type { CsvTable } from '../csv.js';
 import { defineVerbRoute } from '../verb-route.js';
+import { withChangeColumns, withDollarsColumns } from '../csv-dollars.js';
 
 /** REST wording of the fields the three operations share. */
 const common = {
@@ -21,6 +22,10 @@ const common = {
 };
 
 /** Every data operation's description ends with this: a SYNTHETIC benchmark build says so in every answer. */
+/** dollars= on every data operation (docs/moe.md#constant-dollars). */
+const DOLLARS_SENTENCE =
+  " `dollars=YYYY` restates every dollar-denominated cell (and its MOE) in that year's dollars with the BLS R-CPI-U-RS; each cell carries `dollars` (factor, source and target year, index values) and `meta.dollars` names the index and its release; a year outside the index is 422.";
+
 const SYNTHETIC_SENTENCE =
   ' On a SYNTHETIC benchmark build (random values for real geography keys, `etl synth`; `/health` shows `data.synthetic: true`) every answer carries `meta.synthetic: true` and `meta.hint` starts with "SYNTHETIC build"; on real builds `meta.synthetic` is absent.';
 
@@ -81,6 +86,7 @@ export function dataRoutes(app: FastifyInstance) {
     summary: 'Estimates with margins of error for variables and geographies',
     description:
       'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.' +
+      DOLLARS_SENTENCE +
       SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: getData,
@@ -92,7 +98,7 @@ export function dataRoutes(app: FastifyInstance) {
       },
       include_geometry: { describe: "Add each geography's GeoJSON geometry (20m) to its cells; Pro plan and above." },
     },
-    csv: (result) => cellsCsv('data', longFormat(result)),
+    csv: (result) => withDollarsColumns(cellsCsv('data', longFormat(result)), longFormat(result).data),
     // The verb builds the compact table itself when asked for it (observations/compact.ts).
     compact: (result) => compactFormat(result).data,
   });
@@ -101,13 +107,14 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/compare',
     summary: 'Compare geographies side by side, with significance of the differences',
     description:
-      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE." +
+      "The same cells as /v1/data, ordered by variable then geography, for two or more geographies. Every geography after the first carries `comparison` against the first: `difference`, `difference_moe` = √(MOE₁²+MOE₂²) and `significant` (|difference| > difference_moe, the Census Bureau's 90% test). No verdict is given (`significant: null`, with `not_tested_reason`) when either value is null, top- or bottom-coded, controlled (no sampling error) or has a missing or annotated MOE. The time form, `compare_to=YYYY`, adds `change` to every cell (as /v1/timeseries does) against the same geography in that vintage; one geography is then enough." +
+      DOLLARS_SENTENCE +
       SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: compareGeographies,
     rest: { ...common, vintage: { describe: 'Survey year; default as for /v1/data.' } },
     csv: (result) => {
-      const table = cellsCsv('compare', result);
+      const table = withChangeColumns(withDollarsColumns(cellsCsv('compare', result), result.data), result.data);
       const cells = result.data;
       return {
         ...table,
@@ -131,7 +138,8 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/timeseries',
     summary: 'Variables across vintages (up to 16 points per variable and geography)',
     description:
-      'Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`.' +
+      "Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`. `compare_to=YYYY` adds `change` to every point: difference, percent change and their MOEs against the base vintage, and `significant` at 90% (the Census Bureau's test); overlapping acs5 periods, non-comparable, controlled, top-coded or annotated values get `significant: null` with `not_tested_reason`." +
+      DOLLARS_SENTENCE +
       SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: getTimeseries,
@@ -140,6 +148,6 @@ export function dataRoutes(app: FastifyInstance) {
       from: { describe: 'First vintage; default: 15 years before `to` (the whole acs5 range).' },
       to: { describe: 'Last vintage; default: the latest.' },
     },
-    csv: (result) => cellsCsv('timeseries', result),
+    csv: (result) => withChangeColumns(withDollarsColumns(cellsCsv('timeseries', result), result.data), result.data),
   });
 }

@@ -1,5 +1,6 @@
 // Output schemas of the data operations (get-data, compare, timeseries): documented in /openapi.json and the REST serializer (docs/api.md).
 import { z } from 'zod';
+import { cellDollarsSchema } from './dollars.js';
 
 const annotation = z
   .object({
@@ -46,6 +47,7 @@ export const observationCellSchema = z.object({
     .describe(
       "Census codes asked for by code: set when this vintage's label or universe differs materially from the code's latest vintage.",
     ),
+  dollars: cellDollarsSchema.optional(),
 });
 
 export const dataCellSchema = observationCellSchema.extend({

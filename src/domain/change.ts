@@ -1,0 +1,77 @@
+// Change over time between two ACS estimates of the same thing, and whether it is statistically
+// significant, by the Census Bureau's published methods:
+//   - "Understanding and Using American Community Survey Data: What All Data Users Need to Know"
+//     (2020), ch. 7 "Comparing ACS Data" and ch. 8 "Calculating Measures of Error for Derived
+//     Estimates" (the same formulas as the ACS General Handbook 2018, ch. 7–8 and its appendix);
+//   - the ACS "Accuracy of the Data" documents (statistical testing, 90% confidence, Z = 1.645).
+// All MOEs are published 90% margins of error.
+import { moeRatio, standardError, type Estimate } from './moe.js';
+
+/** The Bureau's critical value for a test at the 90% confidence level. */
+export const Z90 = 1.645;
+
+export interface Change {
+  /** later − base. */
+  difference: number;
+  /** MOE of the difference: √(MOE₁² + MOE₂²) (handbook ch. 8, sums and differences). */
+  difference_moe: number;
+  /** 100 × (later − base) / base; null when the base is 0. */
+  percent_change: number | null;
+  /**
+   * MOE of the percent change: 100 × the ratio MOE of later/base, √(MOE_later² + R²·MOE_base²)/base
+   * with R = later/base (handbook ch. 8: a percent change is a ratio minus one, and the constant
+   * does not change the MOE). Null when the base is 0.
+   */
+  percent_change_moe: number | null;
+  /** The test statistic |Z| = |difference| / SE(difference), SE = MOE / 1.645. Null when SE is 0. */
+  z: number | null;
+  /** |Z| > 1.645, i.e. |difference| > MOE of the difference: significant at 90%. */
+  significant: boolean;
+}
+
+/**
+ * The change from `base` to `later` and its test (handbook ch. 7, "Statistical testing"):
+ * Z = (X_later − X_base) / √(SE_later² + SE_base²); the difference is significant at 90% when
+ * |Z| > 1.645. With SE = MOE/1.645 that is |difference| > √(MOE_later² + MOE_base²). The test
+ * treats the two estimates as independent, which holds for non-overlapping ACS periods only: a
+ * caller decides first whether the pair may be tested at all (see overlapReason).
+ */
+export function changeBetween(base: Estimate, later: Estimate): Change {
+  const difference = later.estimate - base.estimate;
+  const difference_moe = Math.sqrt(base.moe * base.moe + later.moe * later.moe);
+  const se = standardError(difference_moe);
+  const z = se === 0 ? null : Math.abs(difference) / se;
+  const hasBase = base.estimate !== 0;
+  return {
+    difference,
+    difference_moe,
+    percent_change: hasBase ? (100 * difference) / base.estimate : null,
+    percent_change_moe: hasBase ? 100 * moeRatio(later, base) : null,
+    z,
+    significant: Math.abs(difference) > difference_moe,
+  };
+}
+
+/** Why no verdict was given: a stable code and a sentence. */
+export interface NotTested {
+  code: string;
+  detail: string;
+}
+
+/**
+ * Why two ACS estimates may not be tested against each other for overlapping periods, or null.
+ * Two 5-year estimates whose periods share years (2014–2018 and 2016–2020) share sample: they are
+ * not independent and the Bureau advises against testing them (handbook 2020, ch. 7 "Comparing
+ * ACS Data": compare non-overlapping periods). 1-year estimates never overlap.
+ */
+export function overlapReason(dataset: 'acs1' | 'acs5', baseVintage: number, vintage: number): NotTested | null {
+  if (dataset !== 'acs5' || baseVintage === vintage) return null;
+  const gap = Math.abs(vintage - baseVintage);
+  if (gap >= 5) return null;
+  const [a, b] = baseVintage < vintage ? [baseVintage, vintage] : [vintage, baseVintage];
+  const shared = 5 - gap;
+  return {
+    code: 'overlapping_periods',
+    detail: `The 5-year periods ${a - 4}–${a} and ${b - 4}–${b} share ${shared} year${shared === 1 ? '' : 's'} of sample, so they are not independent and the Bureau advises against testing them; compare periods that do not overlap (e.g. ${b - 9}–${b - 5} with ${b - 4}–${b}).`,
+  };
+}
