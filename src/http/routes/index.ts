@@ -8,6 +8,7 @@ import { accountRoutes } from './account/index.js';
 import { geographyRoutes } from './geographies.js';
 import { boundaryRoutes } from './boundaries.js';
 import { geocodeRoutes } from './geocode.js';
+import { censusApiDataRoutes } from './census-api/data.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   healthRoutes(app);
@@ -17,4 +18,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   geographyRoutes(app);
   boundaryRoutes(app);
   geocodeRoutes(app);
+  censusApiDataRoutes(app);
 }

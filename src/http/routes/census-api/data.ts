@@ -1,0 +1,124 @@
+// The Census Data API's query endpoint, GET /data/{vintage}/acs/{acs1|acs5}, for code written
+// against api.census.gov: its parameters (get, for, in, ucgid, key), its answer (a JSON array of
+// string rows, header first) and its statuses and error bodies (bureau-errors.ts). The work is the
+// census-api-query operation, which is /v1/data's path for the same cells. Any other /data/… path
+// this module does not answer (another program, a vintage we never built) gets the Bureau's
+// "unknown dataset" form with a pointer; the discovery documents (…/variables.json, /data.json)
+// are registered beside these by their own module and win over the catch-all.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { censusApiQuery, censusApiQueryInput, servedDatasets } from '../../../verbs/census-api-query.js';
+import { CensusApiError, quoted } from '../../../domain/census-api/errors.js';
+import { storeOf } from '../../../context/stores.js';
+import { contextOf } from '../../plugins/context.js';
+import { defineRawRoute } from '../../route-helpers.js';
+import { bureauErrorHandler, INVALID_KEY_PAGE, keyPage, MISSING_KEY_PAGE } from './bureau-errors.js';
+
+const param = z.union([z.string(), z.array(z.string())]).optional();
+const querystring = z.object({
+  get: param.describe(censusApiQueryInput.shape.get.description ?? ''),
+  for: param.describe(censusApiQueryInput.shape.for.description ?? ''),
+  in: param.describe(censusApiQueryInput.shape.in.description ?? ''),
+  ucgid: param.describe(censusApiQueryInput.shape.ucgid.description ?? ''),
+  key: z
+    .string()
+    .optional()
+    .describe("One of your API keys (the Census Data API's parameter; the X-API-Key header works too). Never logged."),
+});
+
+/**
+ * The Bureau's clients send the key as `key=`: it is taken as the X-API-Key header (which wins when
+ * both are sent), before authentication runs. The logger redacts `key=` (plugins/logging.ts).
+ */
+async function keyFromQuery(req: FastifyRequest): Promise<void> {
+  const key = (req.query as Record<string, unknown> | undefined)?.key;
+  if (typeof key === 'string' && key !== '' && req.headers['x-api-key'] === undefined) req.headers['x-api-key'] = key;
+}
+
+const DESCRIPTION =
+  "The Census Data API's query, answered from this service's data: `get=` (NAME, GEO_ID, codes with E/M/EA/MA, group(X)), `for=`/`in=` with the Bureau's level names, or `ucgid=`; `key=` or X-API-Key. The answer is the Bureau's format — a JSON array of arrays, header first, every value a string or null, geography columns last — with every cell as the Bureau published it (jam values, annotation symbols, number text). Errors are the Bureau's: 400 `error: …` text, 204 with no body when nothing matches, 302 to /data/missing_key.html or /data/invalid_key.html for a missing or invalid key. Admission, plan gates (wildcards: Pro and above), cost and limits are those of /v1/data for the same cells. docs/census-api.md.";
+
+export function censusApiDataRoutes(app: FastifyInstance): void {
+  void app.register(async (api) => {
+    api.addHook('onRequest', keyFromQuery);
+    api.setErrorHandler(bureauErrorHandler);
+    for (const dataset of ['acs1', 'acs5'] as const) {
+      defineRawRoute(api, {
+        url: `/data/:vintage/acs/${dataset}`,
+        summary: `Census Data API query (ACS ${dataset === 'acs1' ? '1-year' : '5-year'})`,
+        description: DESCRIPTION,
+        tags: ['census-api'],
+        auth: 'api-key',
+        feature: 'data',
+        needs: ['catalog', 'geographies', 'observations'],
+        costOf: 'verb',
+        params: z.object({ vintage: z.string().describe('The vintage, e.g. 2018.') }),
+        querystring,
+        produces: ['application/json'],
+        docResponses: {
+          200: { description: 'Header row, then one row per geography; every value a string or null.' },
+          204: { description: 'The query matched no geography (no body).' },
+          302: { description: 'Missing or invalid key: to /data/missing_key.html or /data/invalid_key.html.' },
+          400: { description: '`error: …` text (unknown variable, unknown/unsupported geography hierarchy, missing or invalid for, …).' },
+          404: { description: '`error: …` text: a dataset, vintage or level this service does not hold.' },
+        },
+        handler: async ({ ctx, query, params, req, reply }) => {
+          const input = { dataset, vintage: params.vintage, get: query.get, for: query.for, in: query.in, ucgid: query.ucgid };
+          if (censusApiQuery.spec.heavy?.(censusApiQueryInput.parse(input))) {
+            // Wildcards wait in the heavy queue, as on /v1/data.
+            const release = await req.server.heavyGate.acquire();
+            if (reply.sent || reply.raw.writableEnded || reply.raw.destroyed) {
+              release();
+              return reply;
+            }
+            reply.raw.once('close', release);
+          }
+          const result = await censusApiQuery.invoke({ ctx, input });
+          reply.header('Cache-Control', 'private, no-store');
+          if (result.data.length === 0) return reply.code(204).send();
+          return reply.type('application/json; charset=utf-8').send(bureauJson(result.data));
+        },
+      });
+    }
+    for (const [url, kind] of [
+      [MISSING_KEY_PAGE, 'missing'],
+      [INVALID_KEY_PAGE, 'invalid'],
+    ] as const) {
+      defineRawRoute(api, {
+        url,
+        summary:
+          kind === 'missing'
+            ? 'Where a keyless Census Data API query is redirected'
+            : 'Where a bad-key Census Data API query is redirected',
+        tags: ['census-api'],
+        auth: 'none',
+        produces: ['text/html'],
+        docResponses: { 200: { description: 'An HTML page saying what is wrong with the key.' } },
+        handler: async ({ reply }) => reply.type('text/html; charset=utf-8').send(keyPage(kind)),
+      });
+    }
+    // Every other /data/… path: a dataset, program or vintage this service does not hold.
+    defineRawRoute(api, {
+      url: '/data/*',
+      summary: 'Census Data API paths this service does not hold',
+      tags: ['census-api'],
+      auth: 'none',
+      needs: ['observations'],
+      produces: ['text/plain'],
+      docResponses: { 404: { description: '`error: unknown/unsupported dataset …` with the datasets this service answers.' } },
+      handler: async ({ req }) => {
+        const served = servedDatasets(storeOf(contextOf(req).stores, 'observations').partitions);
+        const path = req.url.split('?')[0] ?? req.url;
+        throw new CensusApiError(
+          'unknown-dataset',
+          `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
+        );
+      },
+    });
+  });
+}
+
+/** The Bureau's layout: one row per line, rows separated by `,\n` (its clients parse it as JSON either way). */
+function bureauJson(rows: Array<Array<string | null>>): string {
+  return `[${rows.map((r) => JSON.stringify(r)).join(',\n')}]`;
+}
