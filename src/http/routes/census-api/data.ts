@@ -12,6 +12,8 @@ import { CensusApiError, quoted } from '../../../domain/census-api/errors.js';
 import { storeOf } from '../../../context/stores.js';
 import { contextOf } from '../../plugins/context.js';
 import { defineRawRoute } from '../../route-helpers.js';
+import { identifyCaller, rateLimitHeadersOf } from '../../plugins/errors.js';
+import { AppError } from '../../../domain/errors.js';
 import { bureauErrorHandler, INVALID_KEY_PAGE, keyPage, MISSING_KEY_PAGE } from './bureau-errors.js';
 
 const param = z.union([z.string(), z.array(z.string())]).optional();
@@ -34,6 +36,9 @@ async function keyFromQuery(req: FastifyRequest): Promise<void> {
   const key = (req.query as Record<string, unknown> | undefined)?.key;
   if (typeof key === 'string' && key !== '' && req.headers['x-api-key'] === undefined) req.headers['x-api-key'] = key;
 }
+
+/** fastify's maxParamLength: a longer path parameter is a 414 on every other route. */
+const MAX_SEGMENT = 100;
 
 const DESCRIPTION =
   "The Census Data API's query, answered from this service's data: `get=` (NAME, GEO_ID, codes with E/M/EA/MA, group(X)), `for=`/`in=` with the Bureau's level names, or `ucgid=`; `key=` or X-API-Key. The answer is the Bureau's format — a JSON array of arrays, header first, every value a string or null, geography columns last — with every cell as the Bureau published it (jam values, annotation symbols, number text). Errors are the Bureau's: 400 `error: …` text, 204 with no body when nothing matches, 302 to /data/missing_key.html or /data/invalid_key.html for a missing or invalid key. Admission, plan gates (wildcards: Pro and above), cost and limits are those of /v1/data for the same cells. docs/census-api.md.";
@@ -97,23 +102,21 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
         handler: async ({ reply }) => reply.type('text/html; charset=utf-8').send(keyPage(kind)),
       });
     }
-    // Every other /data/… path: a dataset, program or vintage this service does not hold.
-    defineRawRoute(api, {
-      url: '/data/*',
-      summary: 'Census Data API paths this service does not hold',
-      tags: ['census-api'],
-      auth: 'none',
-      needs: ['observations'],
-      produces: ['text/plain'],
-      docResponses: { 404: { description: '`error: unknown/unsupported dataset …` with the datasets this service answers.' } },
-      handler: async ({ req }) => {
-        const served = servedDatasets(storeOf(contextOf(req).stores, 'observations').partitions);
-        const path = req.url.split('?')[0] ?? req.url;
-        throw new CensusApiError(
-          'unknown-dataset',
-          `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
-        );
-      },
+    // Every other /data/… path: a dataset, program or vintage this service does not hold. Not an
+    // operation of its own (no route-table entry, not in /openapi.json): the Bureau's 404.
+    api.get('/data/*', { schema: { hide: true } }, async (req, reply) => {
+      const path = req.url.split('?')[0] ?? req.url;
+      if (path.split('/').some((segment) => segment.length > MAX_SEGMENT)) {
+        // What the router answers for an over-long path parameter elsewhere (414), with the quota state.
+        await identifyCaller(req);
+        reply.headers(rateLimitHeadersOf(req));
+        throw new AppError('uri-too-long', 'A path segment is longer than this service accepts.');
+      }
+      const served = servedDatasets(storeOf(contextOf(req).stores, 'observations').partitions);
+      throw new CensusApiError(
+        'unknown-dataset',
+        `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
+      );
     });
   });
 }
