@@ -191,7 +191,8 @@ export const observationsStep: EtlStep = {
         prevIndex[key] !== undefined &&
         prevPublished?.[key] !== undefined &&
         sameInputs(p, ctx) &&
-        (await exists(prev));
+        (await exists(prev)) &&
+        (await exists(path.join(path.dirname(prev), PUBLISHED_FORM_FILE)));
       plans.push({ p, key, outDir: path.join(ctx.outDir, rel), prev: reuse ? prev : undefined, prevRows });
     }
     const toBuild = plans.filter((x) => x.prev === undefined);
