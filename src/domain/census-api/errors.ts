@@ -12,6 +12,7 @@ export type CensusApiErrorKind =
   | 'unsupported-geography'
   | 'too-many-variables'
   | 'invalid-ucgid'
+  | 'unsupported-parameter'
   | 'unknown-dataset'
   | 'not-loaded';
 
@@ -24,6 +25,7 @@ const STATUS: Record<CensusApiErrorKind, number> = {
   'unsupported-geography': 400,
   'too-many-variables': 400,
   'invalid-ucgid': 400,
+  'unsupported-parameter': 400,
   'unknown-dataset': 404,
   'not-loaded': 404,
 };

@@ -48,6 +48,12 @@ describe('bad queries get the Bureau error status and text', () => {
     ['a malformed in', `/data/2022/acs/acs5?get=NAME&for=county:*&in=state:XX`, 400, /invalid 'in' argument/],
     ['a malformed ucgid', `${Q}?get=NAME&ucgid=California`, 400, /invalid 'ucgid' argument/],
     ['ucgid with for', `${Q}?get=NAME&ucgid=0400000US06&for=state:06`, 400, /unknown\/unsupported geography hierarchy/],
+    [
+      'a predicate (not supported: never silently ignored)',
+      `${Q}?get=NAME&for=state:*&B01001_001E=0:1000000`,
+      400,
+      /^error: unsupported parameter 'B01001_001E'/,
+    ],
     ['unicode in get', `${Q}?get=${encodeURIComponent('NAMÉ,B19013_001E')}&for=state:06`, 400, /unknown variable 'NAM\?'/],
     ['unicode in for', `${Q}?get=NAME&for=${encodeURIComponent('état:06')}`, 400, /unknown\/unsupported geography hierarchy/],
     ['an emoji code', `${Q}?get=NAME&for=state:${encodeURIComponent('😀')}`, 400, /invalid 'for' argument/],

@@ -68,6 +68,7 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
           404: { description: '`error: …` text: a dataset, vintage or level this service does not hold.' },
         },
         handler: async ({ ctx, query, params, req, reply }) => {
+          refuseOtherParameters(req.url);
           const input = { dataset, vintage: params.vintage, get: query.get, for: query.for, in: query.in, ucgid: query.ucgid };
           if (censusApiQuery.spec.heavy?.(censusApiQueryInput.parse(input))) {
             // Wildcards wait in the heavy queue, as on /v1/data.
@@ -119,6 +120,24 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
       );
     });
   });
+}
+
+const PARAMETERS = new Set(['get', 'for', 'in', 'ucgid', 'key']);
+
+/**
+ * The Bureau also takes predicates (`B01001_001E=0:100000`, `time=`, …); this service does not
+ * filter, and ignoring one would answer rows the client asked to leave out: a 400 says so.
+ */
+function refuseOtherParameters(url: string): void {
+  const at = url.indexOf('?');
+  if (at < 0) return;
+  for (const name of new URLSearchParams(url.slice(at + 1)).keys()) {
+    if (!PARAMETERS.has(name))
+      throw new CensusApiError(
+        'unsupported-parameter',
+        `unsupported parameter ${quoted(name)}: this service answers get, for, in, ucgid and key`,
+      );
+  }
 }
 
 /** The Bureau's layout: one row per line, rows separated by `,\n` (its clients parse it as JSON either way). */
