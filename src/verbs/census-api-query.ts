@@ -15,7 +15,7 @@ import { parseCensusApiQuery, type CensusApiQuery } from '../domain/census-api/q
 import { DATASETS, checkVintage, type DatasetKey } from '../domain/datasets.js';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize } from '../domain/row-cap.js';
-import { computeGridShared } from './observations/answer-cache.js';
+import { computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
 import type { GridSlice } from './observations/engine.js';
 import { geoTerms, isWildcard, prepare } from './observations/prepare.js';
 import { resolveGeographies } from './resolve-geographies.js';
@@ -157,6 +157,9 @@ function renderRows(
   return rows;
 }
 
+/** Renderings of cached grids, by the grid's cache entry (kept as long as the entry is). */
+const rendered = new WeakMap<object, Map<string, CensusApiRows>>();
+
 export const censusApiQuery = defineVerb({
   name: 'census-api-query',
   input: censusApiQueryInput,
@@ -231,7 +234,15 @@ export const censusApiQuery = defineVerb({
       variables: p.variables,
       geographies: p.geo.geographies,
     });
+    // A grid handed out from the answer cache keeps its renderings (the same query asked again
+    // answers the same array, whose JSON the transport keeps in turn).
+    const shared = sharedKeyOf(grid);
+    const signature = `${header.join('\u0001')}\u0002${query.byUcgid}`;
+    const kept = shared && rendered.get(shared)?.get(signature);
+    if (kept) return { data: kept };
     const rows = grid.slices.flatMap((s) => renderRows(s.geographies, s, columns, level, form));
-    return { data: rows.length === 0 ? [] : [header, ...rows] };
+    const data = rows.length === 0 ? [] : [header, ...rows];
+    if (shared) (rendered.get(shared) ?? rendered.set(shared, new Map()).get(shared)!).set(signature, data);
+    return { data };
   },
 });

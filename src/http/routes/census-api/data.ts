@@ -140,7 +140,12 @@ function refuseOtherParameters(url: string): void {
   }
 }
 
+/** JSON of answers the operation handed out more than once (a cached grid's rendering). */
+const bodies = new WeakMap<object, string>();
+
 /** The Bureau's layout: one row per line, rows separated by `,\n` (its clients parse it as JSON either way). */
 function bureauJson(rows: Array<Array<string | null>>): string {
-  return `[${rows.map((r) => JSON.stringify(r)).join(',\n')}]`;
+  let body = bodies.get(rows);
+  if (body === undefined) bodies.set(rows, (body = `[${rows.map((r) => JSON.stringify(r)).join(',\n')}]`));
+  return body;
 }
