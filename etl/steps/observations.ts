@@ -151,8 +151,8 @@ export const observationsStep: EtlStep = {
   name: 'observations',
   // 7 (i10g): repeated columns, exactness check, published geographies (observations/geographies.json).
   // 8 (i13): table-major row order and the serving index beside each Parquet file.
-  // 9: published-form.json beside each partition (the Census Data API's text of its cells).
-  version: 9,
+  // 10: published-form.json beside each partition (the Census Data API's text of its cells).
+  version: 10,
   outputs: ['observations'],
   listInputs: listApiFiles,
 

@@ -26,8 +26,9 @@ export interface CensusApiQuery {
   byUcgid: boolean;
 }
 
-const CODE = /^([BC]\d{5}[A-Z]{0,4})_(\d{3})(E|M|EA|MA)$/;
-const GROUP = /^group\(([BC]\d{5}[A-Z]{0,4})\)$/;
+// Table ids as the Bureau writes them: five digits and iteration letters, or six (the B99 allocation tables).
+const CODE = /^([BC]\d{5,6}[A-Z]{0,4})_(\d{3})(E|M|EA|MA)$/;
+const GROUP = /^group\(([BC]\d{5,6}[A-Z]{0,4})\)$/;
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 

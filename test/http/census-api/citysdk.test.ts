@@ -33,7 +33,7 @@ beforeAll(async () => {
     if (url.endsWith('/index.edn')) return new Response('{}');
     throw new TypeError(`fetch failed: no network here (${url})`);
   }) as typeof fetch;
-  census = ((await import('citysdk')) as unknown as { default: Census }).default;
+  census = (await import('citysdk')).default;
 });
 afterAll(async () => {
   globalThis.fetch = realFetch;
