@@ -7,7 +7,7 @@
 // transport renders both in the Bureau's form (src/http/routes/census-api/).
 import { z } from 'zod';
 import type { VerbResult } from '../context/verb-context.js';
-import { storeOf } from '../context/stores.js';
+import { storeIfOpen, storeOf } from '../context/stores.js';
 import { CensusApiError, quoted, unknownVariable } from '../domain/census-api/errors.js';
 import { geoIdOf, geographyColumns, type CensusApiLevel } from '../domain/census-api/levels.js';
 import { renderAnnotation, renderValue, tableColumns, type PublishedForm } from '../domain/census-api/published-text.js';
@@ -63,7 +63,12 @@ type Column =
   | { kind: 'ucgid' };
 
 /** The columns a query asks for, checked against what the partition publishes. */
-function columnsOf(query: CensusApiQuery, form: PublishedForm): { columns: Column[]; header: string[]; variables: string[] } {
+function columnsOf(
+  query: CensusApiQuery,
+  form: PublishedForm,
+  bureauPublishes: (table: string) => boolean,
+  where: string,
+): { columns: Column[]; header: string[]; variables: string[] } {
   const header: string[] = [];
   const columns: Column[] = [];
   const variables = new Set<string>();
@@ -79,7 +84,15 @@ function columnsOf(query: CensusApiQuery, form: PublishedForm): { columns: Colum
       continue;
     }
     const encoded = form.tables[item.table];
-    if (encoded === undefined) throw unknownVariable(item.kind === 'group' ? `group(${item.table})` : item.column);
+    if (encoded === undefined) {
+      // A table the Bureau publishes there but this deployment has not loaded is not "unknown".
+      if (bureauPublishes(item.table))
+        throw new CensusApiError(
+          'not-loaded',
+          `this service holds no values of table ${quoted(item.table)} for ${where}; the datasets it answers are listed at /data.json`,
+        );
+      throw unknownVariable(item.kind === 'group' ? `group(${item.table})` : item.column);
+    }
     const published = tableColumns(item.table, encoded);
     if (item.kind === 'group') {
       for (const name of published) {
@@ -110,6 +123,7 @@ function renderRows(
   columns: Column[],
   level: CensusApiLevel,
   form: PublishedForm,
+  ucgids?: ReadonlyMap<string, string>,
 ): CensusApiRows {
   const nv = slice?.variables.length ?? 0;
   const at = new Map(slice?.variables.map((v, i) => [v.census_code, i]));
@@ -134,7 +148,7 @@ function renderRows(
           case 'geo':
             return geoCols[c.index]!;
           case 'ucgid':
-            return geoId;
+            return geoId ?? ucgids?.get(g.key) ?? null;
           case 'cell': {
             if (own && c.name in own) return own[c.name]!;
             if (!slice) return null;
@@ -190,7 +204,13 @@ export const censusApiQuery = defineVerb({
         `this service holds no ${dataset} ${vintage} values for the level ${quoted(level.name)}; the datasets it answers are listed at /data.json`,
       );
     }
-    const { columns, header, variables } = columnsOf(query, form);
+    const censusTables = storeIfOpen(ctx.stores, 'censusTables');
+    const { columns, header, variables } = columnsOf(
+      query,
+      form,
+      (table) => censusTables?.table(dataset, table, vintage) != null,
+      `${dataset} ${vintage} at the level '${level.name}'`,
+    );
     if (variables.length === 0) {
       // NAME / GEO_ID alone: geographies and no values, resolved and gated as /v1/data resolves
       // them, and charged as a data request of one variable (the least one costs).
@@ -200,7 +220,7 @@ export const censusApiQuery = defineVerb({
         dashboardUrl: ctx.config.DASHBOARD_URL,
       });
       await charge({ kind: 'data', variables: 0, geos: geoTerms(geo) });
-      const rows = renderRows(geo.geographies, undefined, columns, level, form);
+      const rows = renderRows(geo.geographies, undefined, columns, level, form, query.ucgids);
       return { data: rows.length === 0 ? [] : [header, ...rows] };
     }
 
@@ -240,7 +260,7 @@ export const censusApiQuery = defineVerb({
     const signature = `${header.join('\u0001')}\u0002${query.byUcgid}`;
     const kept = shared && rendered.get(shared)?.get(signature);
     if (kept) return { data: kept };
-    const rows = grid.slices.flatMap((s) => renderRows(s.geographies, s, columns, level, form));
+    const rows = grid.slices.flatMap((s) => renderRows(s.geographies, s, columns, level, form, query.ucgids));
     const data = rows.length === 0 ? [] : [header, ...rows];
     if (shared) (rendered.get(shared) ?? rendered.set(shared, new Map()).get(shared)!).set(signature, data);
     return { data };

@@ -24,6 +24,8 @@ export interface CensusApiQuery {
   geo: string[];
   /** `ucgid`: the answer's one geography column is `ucgid` (the GEO_ID asked for), else the level's columns. */
   byUcgid: boolean;
+  /** With `ucgid`: each geography key's GEO_ID as the client wrote it, echoed in the `ucgid` column. */
+  ucgids?: Map<string, string>;
 }
 
 // Table ids as the Bureau writes them: five digits and iteration letters, or six (the B99 allocation tables).
@@ -93,7 +95,8 @@ function ucgidQuery(items: GetItem[], raw: string[]): CensusApiQuery {
   });
   const level = parsed[0]!.level;
   if (parsed.some((p) => p.level !== level)) throw unsupportedGeography();
-  return { items, level, geo: [...new Set(parsed.map((p) => `${level.type}:${p.fips}`))], byUcgid: true };
+  const ucgids = new Map(parsed.map((p, i) => [`${level.type}:${p.fips}`, ids[i]!]));
+  return { items, level, geo: [...ucgids.keys()], byUcgid: true, ucgids };
 }
 
 export function parseCensusApiQuery(q: RawQuery): CensusApiQuery {

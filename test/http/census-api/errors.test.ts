@@ -159,7 +159,23 @@ describe('paths this service does not hold: the unknown-dataset form with a poin
     );
   });
 
+  it('a table the Bureau publishes but this build has not loaded is a 404 saying so, not an unknown variable', async () => {
+    // B01003 (total population) is published in every acs1 vintage but absent from the shared files.
+    expectBureauError(
+      await ask(`${Q}?get=NAME,B01003_001E&for=state:06`),
+      404,
+      /holds no values of table 'B01003' for acs1 2018 at the level 'state'/,
+    );
+  });
+
   it('a level the dataset holds no values for is a 404 saying so', async () => {
     expectBureauError(await ask(`${Q}?get=NAME,B19013_001E&for=county:*`), 404, /holds no acs1 2018 values for the level 'county'/);
+    // Several in clauses in one value, separated by `+` (a space), are read as the Bureau reads them.
+    for (const inClause of ['in=state:06+county:037', 'in=state:06%20county:037', 'in=state:06&in=county:037'])
+      expectBureauError(
+        await ask(`/data/2022/acs/acs5?get=NAME,B01003_001E&for=tract:*&${inClause}`),
+        404,
+        /holds no acs5 2022 values for the level 'tract'/,
+      );
   });
 });
