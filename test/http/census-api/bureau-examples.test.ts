@@ -133,6 +133,14 @@ describe('the Census Data API documented example queries', () => {
     ]);
   });
 
+  it('echoes a metro GEO_ID given as ucgid (the 2017 metro files publish none)', async () => {
+    const rows = JSON.parse((await ask('/data/2017/acs/acs5?get=NAME,B19013_001E&ucgid=310M300US12420')).body);
+    expect(rows).toEqual([
+      ['NAME', 'B19013_001E', 'ucgid'],
+      ['Austin-Round Rock, TX Metro Area', '69717', '310M300US12420'],
+    ]);
+  });
+
   it('sums the 2022 Alabama counties to the published state figure (5,028,092)', async () => {
     const rows = JSON.parse((await ask('/data/2022/acs/acs5?get=B01003_001E&for=county:*&in=state:01')).body) as string[][];
     expect(rows.slice(1).reduce((s, r) => s + Number(r[0]), 0)).toBe(5_028_092);
