@@ -36,7 +36,13 @@ const FLOOR = process.env.BENCH_FLOOR === '1';
 
 const FIVE = 'B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E';
 const TEN = `${FIVE},B01003_001E,B02001_002E,B25001_001E,B25064_001E,B15003_022E`;
-const ALL_CASES = [
+// The Census-API-compatible endpoint against /v1/data for the same cells (estimate and MOE of each
+// variable × geography), in the same run: tables the acs1 2018 build holds.
+const HELD_FIVE = ['B19013_001', 'B01001_002', 'B01002_001', 'B17001_002', 'B02001_002'];
+const HELD_TEN = [...HELD_FIVE, 'B19301_001', 'B25010_001', 'B01001_001', 'B08006_001', 'B23001_001'];
+const v1Codes = (codes: string[]) => codes.map((c) => `${c}E`).join(',');
+const bureauGet = (codes: string[]) => codes.flatMap((c) => [`${c}E`, `${c}M`]).join(',');
+const ALL_CASES: Array<{ name: string; label: string; path: string; sameCellsAs?: string }> = [
   { name: 'data-1x5', label: '/v1/data 1 state × 5 variables', path: `/v1/data?variables=${FIVE}&geo=state:06&dataset=acs1&vintage=2018` },
   {
     name: 'data-52x10',
@@ -51,6 +57,28 @@ const ALL_CASES = [
   { name: 'geocode', label: '/v1/geocode lat/lng', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
   { name: 'search', label: '/v1/variables?search=median income', path: '/v1/variables?search=median%20income' },
   { name: 'datasets', label: '/v1/datasets (admitted and charged, almost no work: the floor of a charged route)', path: '/v1/datasets' },
+  {
+    name: 'v1-1x5-held',
+    label: '/v1/data 1 state × 5 held variables',
+    path: `/v1/data?variables=${v1Codes(HELD_FIVE)}&geo=state:06&dataset=acs1&vintage=2018`,
+  },
+  {
+    name: 'census-api-1x5',
+    label: '/data/2018/acs/acs1 1 state × 5 variables (E and M)',
+    path: `/data/2018/acs/acs1?get=${bureauGet(HELD_FIVE)}&for=state:06`,
+    sameCellsAs: 'v1-1x5-held',
+  },
+  {
+    name: 'v1-52x10-held',
+    label: '/v1/data all states × 10 held variables',
+    path: `/v1/data?variables=${v1Codes(HELD_TEN)}&geo=state:*&dataset=acs1&vintage=2018`,
+  },
+  {
+    name: 'census-api-52x10',
+    label: '/data/2018/acs/acs1 all states × 10 variables (E and M)',
+    path: `/data/2018/acs/acs1?get=${bureauGet(HELD_TEN)}&for=state:*`,
+    sameCellsAs: 'v1-52x10-held',
+  },
 ];
 const CASES = process.env.BENCH_CASES ? ALL_CASES.filter((c) => process.env.BENCH_CASES!.split(',').includes(c.name)) : ALL_CASES;
 
@@ -221,6 +249,15 @@ async function main() {
           ratio,
           bad,
         });
+      }
+      // The compatibility endpoint's cost per request against /v1/data's for the same cells.
+      for (const c of cases.filter((x) => x.sameCellsAs)) {
+        const mine = results.find((r) => r.mode === mode && r.case === c.name);
+        const v1 = results.find((r) => r.mode === mode && r.case === c.sameCellsAs);
+        if (!mine || !v1) continue;
+        const cost = (v1.service_rps as number) / (mine.service_rps as number);
+        console.log(`  ${c.name} ÷ ${c.sameCellsAs}: ${cost.toFixed(3)}× the time per request (target ≤ 1.2×)`);
+        mine.cost_vs_v1 = cost;
       }
     } finally {
       if (bare) await stop(bare);

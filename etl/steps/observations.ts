@@ -22,6 +22,8 @@ import {
 } from './observations/published-geographies.js';
 import { ParsePool } from './observations/parse-pool.js';
 import { stageFile } from './observations/staging.js';
+import { PartitionForm } from './observations/published-form.js';
+import { PUBLISHED_FORM_FILE } from '../../src/domain/census-api/published-text.js';
 import { SERVING_INDEX_FILE, writeIndexFile, writeServingIndex } from './serving-index.js';
 import { RepeatedCell, ServingIndexBuilder } from './serving-index-builder.js';
 
@@ -150,7 +152,8 @@ export const observationsStep: EtlStep = {
   // 7 (i10g): repeated columns, exactness check, published geographies (observations/geographies.json).
   // 8 (i13): table-major row order and the serving index beside each Parquet file.
   // 9: six-digit table ids (the B99 allocation tables, B992701) read like every other table.
-  version: 9,
+  // 10: published-form.json beside each partition (the Census Data API's text of its cells).
+  version: 10,
   outputs: ['observations'],
   listInputs: listApiFiles,
 
@@ -189,7 +192,8 @@ export const observationsStep: EtlStep = {
         prevIndex[key] !== undefined &&
         prevPublished?.[key] !== undefined &&
         sameInputs(p, ctx) &&
-        (await exists(prev));
+        (await exists(prev)) &&
+        (await exists(path.join(path.dirname(prev), PUBLISHED_FORM_FILE)));
       plans.push({ p, key, outDir: path.join(ctx.outDir, rel), prev: reuse ? prev : undefined, prevRows });
     }
     const toBuild = plans.filter((x) => x.prev === undefined);
@@ -228,6 +232,7 @@ export const observationsStep: EtlStep = {
             const prevIdx = path.join(path.dirname(x.prev), SERVING_INDEX_FILE);
             if (await exists(prevIdx)) await fs.link(prevIdx, path.join(outDir, SERVING_INDEX_FILE));
             else await writeServingIndex(db, target, path.join(outDir, SERVING_INDEX_FILE));
+            await fs.link(path.join(path.dirname(x.prev), PUBLISHED_FORM_FILE), path.join(outDir, PUBLISHED_FORM_FILE));
             index[key] = prevIndex[key]!;
             published[key] = prevPublished![key]!;
             rows[key] = x.prevRows!;
@@ -236,7 +241,8 @@ export const observationsStep: EtlStep = {
             continue;
           }
           let t = performance.now();
-          const { count, tables, places, tsv, cells, sorted } = await staged[built]!;
+          const { count, tables, places, tsv, cells, sorted, form } = await staged[built]!;
+          await fs.writeFile(path.join(outDir, PUBLISHED_FORM_FILE), form.json());
           timings.parse += performance.now() - t;
           t = performance.now();
           // The next partitions may stage as soon as this staging file is copied and removed, even
@@ -305,7 +311,14 @@ export async function stagePartition(
   tsvPath: string,
   progress: (files: number) => void = () => {},
   pool?: ParsePool,
-): Promise<{ count: number; tables: string[]; places: Array<[string, string | null]>; cells: ServingIndexBuilder; sorted: boolean }> {
+): Promise<{
+  count: number;
+  tables: string[];
+  places: Array<[string, string | null]>;
+  cells: ServingIndexBuilder;
+  sorted: boolean;
+  form: PartitionForm;
+}> {
   const out = openSync(tsvPath, 'w');
   const cells = new ServingIndexBuilder();
   let sorted = true;
@@ -313,6 +326,7 @@ export async function stagePartition(
   let count = 0;
   const tables = new Set<string>();
   const places = new PlaceCollector();
+  const form = new PartitionForm();
   // On this thread, one file per event-loop turn, so DuckDB's work for the previous partition
   // (awaited on this same loop) keeps going between files.
   const parse = pool
@@ -332,13 +346,14 @@ export async function stagePartition(
   try {
     for (let i = 0; i < Math.min(WINDOW, p.files.length); i++) launch(i);
     for (let i = 0; i < p.files.length; i++) {
-      const { tsv, body, cells: fileCells, table } = await inFlight.shift()!;
+      const { tsv, body, cells: fileCells, table, form: fileForm } = await inFlight.shift()!;
       if (i + WINDOW < p.files.length) launch(i + WINDOW);
       const f = p.files[i]!;
       if (body.level !== p.level)
         throw new InputError(f, `geography columns are for level ${body.level}, but the file is under ${p.level}/`);
       for (const t of body.tables) tables.add(t);
       places.add(body.places);
+      form.add(fileForm);
       count += body.rowCount;
       cells.add(fileCells);
       if (body.rowCount > 0) {
@@ -352,5 +367,5 @@ export async function stagePartition(
   } finally {
     closeSync(out);
   }
-  return { count, tables: [...tables].sort(), places: places.list(), cells, sorted };
+  return { count, tables: [...tables].sort(), places: places.list(), cells, sorted, form };
 }

@@ -10,8 +10,10 @@ const TABLE = '[BC]\\d{5,6}[A-Z]{0,4}';
 export const ESTIMATE_CODE = new RegExp(`^${TABLE}_\\d{3}E$`);
 /** An estimate or margin code, capturing the table and the line: `B19013_001E` → `B19013`, `001`. */
 export const CENSUS_CODE = new RegExp(`^(${TABLE})_(\\d{3})[EM]$`);
-/** A variable as the Census Data API names its columns, capturing the table and the suffix: `B19013_001MA` → `B19013`, `MA`. */
-export const API_VARIABLE = new RegExp(`^(${TABLE})_\\d{3}(E|M|EA|MA)$`);
+/** A variable as the Census Data API names its columns, capturing table, line and suffix: `B19013_001MA` → `B19013`, `001`, `MA`. */
+export const API_VARIABLE = new RegExp(`^(${TABLE})_(\\d{3})(E|M|EA|MA)$`);
+/** A whole table in the Census Data API's `get=`: `group(B19013)`, capturing the table. */
+export const API_GROUP = new RegExp(`^group\\((${TABLE})\\)$`);
 /** A code of either suffix or none, for search: `B19013_001`, `b19013_001m`. */
 export const CODE_LIKE = new RegExp(`^${TABLE}_\\d{3}[EM]?$`, 'i');
 /** A whole table in a variables list: `B19013*`, capturing the table. */

@@ -12,6 +12,8 @@ import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
 import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
 import { storeMetrics } from './metrics.js';
 import { StoredCells } from './stored-cells.js';
+import { PublishedForms } from './published-forms.js';
+import type { PublishedForm } from '../domain/census-api/published-text.js';
 
 export type { StoredCell } from './stored-cells.js';
 
@@ -78,6 +80,7 @@ export class ObservationStore {
   /** Serving index per partition, opened on first use; null when the partition has none. */
   private readonly indexes = new Map<string, ServingIndex | null>();
   private readonly vintagesOf = new Map<string, number[]>();
+  private forms: PublishedForms | undefined;
 
   private constructor(
     private readonly root: string,
@@ -173,6 +176,12 @@ export class ObservationStore {
   /** Whether query results are kept (OBSERVATION_CACHE_CELLS > 0); caches above this one follow it. */
   get cachesResults(): boolean {
     return this.cache !== undefined;
+  }
+
+  /** The published text of a partition's cells, for the Census-API-compatible endpoint (published-forms.ts). */
+  publishedForm(dataset: string, vintage: number, level: string): PublishedForm | null {
+    this.forms ??= new PublishedForms(this.root);
+    return this.forms.get(dataset, vintage, level);
   }
 
   /** Whether the build holds this table's values for the partition (absent cells then mean "not published"). */

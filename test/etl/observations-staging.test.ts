@@ -99,7 +99,8 @@ describe('stagePartition', () => {
 
     await fs.writeFile(path.join(level, 'B19013.json'), JSON.stringify([header, ['75277', '317', '06']]));
     const ok = await stagePartition(src, p!, path.join(dir, 'good.tsv'), () => {}, pool);
-    const { cells, ...rest } = ok;
+    const { cells, form, ...rest } = ok;
+    expect(JSON.parse(form.json()).tables).toEqual({ B19013: '001E 001M', B19301: '001E' });
     expect(rest).toEqual({ count: 2, tables: ['B19013', 'B19301'], places: [['state:06', null]], sorted: true });
     expect(cells.columns()).toMatchObject({ geos: ['state:06'], variables: ['B19013_001E', 'B19301_001E'], rows: 2, dense: true });
     expect(await fs.readFile(path.join(dir, 'good.tsv'), 'utf8')).toBe(

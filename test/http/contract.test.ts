@@ -18,6 +18,7 @@ const SAMPLE_PARAMS: Record<string, string> = {
   target: 'state',
   geo_type: 'state',
   id: 'key_000000000000',
+  vintage: '2018',
 };
 
 /** Required query parameters, so that checks after validation (stores, admission) are reached. */
@@ -28,6 +29,8 @@ const SAMPLE_QUERY: Record<string, string> = {
   '/v1/geocode': 'lat=38.8977&lng=-77.0365',
   '/v1/geographies': 'search=Travis',
   '/v1/geographies/:geo_key/children': 'type=county',
+  '/data/:vintage/acs/acs1': 'get=NAME,B19013_001E&for=state:06',
+  '/data/:vintage/acs/acs5': 'get=NAME,B19013_001E&for=state:06',
 };
 
 function urlOf(route: RouteEntry): string {
@@ -47,6 +50,17 @@ function request(route: RouteEntry, headers: Record<string, string> = {}): Injec
 }
 
 const isProblem = (res: { headers: Record<string, unknown> }) => /^application\/problem\+json/.test(String(res.headers['content-type']));
+
+/**
+ * The Census-API-compatible paths answer in the Bureau's form instead of problem+json
+ * (src/http/routes/census-api/bureau-errors.ts): a 302 to its key pages, `error: …` text.
+ */
+const isCensusApi = (route: RouteEntry) => route.url.startsWith('/data/');
+const bureauText = (res: { headers: Record<string, unknown>; body: string }) => {
+  expect(res.headers['content-type']).toMatch(/^text\/plain/);
+  expect(res.body).toMatch(/^error: /);
+  return res.body;
+};
 
 beforeAll(async () => {
   svc = await startService();
@@ -70,6 +84,21 @@ describe('the route table', () => {
 describe('auth matrix on every route', () => {
   it('API-key routes: 401 missing-api-key without a key, 401 invalid-api-key with a bad one, both with WWW-Authenticate', async () => {
     for (const route of routes.filter((r) => r.meta.auth === 'api-key')) {
+      if (isCensusApi(route)) {
+        const none = await svc.app.inject(request(route));
+        expect([none.statusCode, none.headers.location, none.headers['x-datawebapi-keyerror']], route.url).toEqual([
+          302,
+          '/data/missing_key.html',
+          '1',
+        ]);
+        const bad = await svc.app.inject(request(route, { 'x-api-key': 'svc_live_00000000000000000000000000000000' }));
+        expect([bad.statusCode, bad.headers.location, bad.headers['x-datawebapi-keyerror']], route.url).toEqual([
+          302,
+          '/data/invalid_key.html',
+          '1',
+        ]);
+        continue;
+      }
       const none = await svc.app.inject(request(route));
       expect(none.statusCode, `${route.method} ${route.url}`).toBe(401);
       expect(none.json().type, route.url).toMatch(/\/missing-api-key$/);
@@ -123,6 +152,10 @@ describe('feature flags and missing stores on every route', () => {
     for (const route of gated) {
       const res = await flagged.inject(request(route, { 'x-api-key': svc.keys.enterprise }));
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(503);
+      if (isCensusApi(route)) {
+        expect(bureauText(res), route.url).toContain(route.meta.feature);
+        continue;
+      }
       expect(res.json(), route.url).toMatchObject({ feature: route.meta.feature });
       expect(res.json().type, route.url).toMatch(/\/feature-unavailable$/);
     }
@@ -134,6 +167,10 @@ describe('feature flags and missing stores on every route', () => {
     for (const route of needing) {
       const res = await bare.inject(request(route, { 'x-api-key': svc.keys.enterprise }));
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(503);
+      if (isCensusApi(route)) {
+        for (const store of route.meta.needs) expect(bureauText(res), route.url).not.toContain(store);
+        continue;
+      }
       expect(res.json().type, route.url).toMatch(/\/dependency-unavailable$/);
       for (const store of route.meta.needs) expect(res.json().detail, route.url).not.toContain(store);
     }

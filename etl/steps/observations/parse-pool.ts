@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import { InputError } from '../../step.js';
-import type { FileSummary, Staged } from './staging.js';
+import type { FileSummary, StagedFile } from './staging.js';
 import type { FileCells } from './cell-columns.js';
 import type { IndexWritten } from '../serving-index-write.js';
 
@@ -29,7 +29,7 @@ export interface IndexRequest {
 }
 
 type Failure = { id: number; error: { file?: string; row?: number; message: string } };
-export type ParseReply = ({ id: number; error?: undefined } & Staged) | Failure;
+export type ParseReply = ({ id: number; error?: undefined } & StagedFile) | Failure;
 export type IndexReply = { id: number; written: IndexWritten; error?: undefined } | Failure;
 
 /**
@@ -87,9 +87,9 @@ export class ParsePool {
   }
 
   /** Parse one file on the least busy worker. */
-  async parse(path: string, file: string): Promise<Staged> {
+  async parse(path: string, file: string): Promise<StagedFile> {
     const m = (await this.send((id) => ({ id, path, file }) satisfies ParseRequest)) as ParseReply & { error?: undefined };
-    return { tsv: m.tsv, body: m.body, cells: m.cells, table: m.table };
+    return { tsv: m.tsv, body: m.body, cells: m.cells, table: m.table, form: m.form };
   }
 
   /**

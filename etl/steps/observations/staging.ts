@@ -6,6 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { scanApiBody } from '../../sources/api-body.js';
 import { scanApiBytes } from '../../sources/api-body-bytes.js';
 import { Staging, type Staged } from './staging-writer.js';
+import { fileForm, type FileForm } from './published-form.js';
 
 /**
  * One source file's bytes, read synchronously: on a worker thread nothing else waits, and the
@@ -18,6 +19,8 @@ export function readBytes(file: string): Buffer {
 }
 
 export type { FileSummary, Staged } from './staging-writer.js';
+/** One parsed file and what the compatibility endpoint keeps of its published text. */
+export type StagedFile = Staged & { form: FileForm };
 
 /**
  * One source file as staging TSV bytes (DuckDB reads them with `copyTsvToParquetSql`) and the
@@ -26,23 +29,23 @@ export type { FileSummary, Staged } from './staging-writer.js';
  * answer. Both write the same bytes (test/etl/api-body-bytes.test.ts). The staging bytes and the
  * cells each have a buffer of their own, which a worker transfers instead of copying.
  */
-export function stageFile(path: string, file: string): Staged {
+export function stageFile(path: string, file: string): StagedFile {
   return stageBody(readBytes(path), file);
 }
 
 /** `stageFile` of a body in hand; `strings` skips the byte reader (the tests compare the two). */
-export function stageBody(bytes: Buffer, file: string, opts: { strings?: boolean } = {}): Staged {
+export function stageBody(bytes: Buffer, file: string, opts: { strings?: boolean } = {}): StagedFile {
   if (!opts.strings) {
     const fast = new Staging(bytes, bytes.length);
     const read = scanApiBytes(bytes, file, fast);
     if (read) {
       const { plan: _, ...body } = read;
-      return fast.result(body);
+      return { ...fast.result(body), form: fileForm(bytes.toString('utf8'), file) };
     }
   }
   const slow = new Staging(undefined, bytes.length);
   const body = scanApiBody(bytes.toString('utf8'), file, (geo, table, variable, e, m, ea, ma) =>
     slow.row(geo, table, variable, e, m, ea, ma),
   );
-  return slow.result(body);
+  return { ...slow.result(body), form: fileForm(bytes.toString('utf8'), file) };
 }

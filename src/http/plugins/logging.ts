@@ -1,6 +1,7 @@
 // Request logging with the API key removed. Keys reach us in the X-API-Key header, in the
-// `api_key` query parameter and (MCP, dashboard) in Authorization; all three are redacted before a
-// line is written, whether the logger was built here or injected by the caller.
+// `api_key` query parameter, in the `key` query parameter (the Census Data API's, on /data/…) and
+// (MCP, dashboard) in Authorization; all are redacted before a line is written, whether the logger
+// was built here or injected by the caller.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../../config.js';
@@ -15,12 +16,14 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'query.api_key',
   'req.query.api_key',
+  'query.key',
+  'req.query.key',
 ];
 
-/** Replace the value of `api_key` in a URL or path+query, keeping everything else readable. */
+/** Replace the value of `api_key` and `key` in a URL or path+query, keeping everything else readable. */
 export function redactUrl(url: string | undefined): string | undefined {
   if (url === undefined) return url;
-  return url.replace(/([?&;]api_key=)[^&#;]*/gi, `$1${REDACTED}`);
+  return url.replace(/([?&;](?:api_)?key=)[^&#;]*/gi, `$1${REDACTED}`);
 }
 
 interface LoggedRequest {

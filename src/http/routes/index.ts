@@ -9,6 +9,7 @@ import { geographyRoutes } from './geographies.js';
 import { boundaryRoutes } from './boundaries.js';
 import { geocodeRoutes } from './geocode.js';
 import { censusApiDiscoveryRoutes } from './census-api/discovery.js';
+import { censusApiDataRoutes } from './census-api/data.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   healthRoutes(app);
@@ -19,4 +20,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   boundaryRoutes(app);
   geocodeRoutes(app);
   censusApiDiscoveryRoutes(app);
+  censusApiDataRoutes(app);
 }

@@ -1,0 +1,151 @@
+// The Census Data API's query endpoint, GET /data/{vintage}/acs/{acs1|acs5}, for code written
+// against api.census.gov: its parameters (get, for, in, ucgid, key), its answer (a JSON array of
+// string rows, header first) and its statuses and error bodies (bureau-errors.ts). The work is the
+// census-api-query operation, which is /v1/data's path for the same cells. Any other /data/… path
+// this module does not answer (another program, a vintage we never built) gets the Bureau's
+// "unknown dataset" form with a pointer; the discovery documents (…/variables.json, /data.json)
+// are registered beside these by their own module and win over the catch-all.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { censusApiQuery, censusApiQueryInput, servedDatasets } from '../../../verbs/census-api-query.js';
+import { CensusApiError, quoted } from '../../../domain/census-api/errors.js';
+import { storeOf } from '../../../context/stores.js';
+import { contextOf } from '../../plugins/context.js';
+import { defineRawRoute } from '../../route-helpers.js';
+import { identifyCaller, rateLimitHeadersOf } from '../../plugins/errors.js';
+import { AppError } from '../../../domain/errors.js';
+import { bureauErrorHandler, INVALID_KEY_PAGE, keyPage, MISSING_KEY_PAGE } from './bureau-errors.js';
+
+const param = z.union([z.string(), z.array(z.string())]).optional();
+const querystring = z.object({
+  get: param.describe(censusApiQueryInput.shape.get.description ?? ''),
+  for: param.describe(censusApiQueryInput.shape.for.description ?? ''),
+  in: param.describe(censusApiQueryInput.shape.in.description ?? ''),
+  ucgid: param.describe(censusApiQueryInput.shape.ucgid.description ?? ''),
+  key: z
+    .string()
+    .optional()
+    .describe("One of your API keys (the Census Data API's parameter; the X-API-Key header works too). Never logged."),
+});
+
+/**
+ * The Bureau's clients send the key as `key=`: it is taken as the X-API-Key header (which wins when
+ * both are sent), before authentication runs. The logger redacts `key=` (plugins/logging.ts).
+ */
+async function keyFromQuery(req: FastifyRequest): Promise<void> {
+  const key = (req.query as Record<string, unknown> | undefined)?.key;
+  if (typeof key === 'string' && key !== '' && req.headers['x-api-key'] === undefined) req.headers['x-api-key'] = key;
+}
+
+/** fastify's maxParamLength: a longer path parameter is a 414 on every other route. */
+const MAX_SEGMENT = 100;
+
+const DESCRIPTION =
+  "The Census Data API's query, answered from this service's data: `get=` (NAME, GEO_ID, codes with E/M/EA/MA, group(X)), `for=`/`in=` with the Bureau's level names, or `ucgid=`; `key=` or X-API-Key. The answer is the Bureau's format — a JSON array of arrays, header first, every value a string or null, geography columns last — with every cell as the Bureau published it (jam values, annotation symbols, number text). Errors are the Bureau's: 400 `error: …` text, 204 with no body when nothing matches, 302 to /data/missing_key.html or /data/invalid_key.html for a missing or invalid key. Admission, plan gates (wildcards: Pro and above), cost and limits are those of /v1/data for the same cells. docs/census-api.md.";
+
+export function censusApiDataRoutes(app: FastifyInstance): void {
+  void app.register(async (api) => {
+    api.addHook('onRequest', keyFromQuery);
+    api.setErrorHandler(bureauErrorHandler);
+    for (const dataset of ['acs1', 'acs5'] as const) {
+      defineRawRoute(api, {
+        url: `/data/:vintage/acs/${dataset}`,
+        summary: `Census Data API query (ACS ${dataset === 'acs1' ? '1-year' : '5-year'})`,
+        description: DESCRIPTION,
+        tags: ['census-api'],
+        auth: 'api-key',
+        feature: 'data',
+        needs: ['catalog', 'geographies', 'observations'],
+        costOf: 'verb',
+        params: z.object({ vintage: z.string().describe('The vintage, e.g. 2018.') }),
+        querystring,
+        produces: ['application/json'],
+        docResponses: {
+          200: { description: 'Header row, then one row per geography; every value a string or null.' },
+          204: { description: 'The query matched no geography (no body).' },
+          302: { description: 'Missing or invalid key: to /data/missing_key.html or /data/invalid_key.html.' },
+          400: { description: '`error: …` text (unknown variable, unknown/unsupported geography hierarchy, missing or invalid for, …).' },
+          404: { description: '`error: …` text: a dataset, vintage or level this service does not hold.' },
+        },
+        handler: async ({ ctx, query, params, req, reply }) => {
+          refuseOtherParameters(req.url);
+          const input = { dataset, vintage: params.vintage, get: query.get, for: query.for, in: query.in, ucgid: query.ucgid };
+          if (censusApiQuery.spec.heavy?.(censusApiQueryInput.parse(input))) {
+            // Wildcards wait in the heavy queue, as on /v1/data.
+            const release = await req.server.heavyGate.acquire();
+            if (reply.sent || reply.raw.writableEnded || reply.raw.destroyed) {
+              release();
+              return reply;
+            }
+            reply.raw.once('close', release);
+          }
+          const result = await censusApiQuery.invoke({ ctx, input });
+          reply.header('Cache-Control', 'private, no-store');
+          if (result.data.length === 0) return reply.code(204).send();
+          return reply.type('application/json; charset=utf-8').send(bureauJson(result.data));
+        },
+      });
+    }
+    for (const [url, kind] of [
+      [MISSING_KEY_PAGE, 'missing'],
+      [INVALID_KEY_PAGE, 'invalid'],
+    ] as const) {
+      defineRawRoute(api, {
+        url,
+        summary:
+          kind === 'missing'
+            ? 'Where a keyless Census Data API query is redirected'
+            : 'Where a bad-key Census Data API query is redirected',
+        tags: ['census-api'],
+        auth: 'none',
+        produces: ['text/html'],
+        docResponses: { 200: { description: 'An HTML page saying what is wrong with the key.' } },
+        handler: async ({ reply }) => reply.type('text/html; charset=utf-8').send(keyPage(kind)),
+      });
+    }
+    // Every other /data/… path: a dataset, program or vintage this service does not hold. Not an
+    // operation of its own (no route-table entry, not in /openapi.json): the Bureau's 404.
+    api.get('/data/*', { schema: { hide: true } }, async (req, reply) => {
+      const path = req.url.split('?')[0] ?? req.url;
+      if (path.split('/').some((segment) => segment.length > MAX_SEGMENT)) {
+        // What the router answers for an over-long path parameter elsewhere (414), with the quota state.
+        await identifyCaller(req);
+        reply.headers(rateLimitHeadersOf(req));
+        throw new AppError('uri-too-long', 'A path segment is longer than this service accepts.');
+      }
+      const served = servedDatasets(storeOf(contextOf(req).stores, 'observations').partitions);
+      throw new CensusApiError(
+        'unknown-dataset',
+        `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
+      );
+    });
+  });
+}
+
+const PARAMETERS = new Set(['get', 'for', 'in', 'ucgid', 'key']);
+
+/**
+ * The Bureau also takes predicates (`B01001_001E=0:100000`, `time=`, …); this service does not
+ * filter, and ignoring one would answer rows the client asked to leave out: a 400 says so.
+ */
+function refuseOtherParameters(url: string): void {
+  const at = url.indexOf('?');
+  if (at < 0) return;
+  for (const name of new URLSearchParams(url.slice(at + 1)).keys()) {
+    if (!PARAMETERS.has(name))
+      throw new CensusApiError(
+        'unsupported-parameter',
+        `unsupported parameter ${quoted(name)}: this service answers get, for, in, ucgid and key`,
+      );
+  }
+}
+
+/** JSON of answers the operation handed out more than once (a cached grid's rendering). */
+const bodies = new WeakMap<object, string>();
+
+/** The Bureau's layout: one row per line, rows separated by `,\n` (its clients parse it as JSON either way). */
+function bureauJson(rows: Array<Array<string | null>>): string {
+  let body = bodies.get(rows);
+  if (body === undefined) bodies.set(rows, (body = `[${rows.map((r) => JSON.stringify(r)).join(',\n')}]`));
+  return body;
+}
