@@ -13,6 +13,8 @@ import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
 import { compactDataSchema, dataCellSchema } from './observations/schemas.js';
 import { defineVerb } from './define-verb.js';
+import { regionGrid, regionMeta, withRegionSlices } from './observations/regions.js';
+import { savedRegionsOf } from './observations/saved-regions.js';
 
 export const getDataInput = z.object({
   ...observationInputShape,
@@ -40,7 +42,7 @@ export const getData = defineVerb({
   cost: 'expanded',
   heavy: (input) => input.include_geometry === true || isWildcard(input.geo),
   run: async ({ ctx, input, plan, maxRows, format, charge }): Promise<VerbResult<DataCell[] | CompactData>> => {
-    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
+    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
     const vintage = p.vintage;
     if (input.include_geometry)
       requireGeometryFeature(
@@ -48,9 +50,10 @@ export const getData = defineVerb({
         p.plan,
         p.geo.geographies.map((g) => g.type),
       );
-    checkRowCap(p.geo.geographies.length * p.variables.length, maxRows);
-    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, geometry: input.include_geometry === true });
-    await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
+    const rows = p.geo.geographies.length + p.regions.length;
+    checkRowCap(rows * p.variables.length, maxRows);
+    checkResponseSize({ geographies: rows, variables: p.variables.length, geometry: input.include_geometry === true });
+    await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) });
 
     const request = { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies };
     const meta: Record<string, unknown> = {};
@@ -70,14 +73,21 @@ export const getData = defineVerb({
       geometries = shapes?.geometries ?? new Map();
       meta.boundary_vintages = shapes?.vintages ?? {};
     }
+    const regions = p.regions.length ? await regionGrid(p, p.regions, [vintage]) : null;
+    if (regions) Object.assign(meta, regionMeta(p, regions));
     const metaOf = (result: Parameters<typeof observationMeta>[2]) => ({
       ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
       ...meta,
     });
+    // Regions' rows follow the listed geographies' (observations/regions.ts).
+    const computeGrid = async () => {
+      const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+      return regions ? withRegionSlices(grid, regions) : grid;
+    };
 
     if (format === 'compact') {
       // Straight from the engine's grid: no cell object per value (observations/compact.ts).
-      const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+      const grid = await computeGrid();
       let table = compactShared(grid, { dataset: p.dataset, vintage });
       if (geometries) {
         const shapes = geometries;
@@ -85,7 +95,7 @@ export const getData = defineVerb({
       }
       return { data: table, meta: metaOf(grid) };
     }
-    const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+    const grid = await computeGrid();
     if (geometries) {
       const shapes = geometries;
       return { data: cellsShared(grid).cells.map((c) => ({ ...c, geometry: shapes.get(c.geo_key) ?? null })), meta: metaOf(grid) };

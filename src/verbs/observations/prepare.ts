@@ -9,12 +9,15 @@ import type { GeoTerm } from '../../domain/cost.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { CensusTableStore } from '../../store/census-tables.js';
 import { ObservationStore } from '../../store/observations.js';
-import { resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
+import { definitionOf, resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
+import { AppError } from '../../domain/errors.js';
 import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
 import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
+import { geoTermsOf } from './geo-terms.js';
+import { extractRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -40,13 +43,14 @@ export interface PreparedRequest {
   /** The vintages the variables were checked against (one, or a timeseries range). */
   vintages: number[];
   geo: ResolvedGeographies;
+  /** Custom regions (`region(…)`, `region:<name>`), answered after `geo`'s geographies. */
+  regions: ResolvedRegion[];
   stores: { catalog: CatalogStore; observations: ObservationStore; geographies: GeographyStore; tables: CensusTableStore | undefined };
 }
 
-export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
-  return geo.expansions.map((e) =>
-    e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count },
-  );
+/** What the request's geographies cost: the listed ones and every region's members (regions.ts). */
+export function geoTerms(geo: ResolvedGeographies, regions: readonly ResolvedRegion[] = []): GeoTerm[] {
+  return [...geoTermsOf(geo), ...regionGeoTerms(regions)];
 }
 
 /**
@@ -88,19 +92,28 @@ export async function prepare(
   ctx: VerbContext,
   plan: Plan,
   input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
-  vintage: { requested: number | undefined; defaultToLoaded: boolean; range?: (chosen: number) => number[] },
+  vintage: {
+    requested: number | undefined;
+    defaultToLoaded: boolean;
+    range?: (chosen: number) => number[];
+    /** Set by the operations that answer custom regions; `saved` reads the caller's saved regions. */
+    regions?: { saved?: SavedRegionLookup };
+  },
 ): Promise<PreparedRequest> {
   const catalog = storeOf(ctx.stores, 'catalog');
   const observations = storeOf(ctx.stores, 'observations');
   const geographies = storeOf(ctx.stores, 'geographies');
   const tables = storeIfOpen(ctx.stores, 'censusTables');
   const dataset = parseDataset(input.dataset);
+  const { rest, regions: regionSpecs } = extractRegions(input.geo);
+  // The levels the default vintage is looked for at: the listed geographies' and the inline regions' members'.
+  const levelsOf = [...rest, ...regionSpecs.flatMap((r) => (r.kind === 'inline' ? [r.members] : []))];
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;
   let defaultNote: string | null = null;
   if (chosen === undefined) {
-    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, input.geo, parsed) : undefined) ?? latest;
+    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, levelsOf, parsed) : undefined) ?? latest;
     if (chosen !== latest) {
       defaultNote = `No vintage was given: ${chosen} is the latest with values in this service for these variables and geographies (the dataset's latest vintage is ${latest}).`;
     }
@@ -108,12 +121,33 @@ export async function prepare(
   const definitionVintage = checkVintage(dataset, chosen);
   const vintages = vintage.range ? vintage.range(definitionVintage) : [definitionVintage];
   const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
-  const geo = resolveGeographies(geographies, input.geo ?? [], {
-    vintage: definitionVintage,
+  const gates = { vintage: definitionVintage, plan, dashboardUrl: ctx.config.DASHBOARD_URL };
+  if (regionSpecs.length > 0 && !vintage.regions) {
+    throw new AppError('unprocessable-request', `${regionSpecs[0]!.raw}: custom regions are answered by /v1/data (get_census_data) only.`, {
+      errors: [{ field: 'geo', message: 'Regions are not supported by this operation', type: 'value_error' }],
+    });
+  }
+  const geo =
+    rest.length > 0 || regionSpecs.length === 0
+      ? resolveGeographies(geographies, rest, gates)
+      : {
+          geographies: [],
+          expansions: [],
+          definitionVintage: definitionOf(definitionVintage, geographies),
+          notes: [definitionOf(definitionVintage, geographies).description],
+        };
+  const regions = await resolveRegions(geographies, regionSpecs, gates, vintage.regions?.saved);
+  return {
+    dataset,
     plan,
-    dashboardUrl: ctx.config.DASHBOARD_URL,
-  });
-  return { dataset, plan, variables, vintages, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies, tables } };
+    variables,
+    vintages,
+    geo,
+    regions,
+    vintage: chosen,
+    defaultNote,
+    stores: { catalog, observations, geographies, tables },
+  };
 }
 
 /** Geometry follows boundary access: block-group shapes need Business, tract shapes Pro, … */

@@ -1,0 +1,150 @@
+// Custom regions on /v1/data (geo=region(…)): sums of members with their MOE, derived percents of
+// the summed components, nulls that name the members, one level per region, costs as the members'.
+// Numbers are checked against the raw Census API files, read here without the ETL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../../support/service.js';
+import { readApiFile } from '../../support/census-api-file.js';
+
+let svc: Service;
+const as = (plan: keyof Service['keys']) => ({ 'x-api-key': svc.keys[plan] });
+
+beforeAll(async () => {
+  svc = await startService();
+}, 300_000);
+afterAll(() => svc?.close());
+
+const get = (url: string, plan: keyof Service['keys'] = 'pro') => svc.app.inject({ url, headers: as(plan) });
+const raw2022 = () => new Map(readApiFile(2022, 'acs5', 'county', 'B25001').map((r) => [`county:${r.state}${r.county}`, r]));
+
+describe('GET /v1/data with an inline region', () => {
+  it('sums three Bay Area counties and gives the MOE √ΣMOE² of the published members', async () => {
+    const res = await get('/v1/data?variables=B25001_001E&geo=region(county:06075,county:06001,county:06013)&vintage=2022');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    const raw = raw2022();
+    const members = ['county:06001', 'county:06013', 'county:06075'].map((k) => raw.get(k)!);
+    const sum = members.reduce((s, r) => s + Number(r.B25001_001E), 0);
+    const rss = Math.sqrt(members.reduce((s, r) => s + Number(r.B25001_001M) ** 2, 0));
+    expect(body.data).toHaveLength(1);
+    expect(body.data[0]).toMatchObject({
+      geo_key: 'region(county:06001,county:06013,county:06075)',
+      geo_type: 'region',
+      variable: 'B25001_001E',
+      estimate: sum,
+      estimate_annotation: null,
+      moe_annotation: null,
+    });
+    expect(body.data[0].moe_numeric).toBeCloseTo(rss, 9);
+    expect(body.data[0].geo_name).toBe(
+      'Region of 3 counties: Alameda County, California; Contra Costa County, California; San Francisco County, California',
+    );
+    expect(body.meta.geography_count).toBe(1);
+    expect(body.meta.regions).toEqual([
+      {
+        geo_key: 'region(county:06001,county:06013,county:06075)',
+        geo_name: body.data[0].geo_name,
+        level: 'county',
+        member_count: 3,
+        members: ['county:06001', 'county:06013', 'county:06075'],
+        missing: [],
+      },
+    ]);
+    expect(body.meta.notes.join(' ')).toMatch(/approximation/);
+    expect(body.meta.notes.join(' ')).toMatch(/Understanding and Using American Community Survey Data.*2020, ch\. 8/);
+  });
+
+  it('takes members by name, as any geo, and answers listed geographies beside the region', async () => {
+    const res = await get(
+      '/v1/data?variables=B25001_001E&geo=county:06075;region(county:Alameda County, CA,county:Contra Costa County, CA)&vintage=2022',
+    );
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    const raw = raw2022();
+    expect(body.data.map((c: { geo_key: string }) => c.geo_key)).toEqual(['county:06075', 'region(county:06001,county:06013)']);
+    expect(body.data[1].estimate).toBe(Number(raw.get('county:06001')!.B25001_001E) + Number(raw.get('county:06013')!.B25001_001E));
+    expect(body.meta.geography_count).toBe(2);
+  });
+
+  it('passes on that the source has no MOEs (2023 county files hold estimates only)', async () => {
+    const res = await get('/v1/data?variables=B01003_001E&geo=region(county:06001,county:06013)&vintage=2023');
+    const raw = new Map(readApiFile(2023, 'acs5', 'county', 'B01003').map((r) => [`${r.state}${r.county}`, r]));
+    expect(res.json().data[0]).toMatchObject({
+      estimate: Number(raw.get('06001')!.B01003_001E) + Number(raw.get('06013')!.B01003_001E),
+      moe_numeric: null,
+      moe_annotation: { code: 'missing_in_source' },
+    });
+  });
+
+  it('makes the aggregate null when a member has no value, naming the member and its reason', async () => {
+    // Connecticut's legacy county 09001 does not exist in ACS 2022 (planning regions from 2022).
+    const res = await get('/v1/data?variables=B25001_001E&geo=region(county:06001,county:09001)&vintage=2022');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.data[0]).toMatchObject({ estimate: null, moe_numeric: null, estimate_annotation: { code: 'region_member_missing' } });
+    expect(body.meta.regions[0].missing).toEqual([
+      {
+        variable: 'B25001_001E',
+        vintage: 2022,
+        reason: 'region_member_missing',
+        members: [{ geo_key: 'county:09001', reason: 'geography_not_defined' }],
+      },
+    ]);
+  });
+
+  it('computes a percent of a region from its summed numerator and denominator, never from members’ percents', async () => {
+    // acs1 2018 states: core_poverty_rate = pct(B17001_002E, B17001_001E).
+    const res = await get(
+      '/v1/data?variables=core_poverty_rate,B17001_002E,B17001_001E&geo=region(state:41,state:53,state:16)&dataset=acs1&vintage=2018',
+    );
+    expect(res.statusCode).toBe(200);
+    const cells = res.json().data as { variable: string; estimate: number; moe_numeric: number }[];
+    const rows = readApiFile(2018, 'acs1', 'state', 'B17001').filter((r) => ['41', '53', '16'].includes(r.state!));
+    const sum = (c: string) => rows.reduce((s, r) => s + Number(r[c]), 0);
+    const rss = (c: string) => Math.sqrt(rows.reduce((s, r) => s + Number(r[c]) ** 2, 0));
+    const [x, y] = [sum('B17001_002E'), sum('B17001_001E')];
+    const [mx, my] = [rss('B17001_002M'), rss('B17001_001M')];
+    const p = x / y;
+    // Proportion MOE (2020 handbook ch. 8): √(MOE_X² − p²·MOE_Y²)/Y, ×100 for a percent.
+    const radicand = mx * mx - p * p * my * my;
+    const moe = (Math.sqrt(radicand >= 0 ? radicand : mx * mx + p * p * my * my) / y) * 100;
+    const byVar = Object.fromEntries(cells.map((c) => [c.variable, c]));
+    expect(byVar.B17001_002E!.estimate).toBe(x);
+    expect(byVar.B17001_001E!.estimate).toBe(y);
+    expect(byVar.core_poverty_rate!.estimate).toBeCloseTo(p * 100, 9);
+    expect(byVar.core_poverty_rate!.moe_numeric).toBeCloseTo(moe, 9);
+  });
+
+  it('never sums medians: a published median of a region without a known distribution is null, not_additive', async () => {
+    const res = await get('/v1/data?variables=B01002_001E&geo=region(state:41,state:53)&dataset=acs1&vintage=2018');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data[0]).toMatchObject({ estimate: null, estimate_annotation: { code: 'not_additive' } });
+  });
+
+  it('refuses a region whose members are of two levels with 422, and malformed regions with 400', async () => {
+    const mixed = await get('/v1/data?variables=B25001_001E&geo=region(county:06001,state:06)&vintage=2022');
+    expect(mixed.statusCode).toBe(422);
+    expect(mixed.headers['content-type']).toMatch(/problem\+json/);
+    expect(mixed.json().detail).toMatch(/mixes geography levels \(county, state\)/);
+    for (const geo of ['region(county:06001', 'region()', 'region(region(county:06001))', 'region:Bad Name']) {
+      const res = await get(`/v1/data?variables=B25001_001E&geo=${encodeURIComponent(geo)}&vintage=2022`);
+      expect(res.statusCode, geo).toBe(400);
+      expect(res.json().type, geo).toMatch(/invalid-geo-format/);
+    }
+  });
+
+  it('costs what its members cost asked as a plain list', async () => {
+    const units = async (geo: string) => {
+      const before = await get(`/v1/data?variables=B25001_001E&geo=county:06001&vintage=2022`, 'business');
+      const r0 = Number(/r=(\d+)/.exec(String(before.headers.ratelimit))?.[1]);
+      const res = await get(`/v1/data?variables=B25001_001E,B01003_001E&geo=${geo}&vintage=2022`, 'business');
+      expect(res.statusCode).toBe(200);
+      return r0 - Number(/r=(\d+)/.exec(String(res.headers.ratelimit))?.[1]);
+    };
+    const list = await units('county:06001;county:06013;county:06075');
+    const region = await units('region(county:06001,county:06013,county:06075)');
+    expect(list).toBe(4);
+    expect(region).toBe(list);
+    // A wildcard member is priced by its expansion, as the wildcard alone would be.
+    expect(await units('region(county:48*)')).toBe(await units('county:48*'));
+  });
+});
