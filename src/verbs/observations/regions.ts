@@ -172,7 +172,7 @@ export async function regionGrid(
     for (const v of p.variables) {
       const r = resolve(v, y);
       if (r.kind === 'derived') for (const c of r.codes) extra.add(c);
-      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code, titleOf(r.code, y))) extra.add(c);
+      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code)) extra.add(c);
     }
   }
   const extraCodes = [...extra];
@@ -236,8 +236,7 @@ export async function regionGrid(
         let out: RegionCell;
         if (r.kind === 'unavailable') out = { cell: nullCell(r.reason), missing: null };
         else if (r.kind === 'direct') {
-          const title = titleOf(r.code, s.vintage);
-          const median = medianFromDistribution.codesFor(r.code, title);
+          const median = medianFromDistribution.codesFor(r.code);
           if (median.length > 0) {
             const parts = median.map((c) => sumOf(c, column.get(c)!));
             const gap = parts.find((x) => x.missing !== null);

@@ -148,3 +148,66 @@ describe('GET /v1/data with an inline region', () => {
     expect(await units('region(county:48*)')).toBe(await units('county:48*'));
   });
 });
+
+describe('medians of a region, from the distribution', () => {
+  const incomeLower = [
+    null,
+    10_000,
+    15_000,
+    20_000,
+    25_000,
+    30_000,
+    35_000,
+    40_000,
+    45_000,
+    50_000,
+    60_000,
+    75_000,
+    100_000,
+    125_000,
+    150_000,
+    200_000,
+  ];
+
+  /** Computed here from the raw B19001 file: the members' households per interval summed, then interpolated. */
+  function expectedMedian(states: string[]): number {
+    const rows = readApiFile(2018, 'acs1', 'state', 'B19001').filter((r) => states.includes(r.state!));
+    const counts = incomeLower.map((_, i) => rows.reduce((s, r) => s + Number(r[`B19001_${String(i + 2).padStart(3, '0')}E`]), 0));
+    const total = counts.reduce((s, c) => s + c, 0);
+    let below = 0;
+    for (let i = 0; i < counts.length; i++) {
+      if (below + counts[i]! >= total / 2) {
+        const [a1, a2] = [incomeLower[i]!, incomeLower[i + 1]!];
+        return a1 + ((50 - (below / total) * 100) / ((counts[i]! / total) * 100)) * (a2 - a1);
+      }
+      below += counts[i]!;
+    }
+    throw new Error('no median');
+  }
+
+  it('estimates median household income of a region from summed B19001, never a sum of medians; MOE null with the reason', async () => {
+    const res = await get(
+      '/v1/data?variables=B19013_001E,core_median_household_income&geo=region(state:41,state:53)&dataset=acs1&vintage=2018',
+    );
+    expect(res.statusCode).toBe(200);
+    const [code, catalog] = res.json().data;
+    expect(code.estimate).toBeCloseTo(expectedMedian(['41', '53']), 6);
+    expect(code.moe_numeric).toBeNull();
+    expect(code.moe_annotation.code).toBe('moe_design_factor_unavailable');
+    expect(catalog.estimate).toBe(code.estimate);
+    // Far from the sum of the two published medians.
+    const published = readApiFile(2018, 'acs1', 'state', 'B19013').filter((r) => ['41', '53'].includes(r.state!));
+    const sumOfMedians = published.reduce((s, r) => s + Number(r.B19013_001E), 0);
+    expect(code.estimate).toBeLessThan(sumOfMedians / 1.5);
+  });
+
+  it("lands near the Bureau's own median for a single state (within the interval holding it)", async () => {
+    const res = await get('/v1/data?variables=B19013_001E&geo=region(state:06)&dataset=acs1&vintage=2018');
+    const estimate = res.json().data[0].estimate as number;
+    // California 2018 acs1: published median 75,277; the 16-interval interpolation lies in $75,000–$99,999.
+    expect(estimate).toBeCloseTo(expectedMedian(['06']), 6);
+    expect(estimate).toBeGreaterThanOrEqual(75_000);
+    expect(estimate).toBeLessThan(100_000);
+    expect(Math.abs(estimate - 75_277) / 75_277).toBeLessThan(0.05);
+  });
+});
