@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
-import { computeCells, type ObservationCell } from './observations/engine.js';
+import type { ObservationCell } from './observations/engine.js';
+import { computeCellsWithRegions, regionMeta } from './observations/regions.js';
+import { savedRegionsOf } from './observations/saved-regions.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
 import { observationCellSchema } from './observations/schemas.js';
@@ -64,18 +66,17 @@ export const getTimeseries = defineVerb({
       requested: input.to,
       defaultToLoaded: false,
       range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
+      regions: { saved: savedRegionsOf(ctx) },
     });
+    const rows = p.geo.geographies.length + p.regions.length;
     const vintages = p.vintages;
     const to = vintages.at(-1)!;
-    checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, maxRows);
-    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
-    await charge({ kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length });
-    const result = await computeCells(p.stores, p.stores.catalog, {
-      dataset: p.dataset,
-      vintages,
-      variables: p.variables,
-      geographies: p.geo.geographies,
-    });
+    checkRowCap(rows * p.variables.length * vintages.length, maxRows);
+    checkResponseSize({ geographies: rows, variables: p.variables.length, vintages: vintages.length });
+    await charge({ kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo, p.regions), vintages: vintages.length });
+    // A region's members are those of the last vintage; in an earlier one a member not defined
+    // there makes the region's value null, naming it (observations/regions.ts).
+    const result = await computeCellsWithRegions(p, vintages);
     // One series per variable and geography, in vintage order.
     const cells = [...result.cells].sort(
       (a, b) => a.variable.localeCompare(b.variable) || a.geo_key.localeCompare(b.geo_key) || a.vintage - b.vintage,
@@ -85,6 +86,13 @@ export const getTimeseries = defineVerb({
         ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
         : undefined;
     const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
-    return { data: cells, meta: { ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }), vintages } };
+    return {
+      data: cells,
+      meta: {
+        ...observationMeta(p, vintages, result, { referencePeriod: period, extraHint: overlap }),
+        ...regionMeta(p, { meta: result.regions }),
+        vintages,
+      },
+    };
   },
 });

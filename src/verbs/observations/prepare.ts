@@ -10,7 +10,6 @@ import type { CatalogStore } from '../../store/catalog.js';
 import { CensusTableStore } from '../../store/census-tables.js';
 import { ObservationStore } from '../../store/observations.js';
 import { definitionOf, resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
-import { AppError } from '../../domain/errors.js';
 import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
@@ -96,7 +95,7 @@ export async function prepare(
     requested: number | undefined;
     defaultToLoaded: boolean;
     range?: (chosen: number) => number[];
-    /** Set by the operations that answer custom regions; `saved` reads the caller's saved regions. */
+    /** `saved` reads the caller's saved regions (`geo=region:<name>`); without it they are not found. */
     regions?: { saved?: SavedRegionLookup };
   },
 ): Promise<PreparedRequest> {
@@ -122,11 +121,6 @@ export async function prepare(
   const vintages = vintage.range ? vintage.range(definitionVintage) : [definitionVintage];
   const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
   const gates = { vintage: definitionVintage, plan, dashboardUrl: ctx.config.DASHBOARD_URL };
-  if (regionSpecs.length > 0 && !vintage.regions) {
-    throw new AppError('unprocessable-request', `${regionSpecs[0]!.raw}: custom regions are answered by /v1/data (get_census_data) only.`, {
-      errors: [{ field: 'geo', message: 'Regions are not supported by this operation', type: 'value_error' }],
-    });
-  }
   const geo =
     rest.length > 0 || regionSpecs.length === 0
       ? resolveGeographies(geographies, rest, gates)

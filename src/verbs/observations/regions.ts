@@ -16,7 +16,7 @@ import type { GeographyRecord } from '../../store/geographies.js';
 import type { VerbContext } from '../../context/verb-context.js';
 import { resolveGeographies, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { computeGridShared } from './answer-cache.js';
-import type { EngineGrid, GridSlice } from './engine.js';
+import { cellsOf, type EngineGrid, type EngineResult, type GridSlice } from './engine.js';
 import { isCensusCode, type CensusCodeVariable, type RequestedVariable } from './variables.js';
 import type { PreparedRequest } from './prepare.js';
 import { geoTermsOf } from './geo-terms.js';
@@ -304,9 +304,32 @@ export function withRegionSlices(grid: EngineGrid, regions: Awaited<ReturnType<t
 }
 
 /** What meta says of an answer with regions: rows counted with them, each region described, the method noted. */
-export function regionMeta(p: PreparedRequest, regions: Awaited<ReturnType<typeof regionGrid>>): Record<string, unknown> {
+export function regionMeta(p: PreparedRequest, regions: { meta: RegionMeta[] }): Record<string, unknown> {
+  if (p.regions.length === 0) return {};
   const notes = [...p.geo.notes];
   for (const r of p.regions) for (const n of r.resolution.notes) if (!notes.includes(n)) notes.push(n);
   notes.push(REGION_MOE_NOTE);
   return { geography_count: p.geo.geographies.length + p.regions.length, regions: regions.meta, notes };
+}
+
+/** The keys of an answer's rows in order: the listed geographies', then the regions'. */
+export const rowKeysOf = (p: PreparedRequest): string[] => [...p.geo.geographies.map((g) => g.key), ...p.regions.map((r) => r.key)];
+
+/** computeCells with the regions' rows after the listed geographies' (compare and timeseries). */
+export async function computeCellsWithRegions(p: PreparedRequest, vintages: number[]): Promise<EngineResult & { regions: RegionMeta[] }> {
+  const grid = await computeGridShared(p.stores, p.stores.catalog, {
+    dataset: p.dataset,
+    vintages,
+    variables: p.variables,
+    geographies: p.geo.geographies,
+  });
+  const regions = p.regions.length ? await regionGrid(p, p.regions, vintages) : null;
+  const all = regions ? withRegionSlices(grid, regions) : grid;
+  return {
+    cells: cellsOf(all),
+    nullReasons: all.nullReasons,
+    loaded: all.loaded,
+    loadedInOther: all.loadedInOther,
+    regions: regions?.meta ?? [],
+  };
 }

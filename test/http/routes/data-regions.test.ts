@@ -211,3 +211,55 @@ describe('medians of a region, from the distribution', () => {
     expect(Math.abs(estimate - 75_277) / 75_277).toBeLessThan(0.05);
   });
 });
+
+describe('regions in compare and timeseries', () => {
+  it('compares a region with a county: the difference, its MOE from both MOEs, and the verdict', async () => {
+    const res = await get('/v1/compare?variables=B25001_001E&geo=county:06075;region(county:06001,county:06013)&vintage=2022');
+    expect(res.statusCode).toBe(200);
+    const [sf, region] = res.json().data;
+    const raw = raw2022();
+    const [a, c, s] = ['county:06001', 'county:06013', 'county:06075'].map((k) => raw.get(k)!);
+    const regionMoe = Math.sqrt(Number(a!.B25001_001M) ** 2 + Number(c!.B25001_001M) ** 2);
+    expect(sf.geo_key).toBe('county:06075');
+    expect(region).toMatchObject({ geo_key: 'region(county:06001,county:06013)', comparison: { reference_geo_key: 'county:06075' } });
+    expect(region.comparison.difference).toBe(Number(a!.B25001_001E) + Number(c!.B25001_001E) - Number(s!.B25001_001E));
+    expect(region.comparison.difference_moe).toBeCloseTo(Math.sqrt(regionMoe ** 2 + Number(s!.B25001_001M) ** 2), 9);
+    expect(region.comparison.significant).toBe(Math.abs(region.comparison.difference) > region.comparison.difference_moe);
+    expect(res.json().meta.regions[0].member_count).toBe(2);
+  });
+
+  it('compares two regions with each other', async () => {
+    const res = await get(
+      '/v1/compare?variables=B25001_001E&geo=region(county:06001,county:06013);region(county:06075,county:06081)&vintage=2022',
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.map((c: { geo_key: string }) => c.geo_key)).toEqual([
+      'region(county:06001,county:06013)',
+      'region(county:06075,county:06081)',
+    ]);
+  });
+
+  it('answers a region in each vintage of a series, null where a member is not defined, naming it', async () => {
+    // Connecticut's planning region 09110 is a county equivalent from ACS 2022 on.
+    const res = await get('/v1/timeseries?variables=B25001_001E&geo=region(county:06001,county:09110)&from=2021&to=2023');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.data.map((c: { vintage: number }) => c.vintage)).toEqual([2021, 2022, 2023]);
+    const b2022 = new Map(readApiFile(2022, 'acs5', 'county', 'B25001').map((r) => [`${r.state}${r.county}`, Number(r.B25001_001E)]));
+    const b2023 = new Map(readApiFile(2023, 'acs5', 'county', 'B25001').map((r) => [`${r.state}${r.county}`, Number(r.B25001_001E)]));
+    expect(body.data[1].estimate).toBe(b2022.get('06001')! + b2022.get('09110')!);
+    expect(body.data[2].estimate).toBe(b2023.get('06001')! + b2023.get('09110')!);
+    expect(body.data[0]).toMatchObject({ estimate: null, estimate_annotation: { code: 'region_member_missing' } });
+    expect(body.meta.regions[0].missing).toEqual([
+      {
+        variable: 'B25001_001E',
+        vintage: 2021,
+        reason: 'region_member_missing',
+        members: [
+          { geo_key: 'county:06001', reason: 'no_data_loaded' },
+          { geo_key: 'county:09110', reason: 'geography_not_defined' },
+        ],
+      },
+    ]);
+  });
+});
