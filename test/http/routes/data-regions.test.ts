@@ -263,3 +263,23 @@ describe('regions in compare and timeseries', () => {
     ]);
   });
 });
+
+describe('regions in every format', () => {
+  it('compact and CSV carry the region row as the long format does', async () => {
+    const q = '/v1/data?variables=B25001_001E,B01003_001E&geo=county:06075;region(county:06001,county:06013)&vintage=2022';
+    const long = (await get(q)).json();
+    const compact = (await get(`${q}&format=compact`)).json();
+    expect(compact.data.geographies.map((g: { geo_key: string; geo_type: string }) => [g.geo_key, g.geo_type])).toEqual([
+      ['county:06075', 'county'],
+      ['region(county:06001,county:06013)', 'region'],
+    ]);
+    expect(compact.data.estimate[1]).toEqual([long.data[2].estimate, long.data[3].estimate]);
+    expect(compact.data.moe_numeric[1]).toEqual([long.data[2].moe_numeric, null]);
+    expect(compact.data.moe_annotation[1]).toEqual([null, 'missing_in_source']);
+    const csv = await get(`${q}&format=csv`);
+    expect(csv.statusCode).toBe(200);
+    const lines = csv.body.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[3]).toMatch(new RegExp(`^"region\\(county:06001,county:06013\\)",.*,region,B25001_001E,.*,${long.data[2].estimate},`));
+  });
+});
