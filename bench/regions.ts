@@ -95,7 +95,7 @@ async function main() {
     console.log(`  bare fastify, the region's bytes    : p50 ${fmtMs(b.p50)} ms`);
     console.log(`  region p50 ${s.p50 < 100 ? '<' : '≥'} 100 ms target; region ÷ rows p50 ${(s.p50 / l.p50).toFixed(2)}×`);
     console.log(
-      `  values: ${body.data.map((c) => `${c.variable}=${c.estimate === null ? 'null' : Math.round(c.estimate * 10) / 10}`).join(', ')}`,
+      `  values (${missing} null for a member without a value): ${body.data.map((c) => `${c.variable}=${c.estimate === null ? 'null' : Math.round(c.estimate * 10) / 10}`).join(', ')}`,
     );
     await app.close();
     await bare.close();

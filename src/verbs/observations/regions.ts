@@ -13,7 +13,6 @@ import { extractRegions, type RegionSpec } from '../../domain/regions/specifier.
 import type { GeoTerm } from '../../domain/cost.js';
 import type { Resolution } from '../../store/catalog.js';
 import type { GeographyRecord } from '../../store/geographies.js';
-import type { VerbContext } from '../../context/verb-context.js';
 import { resolveGeographies, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { computeGridShared } from './answer-cache.js';
 import { cellsOf, type EngineGrid, type EngineResult, type GridSlice } from './engine.js';
