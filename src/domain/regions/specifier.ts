@@ -5,7 +5,10 @@
 // separate members, not specifiers.
 import { AppError } from '../errors.js';
 
-export type RegionSpec = { kind: 'inline'; raw: string; members: string } | { kind: 'saved'; raw: string; name: string };
+export type RegionSpec =
+  | { kind: 'inline'; raw: string; members: string }
+  /** `members` once read from the account (the keys as saved, `;`-separated). */
+  | { kind: 'saved'; raw: string; name: string; members?: string };
 
 /** A saved region's name: a slug, so `region:<name>` needs no quoting in a URL or a `;` list. */
 export const REGION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;

@@ -16,7 +16,14 @@ import type { GeographyStore } from '../../store/geographies.js';
 import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
-import { extractRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
+import {
+  extractRegions,
+  readSavedRegions,
+  regionGeoTerms,
+  resolveRegions,
+  type ResolvedRegion,
+  type SavedRegionLookup,
+} from './regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -104,9 +111,11 @@ export async function prepare(
   const geographies = storeOf(ctx.stores, 'geographies');
   const tables = storeIfOpen(ctx.stores, 'censusTables');
   const dataset = parseDataset(input.dataset);
-  const { rest, regions: regionSpecs } = extractRegions(input.geo);
-  // The levels the default vintage is looked for at: the listed geographies' and the inline regions' members'.
-  const levelsOf = [...rest, ...regionSpecs.flatMap((r) => (r.kind === 'inline' ? [r.members] : []))];
+  const extracted = extractRegions(input.geo);
+  const rest = extracted.rest;
+  const regionSpecs = await readSavedRegions(extracted.regions, vintage.regions?.saved);
+  // The levels the default vintage is looked for at: the listed geographies' and the regions' members'.
+  const levelsOf = [...rest, ...regionSpecs.map((r) => r.members!)];
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;

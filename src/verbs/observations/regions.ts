@@ -58,6 +58,27 @@ function regionName(level: GeoType, members: readonly GeographyRecord[], saved: 
   return `${saved ? `Region "${saved}"` : 'Region'} of ${members.length} ${members.length === 1 ? level.replace('_', ' ') : PLURAL[level]}: ${list}`;
 }
 
+/** Saved regions with their members read from the account (404 for a name it does not have). */
+export async function readSavedRegions(specs: readonly RegionSpec[], saved?: SavedRegionLookup): Promise<RegionSpec[]> {
+  const out: RegionSpec[] = [];
+  for (const spec of specs) {
+    if (spec.kind !== 'saved' || spec.members !== undefined) {
+      out.push(spec);
+      continue;
+    }
+    const found = saved ? await saved(spec.name) : null;
+    if (!found) {
+      throw new AppError(
+        'geography-not-found',
+        `${spec.raw}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
+        { extensions: { geo: spec.raw } },
+      );
+    }
+    out.push({ ...spec, members: found.members });
+  }
+  return out;
+}
+
 /** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
 export async function resolveRegions(
   store: Parameters<typeof resolveGeographies>[0],
@@ -67,18 +88,8 @@ export async function resolveRegions(
 ): Promise<ResolvedRegion[]> {
   const out: ResolvedRegion[] = [];
   for (const spec of specs) {
-    let members = spec.kind === 'inline' ? spec.members : '';
-    if (spec.kind === 'saved') {
-      const found = saved ? await saved(spec.name) : null;
-      if (!found) {
-        throw new AppError(
-          'geography-not-found',
-          `${spec.raw}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
-          { extensions: { geo: spec.raw } },
-        );
-      }
-      members = found.members;
-    }
+    const [read] = await readSavedRegions([spec], saved);
+    const members = read!.members!;
     const resolution = resolveGeographies(store, members, opts);
     const levels = [...new Set(resolution.geographies.map((g) => g.type))];
     if (levels.length !== 1) {

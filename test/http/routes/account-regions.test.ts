@@ -85,6 +85,12 @@ describe('/v1/account/regions and geo=region:<name>', () => {
     expect(saved.json().data[0].estimate).toBe(inline.json().data[0].estimate);
     expect(saved.json().data[0].moe_numeric).toBe(inline.json().data[0].moe_numeric);
 
+    // Without a vintage, the default is the latest the build holds for the saved members' level.
+    const latest = await app.inject({ url: '/v1/data?variables=B25001_001E&geo=region:bay-area', headers: { 'x-api-key': key } });
+    expect(latest.statusCode).toBe(200);
+    expect(latest.json().meta.source.vintage_year).toBe(2023);
+    expect(latest.json().data[0].estimate).toEqual(expect.any(Number));
+
     const list = await app.inject({ url: '/v1/account/regions', headers: alice });
     expect(list.json().data.map((r: { name: string }) => r.name)).toEqual(['bay-area']);
     expect(list.json().meta).toMatchObject({ total_count: 1, region_limit: 100 });
