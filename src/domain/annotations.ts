@@ -90,6 +90,26 @@ export const ANNOTATIONS = {
     meaning:
       'The census code changed meaning (label or universe) in this vintage; the value is withheld rather than joined to a different concept.',
   },
+  region_member_missing: {
+    symbol: '',
+    meaning:
+      "A member of the custom region has no value for this variable, so the region's total is not known (meta.regions names the members and their reasons).",
+  },
+  not_additive: {
+    symbol: '',
+    meaning:
+      "A median, mean, ratio, rate or percentage cannot be summed over a custom region's members, and no distribution to estimate it from is known; the value is null rather than a wrong figure.",
+  },
+  median_open_interval: {
+    symbol: '',
+    meaning:
+      "The custom region's median falls in the distribution's open-ended lowest or highest interval, so there is no bound to interpolate to; no estimate is given.",
+  },
+  moe_design_factor_unavailable: {
+    symbol: '',
+    meaning:
+      "The Bureau's MOE for a median estimated from a distribution needs the design factor it publishes per characteristic and state (ACS Accuracy of the Data), which this deployment does not hold; no MOE is given rather than a guess.",
+  },
   derived_from_annotated: {
     symbol: '',
     meaning: 'Derived value: at least one component was null or annotated, so the derived figure or its MOE is not available.',

@@ -84,6 +84,10 @@ const GEO_GUIDE =
   'Wildcards (county:48*, tract:48453*) and names (county:Travis County, TX) expand to many geographies: county/metro/cd/tract wildcards need the Pro plan, block_group wildcards the Business plan; direct keys work on every plan. ' +
   'Use search_geographies or geocode to find keys.';
 
+const REGION_GUIDE =
+  'A custom region adds up geographies of one level: geo "region(county:06001,county:06013,county:06075)" (members as keys, wildcards or names), or "region:<name>" for a region saved to the account. ' +
+  "Counts are summed with the MOE √ΣMOE² (the Census Bureau's approximation), percents and ratios computed from the summed parts, median household income interpolated from the income distribution (no MOE); other medians and averages are null, never summed. A region costs what its members cost.";
+
 const VALUE_GUIDE =
   'Every value comes with its 90% margin of error; a missing value carries an annotation explaining why (e.g. not published for small areas in acs1).';
 
@@ -94,7 +98,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'American Community Survey estimates (with margins of error) for one or more variables and geographies in one vintage. ' +
       'Example: variables "B19013_001E" (median household income), geo "state:06", dataset "acs1", vintage 2018 → California $75,277 ± $317. ' +
-      `Variables are api_names or census codes from search_variables. ${GEO_GUIDE} ${VALUE_GUIDE} ` +
+      `Variables are api_names or census codes from search_variables. ${GEO_GUIDE} ${REGION_GUIDE} ${VALUE_GUIDE} ` +
       'Costs quota units: 1 per geography (a wildcard: 1 per 10 geographies it expands to) plus 1 per extra variable.',
     render: (r) => renderData(longFormat(r)),
   }),
@@ -103,7 +107,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: 'Compare geographies',
     description:
       "The same variables for two or more geographies side by side, each compared with the FIRST geography: the difference, its margin of error, and whether it is statistically significant at 90% confidence (the Census Bureau's test). " +
-      `Example: variables "B19013_001E", geo ["state:06", "state:48"], dataset "acs1", vintage 2018. ${GEO_GUIDE}`,
+      `Example: variables "B19013_001E", geo ["state:06", "state:48"], dataset "acs1", vintage 2018. ${GEO_GUIDE} ${REGION_GUIDE}`,
     render: renderCompare,
   }),
   tool(getTimeseries, {
@@ -112,7 +116,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Variables across survey years (vintages from..to, at most 16 points) for one or more geographies; every year of the range is listed, and years without a value say why (not published that year, changed meaning). ' +
       'acs5 periods overlap (2019 covers 2015–2019): compare non-overlapping periods to measure change. ' +
-      `Example: variables "B01003_001E", geo "state:06", dataset "acs1", from 2016, to 2019. ${GEO_GUIDE}`,
+      `Example: variables "B01003_001E", geo "state:06", dataset "acs1", from 2016, to 2019. ${GEO_GUIDE} ${REGION_GUIDE}`,
     render: renderTimeseries,
   }),
   tool(searchVariables, {

@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
-import { computeCells, type ObservationCell } from './observations/engine.js';
+import type { ObservationCell } from './observations/engine.js';
+import { computeCellsWithRegions, regionMeta, rowKeysOf } from './observations/regions.js';
+import { savedRegionsOf } from './observations/saved-regions.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
 import { comparedCellSchema } from './observations/schemas.js';
@@ -78,34 +80,31 @@ export const compareGeographies = defineVerb({
   heavy: (input) => isWildcard(input.geo),
   run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ComparedCell[]>> => {
     const dollars = dollarsRequest(input.dollars);
-    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
+    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
     const vintage = p.vintage;
     const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);
+    // Rows: the listed geographies, then the regions (observations/regions.ts).
+    const rows = rowKeysOf(p);
     // The time form (compare_to) compares each geography with itself, so one geography is enough.
-    if (p.geo.geographies.length < (base === undefined ? 2 : 1)) {
+    if (rows.length < (base === undefined ? 2 : 1)) {
       throw new AppError(
         'validation-error',
-        `compare needs at least two geographies; got ${p.geo.geographies.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`,
+        `compare needs at least two geographies; got ${rows.length}. Separate them with ";" (geo=state:06;state:48) or repeat geo.`,
         {
           errors: [{ field: 'geo', message: 'at least two geographies', type: 'too_short' }],
         },
       );
     }
-    checkRowCap(p.geo.geographies.length * p.variables.length, maxRows);
-    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
-    await charge({ kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo) });
-    const result = await computeCells(p.stores, p.stores.catalog, {
-      dataset: p.dataset,
-      vintages: base !== undefined && base !== vintage ? [vintage, base] : [vintage],
-      variables: p.variables,
-      geographies: p.geo.geographies,
-    });
-    const first = p.geo.geographies[0]!.key;
+    checkRowCap(rows.length * p.variables.length, maxRows);
+    checkResponseSize({ geographies: rows.length, variables: p.variables.length });
+    await charge({ kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) });
+    const result = await computeCellsWithRegions(p, base !== undefined && base !== vintage ? [vintage, base] : [vintage]);
+    const first = rows[0]!;
     const all = dollars ? result.cells.map((c) => adjustCell(c, dollars)) : result.cells;
     const restated = all.filter((c) => c.vintage === vintage);
     const reference = new Map(restated.filter((c) => c.geo_key === first).map((c) => [c.variable, c]));
     // Ordered by variable, then geography in request order: one block per variable, side by side.
-    const order = new Map(p.geo.geographies.map((g, i) => [g.key, i]));
+    const order = new Map(rows.map((k, i) => [k, i]));
     const varOrder = new Map(p.variables.map((v, i) => [v.api_name, i]));
     const cells = restated
       .map((c) => ({ ...c, comparison: c.geo_key === first ? null : compareWith(reference.get(c.variable)!, c) }))
@@ -117,6 +116,7 @@ export const compareGeographies = defineVerb({
           extraHint:
             [p.defaultNote, nominalDollarsNote(base, [vintage], dollars !== null, restated)].filter(Boolean).join(' ') || undefined,
         }),
+        ...regionMeta(p, { meta: result.regions }),
         ...(dollars ? { dollars: dollarsMeta(dollars) } : {}),
         ...(base !== undefined ? { compare_to: base } : {}),
       },

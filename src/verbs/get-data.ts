@@ -14,6 +14,8 @@ import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFe
 import { compactDataSchema, dataCellSchema } from './observations/schemas.js';
 import { defineVerb } from './define-verb.js';
 import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest, refuseCompactDollars } from './observations/dollars.js';
+import { regionGrid, regionMeta, withRegionSlices } from './observations/regions.js';
+import { savedRegionsOf } from './observations/saved-regions.js';
 
 export const getDataInput = z.object({
   ...observationInputShape,
@@ -44,7 +46,7 @@ export const getData = defineVerb({
   run: async ({ ctx, input, plan, maxRows, format, charge }): Promise<VerbResult<DataCell[] | CompactData>> => {
     const dollars = dollarsRequest(input.dollars);
     if (dollars && format === 'compact') refuseCompactDollars();
-    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true });
+    const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
     const vintage = p.vintage;
     if (input.include_geometry)
       requireGeometryFeature(
@@ -52,9 +54,10 @@ export const getData = defineVerb({
         p.plan,
         p.geo.geographies.map((g) => g.type),
       );
-    checkRowCap(p.geo.geographies.length * p.variables.length, maxRows);
-    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, geometry: input.include_geometry === true });
-    await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
+    const rows = p.geo.geographies.length + p.regions.length;
+    checkRowCap(rows * p.variables.length, maxRows);
+    checkResponseSize({ geographies: rows, variables: p.variables.length, geometry: input.include_geometry === true });
+    await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) });
 
     const request = { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies };
     const meta: Record<string, unknown> = {};
@@ -75,14 +78,21 @@ export const getData = defineVerb({
       meta.boundary_vintages = shapes?.vintages ?? {};
     }
     if (dollars) meta.dollars = dollarsMeta(dollars);
+    const regions = p.regions.length ? await regionGrid(p, p.regions, [vintage]) : null;
+    if (regions) Object.assign(meta, regionMeta(p, regions));
     const metaOf = (result: Parameters<typeof observationMeta>[2]) => ({
       ...observationMeta(p, [vintage], result, { extraHint: p.defaultNote ?? undefined }),
       ...meta,
     });
+    // Regions' rows follow the listed geographies' (observations/regions.ts).
+    const computeGrid = async () => {
+      const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+      return regions ? withRegionSlices(grid, regions) : grid;
+    };
 
     if (format === 'compact') {
       // Straight from the engine's grid: no cell object per value (observations/compact.ts).
-      const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+      const grid = await computeGrid();
       let table = compactShared(grid, { dataset: p.dataset, vintage });
       if (geometries) {
         const shapes = geometries;
@@ -90,7 +100,7 @@ export const getData = defineVerb({
       }
       return { data: table, meta: metaOf(grid) };
     }
-    const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+    const grid = await computeGrid();
     if (dollars) {
       const shapes = geometries;
       const cells = cellsShared(grid).cells.map((c) => adjustCell(c, dollars));

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
 import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
-import { computeCells, type ObservationCell } from './observations/engine.js';
+import type { ObservationCell } from './observations/engine.js';
+import { computeCellsWithRegions, regionMeta } from './observations/regions.js';
+import { savedRegionsOf } from './observations/saved-regions.js';
 import { observationMeta } from './observations/meta.js';
 import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
 import { observationCellSchema } from './observations/schemas.js';
@@ -69,21 +71,25 @@ export const getTimeseries = defineVerb({
       requested: input.to,
       defaultToLoaded: false,
       range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
+      regions: { saved: savedRegionsOf(ctx) },
     });
+    const rows = p.geo.geographies.length + p.regions.length;
     const vintages = p.vintages;
     const to = vintages.at(-1)!;
     const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);
     // A base outside the range is read too, and charged as one more vintage.
     const extra = base !== undefined && !vintages.includes(base) ? [base] : [];
-    checkRowCap(p.geo.geographies.length * p.variables.length * vintages.length, maxRows);
-    checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length, vintages: vintages.length });
-    await charge({ kind: 'timeseries', variables: p.variables.length, geos: geoTerms(p.geo), vintages: vintages.length + extra.length });
-    const result = await computeCells(p.stores, p.stores.catalog, {
-      dataset: p.dataset,
-      vintages: [...vintages, ...extra],
-      variables: p.variables,
-      geographies: p.geo.geographies,
+    checkRowCap(rows * p.variables.length * vintages.length, maxRows);
+    checkResponseSize({ geographies: rows, variables: p.variables.length, vintages: vintages.length });
+    await charge({
+      kind: 'timeseries',
+      variables: p.variables.length,
+      geos: geoTerms(p.geo, p.regions),
+      vintages: vintages.length + extra.length,
     });
+    // A region's members are those of the last vintage; in an earlier one a member not defined
+    // there makes the region's value null, naming it (observations/regions.ts).
+    const result = await computeCellsWithRegions(p, [...vintages, ...extra]);
     // Dollars are restated first, so a change is measured in constant dollars.
     const all = dollars ? result.cells.map((c) => adjustCell(c, dollars)) : result.cells;
     const shown = extra.length ? all.filter((c) => c.vintage !== base) : all;
@@ -106,6 +112,7 @@ export const getTimeseries = defineVerb({
           referencePeriod: period,
           extraHint: [nominal, overlap].filter(Boolean).join(' ') || undefined,
         }),
+        ...regionMeta(p, { meta: result.regions }),
         vintages,
         ...(dollars ? { dollars: dollarsMeta(dollars) } : {}),
         ...(base !== undefined ? { compare_to: base } : {}),

@@ -173,4 +173,16 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER IF NOT EXISTS auth_gen_acceptance_insert AFTER INSERT ON tos_acceptances BEGIN ${BUMP} END;
   CREATE TRIGGER IF NOT EXISTS auth_gen_acceptance_delete AFTER DELETE ON tos_acceptances BEGIN ${BUMP} END;
   `,
+  `
+  -- Saved custom regions (geo=region:<name>): one name per account, the members' keys as saved.
+  CREATE TABLE saved_regions (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    members TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (account_id, name)
+  );
+  `,
 ];

@@ -25,6 +25,7 @@ import { chargeBatcherOf } from './charge-batcher.js';
 import { closeAccountsDb, stmt, type Db } from './db.js';
 import { createInvite, redeemInvite } from './invites-repo.js';
 import { authGeneration, keyCacheOf } from './key-cache.js';
+import { createRegion, deleteRegion, getRegion, listRegions, renameRegion } from './regions-repo.js';
 import { countActiveKeys, createKey, getKey, listKeys, renameKey, revokeKey, rotateKey, touchKey } from './keys-repo.js';
 import { planRank } from './plan-rank.js';
 import { runRetention } from './retention.js';
@@ -140,6 +141,22 @@ export class SqliteAccountStore implements AccountsStore {
   }
   async renameKey(accountId: string, keyId: string, name: string) {
     return renameKey(this.db, accountId, keyId, name);
+  }
+
+  async listRegions(accountId: string) {
+    return listRegions(this.db, accountId);
+  }
+  async getRegion(accountId: string, name: string) {
+    return getRegion(this.db, accountId, name);
+  }
+  async createRegion(accountId: string, r: { name: string; members: string; now: number }, maxRegions: number) {
+    return createRegion(this.db, accountId, r, maxRegions);
+  }
+  async renameRegion(accountId: string, name: string, newName: string, now: number) {
+    return renameRegion(this.db, accountId, name, newName, now);
+  }
+  async deleteRegion(accountId: string, name: string) {
+    return deleteRegion(this.db, accountId, name);
   }
   async findKeyOwner(ref: { id: string } | { hash: string }) {
     return (

@@ -10,12 +10,14 @@ import type { AccountRow } from './accounts-repo.js';
 import type { SubscriptionRow } from './billing-repo.js';
 import type { RedeemOutcome } from './invites-repo.js';
 import type { KeyLookup, KeyRow, RotateOutcome } from './keys-repo.js';
+import type { RegionRow, RenameRegionOutcome, SaveRegionOutcome } from './regions-repo.js';
 import type { RetentionReport } from './retention.js';
 import type { SessionRow } from './sessions-repo.js';
 import type { TosState } from './tos-policy.js';
 import type { TosAcceptance, TosDocument } from './tos-repo.js';
 import type { ChargeInput, RefundInput, UsageBreakdownRow } from './usage-repo.js';
 
+export type { RegionRow, RenameRegionOutcome, SaveRegionOutcome };
 export type { AccountRow, KeyLookup, KeyRow, RotateOutcome, SessionRow, SubscriptionRow, TosAcceptance, TosDocument, TosState };
 
 export interface DatabaseHealth {
@@ -114,6 +116,13 @@ export interface AccountsStore {
   touchKey(keyHash: string, keyId: string, now: number): Promise<void>;
   /** The auth generation as this process last saw it (moves on revocation, plan and terms changes). */
   authGeneration(): number;
+
+  // Saved custom regions (by name, scoped to the account)
+  listRegions(accountId: string): Promise<RegionRow[]>;
+  getRegion(accountId: string, name: string): Promise<RegionRow | undefined>;
+  createRegion(accountId: string, r: { name: string; members: string; now: number }, maxRegions: number): Promise<SaveRegionOutcome>;
+  renameRegion(accountId: string, name: string, newName: string, now: number): Promise<RenameRegionOutcome>;
+  deleteRegion(accountId: string, name: string): Promise<boolean>;
 
   // Usage and limits
   admit(input: AdmitInput): Promise<AdmitOutcome>;

@@ -9,12 +9,21 @@ import type { GeoTerm } from '../../domain/cost.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { CensusTableStore } from '../../store/census-tables.js';
 import { ObservationStore } from '../../store/observations.js';
-import { resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
+import { definitionOf, resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
 import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
 import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
+import { geoTermsOf } from './geo-terms.js';
+import {
+  extractRegions,
+  readSavedRegions,
+  regionGeoTerms,
+  resolveRegions,
+  type ResolvedRegion,
+  type SavedRegionLookup,
+} from './regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -24,7 +33,7 @@ export const observationInputShape = {
     'Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most 50 items.',
   ),
   geo: listParam.describe(
-    'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated.',
+    'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated. A custom region sums geographies of one level into one row: region(county:06001,county:06013), or region:<name> for a region saved to your account (docs/api.md "Custom regions").',
   ),
   dataset: z.string().optional().describe('acs5 (default, 5-year estimates) or acs1 (1-year estimates, areas of 65,000+ only).'),
 };
@@ -40,13 +49,14 @@ export interface PreparedRequest {
   /** The vintages the variables were checked against (one, or a timeseries range). */
   vintages: number[];
   geo: ResolvedGeographies;
+  /** Custom regions (`region(…)`, `region:<name>`), answered after `geo`'s geographies. */
+  regions: ResolvedRegion[];
   stores: { catalog: CatalogStore; observations: ObservationStore; geographies: GeographyStore; tables: CensusTableStore | undefined };
 }
 
-export function geoTerms(geo: ResolvedGeographies): GeoTerm[] {
-  return geo.expansions.map((e) =>
-    e.via === 'key' || (e.count === 1 && e.via !== 'wildcard') ? { kind: 'single' } : { kind: 'expansion', count: e.count },
-  );
+/** What the request's geographies cost: the listed ones and every region's members (regions.ts). */
+export function geoTerms(geo: ResolvedGeographies, regions: readonly ResolvedRegion[] = []): GeoTerm[] {
+  return [...geoTermsOf(geo), ...regionGeoTerms(regions)];
 }
 
 /**
@@ -88,19 +98,30 @@ export async function prepare(
   ctx: VerbContext,
   plan: Plan,
   input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
-  vintage: { requested: number | undefined; defaultToLoaded: boolean; range?: (chosen: number) => number[] },
+  vintage: {
+    requested: number | undefined;
+    defaultToLoaded: boolean;
+    range?: (chosen: number) => number[];
+    /** `saved` reads the caller's saved regions (`geo=region:<name>`); without it they are not found. */
+    regions?: { saved?: SavedRegionLookup };
+  },
 ): Promise<PreparedRequest> {
   const catalog = storeOf(ctx.stores, 'catalog');
   const observations = storeOf(ctx.stores, 'observations');
   const geographies = storeOf(ctx.stores, 'geographies');
   const tables = storeIfOpen(ctx.stores, 'censusTables');
   const dataset = parseDataset(input.dataset);
+  const extracted = extractRegions(input.geo);
+  const rest = extracted.rest;
+  const regionSpecs = await readSavedRegions(extracted.regions, vintage.regions?.saved);
+  // The levels the default vintage is looked for at: the listed geographies' and the regions' members'.
+  const levelsOf = [...rest, ...regionSpecs.map((r) => r.members!)];
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;
   let defaultNote: string | null = null;
   if (chosen === undefined) {
-    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, input.geo, parsed) : undefined) ?? latest;
+    chosen = (vintage.defaultToLoaded ? latestLoadedVintage(observations, catalog, dataset, levelsOf, parsed) : undefined) ?? latest;
     if (chosen !== latest) {
       defaultNote = `No vintage was given: ${chosen} is the latest with values in this service for these variables and geographies (the dataset's latest vintage is ${latest}).`;
     }
@@ -108,12 +129,28 @@ export async function prepare(
   const definitionVintage = checkVintage(dataset, chosen);
   const vintages = vintage.range ? vintage.range(definitionVintage) : [definitionVintage];
   const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
-  const geo = resolveGeographies(geographies, input.geo ?? [], {
-    vintage: definitionVintage,
+  const gates = { vintage: definitionVintage, plan, dashboardUrl: ctx.config.DASHBOARD_URL };
+  const geo =
+    rest.length > 0 || regionSpecs.length === 0
+      ? resolveGeographies(geographies, rest, gates)
+      : {
+          geographies: [],
+          expansions: [],
+          definitionVintage: definitionOf(definitionVintage, geographies),
+          notes: [definitionOf(definitionVintage, geographies).description],
+        };
+  const regions = await resolveRegions(geographies, regionSpecs, gates, vintage.regions?.saved);
+  return {
+    dataset,
     plan,
-    dashboardUrl: ctx.config.DASHBOARD_URL,
-  });
-  return { dataset, plan, variables, vintages, geo, vintage: chosen, defaultNote, stores: { catalog, observations, geographies, tables } };
+    variables,
+    vintages,
+    geo,
+    regions,
+    vintage: chosen,
+    defaultNote,
+    stores: { catalog, observations, geographies, tables },
+  };
 }
 
 /** Geometry follows boundary access: block-group shapes need Business, tract shapes Pro, … */

@@ -72,3 +72,13 @@ export const usageSchema = z.object({
 });
 
 export const keyParams = z.object({ id: z.string().min(1).max(64) });
+
+export const regionSchema = z.object({
+  name: z.string(),
+  geo: z.string().describe('How a data request names it: `region:<name>`'),
+  level: z.string().describe('The members’ geography level'),
+  member_count: z.number().int(),
+  members: z.array(z.string()).describe('The members’ geography keys, as resolved when the region was saved'),
+  created_at: ts,
+  updated_at: ts,
+});

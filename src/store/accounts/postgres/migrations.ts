@@ -251,4 +251,16 @@ export const PG_MIGRATIONS: readonly string[] = [
     RETURN NULL;
   END $$;
   `,
+  `
+  -- Saved custom regions (geo=region:<name>), as in the SQLite schema.
+  CREATE TABLE saved_regions (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    members TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    UNIQUE (account_id, name)
+  );
+  `,
 ];

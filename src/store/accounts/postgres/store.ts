@@ -19,6 +19,7 @@ import type { SubscriptionRow } from '../billing-repo.js';
 import { newId } from '../ids.js';
 import { hashInvite, generateInviteCode, type RedeemOutcome } from '../invites-repo.js';
 import { KeyLimitError, LAST_USED_RESOLUTION_MS, type KeyLookup, type KeyRow, type RotateOutcome } from '../keys-repo.js';
+import { REGION_COLUMNS, type RegionRow, type RenameRegionOutcome, type SaveRegionOutcome } from '../regions-repo.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../../domain/keys.js';
 import { planRank } from '../plan-rank.js';
 import { sessionIdHash, newSessionSecrets, type SessionRow } from '../sessions-repo.js';
@@ -505,6 +506,54 @@ export class PostgresAccountStore implements AccountsStore {
       [name, keyId, accountId],
     );
   }
+  // ---------------------------------------------------------------- saved regions
+
+  async listRegions(accountId: string) {
+    return (await this.q<RegionRow>(`SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = $1 ORDER BY name`, [accountId])).rows;
+  }
+  getRegion(accountId: string, name: string) {
+    return this.one<RegionRow>(`SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = $1 AND name = $2`, [accountId, name]);
+  }
+  createRegion(accountId: string, r: { name: string; members: string; now: number }, maxRegions: number) {
+    return this.tx(async (c): Promise<SaveRegionOutcome> => {
+      // Check and insert under one lock so parallel saves (any replica) keep names unique and the count bounded.
+      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [`regions:${accountId}`]);
+      const taken = await this.one(`SELECT 1 FROM saved_regions WHERE account_id = $1 AND name = $2`, [accountId, r.name], c);
+      if (taken) return { kind: 'exists' };
+      const n = await this.one<{ n: number }>('SELECT count(*)::int AS n FROM saved_regions WHERE account_id = $1', [accountId], c);
+      if ((n?.n ?? 0) >= maxRegions) return { kind: 'limit', limit: maxRegions };
+      const row = await this.one<RegionRow>(
+        `INSERT INTO saved_regions (id, account_id, name, members, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${REGION_COLUMNS}`,
+        [newId('reg'), accountId, r.name, r.members, r.now],
+        c,
+      );
+      return { kind: 'ok', row: row! };
+    });
+  }
+  renameRegion(accountId: string, name: string, newName: string, now: number) {
+    return this.tx(async (c): Promise<RenameRegionOutcome> => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [`regions:${accountId}`]);
+      const row = await this.one<RegionRow>(
+        `SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = $1 AND name = $2`,
+        [accountId, name],
+        c,
+      );
+      if (!row) return { kind: 'not-found' };
+      if (newName === name) return { kind: 'ok', row };
+      const taken = await this.one(`SELECT 1 FROM saved_regions WHERE account_id = $1 AND name = $2`, [accountId, newName], c);
+      if (taken) return { kind: 'exists' };
+      const renamed = await this.one<RegionRow>(
+        `UPDATE saved_regions SET name = $1, updated_at = $2 WHERE id = $3 AND account_id = $4 RETURNING ${REGION_COLUMNS}`,
+        [newName, now, row.id, accountId],
+        c,
+      );
+      return { kind: 'ok', row: renamed! };
+    });
+  }
+  async deleteRegion(accountId: string, name: string) {
+    return (await this.q('DELETE FROM saved_regions WHERE account_id = $1 AND name = $2', [accountId, name])).rowCount === 1;
+  }
+
   findKeyOwner(ref: { id: string } | { hash: string }) {
     return 'hash' in ref
       ? this.one<{ id: string; account_id: string }>('SELECT id, account_id FROM api_keys WHERE key_hash = $1', [ref.hash])

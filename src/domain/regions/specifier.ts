@@ -1,0 +1,70 @@
+// Custom regions in a `geo` parameter: `region(county:06001,county:06013,county:06075)` (an inline
+// set of geographies of one level, written with the ordinary specifier grammar, names included) or
+// `region:my-service-area` (a region saved to the caller's account). They are taken out of the
+// parameter before the ordinary specifiers are split, because the commas inside the parentheses
+// separate members, not specifiers.
+import { AppError } from '../errors.js';
+
+export type RegionSpec =
+  | { kind: 'inline'; raw: string; members: string }
+  /** `members` once read from the account (the keys as saved, `;`-separated). */
+  | { kind: 'saved'; raw: string; name: string; members?: string };
+
+/** A saved region's name: a slug, so `region:<name>` needs no quoting in a URL or a `;` list. */
+export const REGION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const REGION_NAME_HELP = 'lower-case letters, digits, "-" and "_", starting with a letter or digit, at most 63 characters';
+
+// `region(` or `region:` at the start of a specifier (start of the value, or after `;` or `,`).
+const REGION_START = /(^|[;,])\s*region\s*([(:])/gi;
+
+function formatError(raw: string, why: string): AppError {
+  return new AppError(
+    'invalid-geo-format',
+    `"${raw}" is not a valid region: ${why}. Write an inline region as region(county:06001,county:06013) (geographies of one level, separated by commas) or a saved region as region:<name>.`,
+    { extensions: { geo: raw } },
+  );
+}
+
+/** The `geo` values without their regions, and the regions in the order written. */
+export function extractRegions(values: string | readonly string[] | undefined): { rest: string[]; regions: RegionSpec[] } {
+  const list = values === undefined ? [] : typeof values === 'string' ? [values] : values;
+  const rest: string[] = [];
+  const regions: RegionSpec[] = [];
+  for (const value of list) {
+    let kept = '';
+    let from = 0;
+    REGION_START.lastIndex = 0;
+    for (let m = REGION_START.exec(value); m; m = REGION_START.exec(value)) {
+      const start = m.index + m[1]!.length;
+      kept += value.slice(from, m.index) + ';';
+      const open = REGION_START.lastIndex;
+      if (m[2] === '(') {
+        let depth = 1;
+        let i = open;
+        for (; i < value.length && depth > 0; i++) {
+          if (value[i] === '(') depth++;
+          else if (value[i] === ')') depth--;
+        }
+        const raw = value.slice(start, i).trim();
+        if (depth > 0) throw formatError(raw, 'its parenthesis is not closed');
+        const members = value.slice(open, i - 1);
+        if (/\bregion\s*[(:]/i.test(members)) throw formatError(raw, 'a region cannot contain another region');
+        if (!members.trim()) throw formatError(raw, 'it has no members');
+        regions.push({ kind: 'inline', raw, members });
+        from = i;
+      } else {
+        const name = /^\s*([^;,\s]*)/.exec(value.slice(open))![1]!;
+        const raw = `region:${name}`;
+        if (!REGION_NAME.test(name)) throw formatError(raw, `a saved region's name is ${REGION_NAME_HELP}`);
+        regions.push({ kind: 'saved', raw, name });
+        from = open + /^\s*/.exec(value.slice(open))![0].length + name.length;
+      }
+      const after = /^\s*(?:[;,]|$)/.exec(value.slice(from));
+      if (!after) throw formatError(regions.at(-1)!.raw, `unexpected "${value.slice(from).trim()}" after it`);
+      REGION_START.lastIndex = from;
+    }
+    kept += value.slice(from);
+    if (kept.split(';').some((s) => s.trim() && !/^[\s,]*$/.test(s))) rest.push(kept);
+  }
+  return { rest, regions };
+}
