@@ -445,7 +445,11 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
         },
       },
     };
-    manifest.files = await outputChecksums(tmpDir, withBuild ? readManifest(withBuild).files : undefined, Object.keys(reused).flatMap((n) => reused[n]!.outputs));
+    manifest.files = await outputChecksums(
+      tmpDir,
+      withBuild ? readManifest(withBuild).files : undefined,
+      Object.keys(reused).flatMap((n) => reused[n]!.outputs),
+    );
     await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 
     const finalDir = await publishBuild(dataDir, tmpDir, buildId);

@@ -18,6 +18,20 @@ import { AppError } from '../domain/errors.js';
 /** A file's identity: `inode:size:mtime`, or '' when it is missing. */
 export type FileIdentity = string;
 
+/**
+ * File times come from a coarse clock (a scheduler tick, up to 10 ms), so a second same-size
+ * write within one tick of the first leaves the identity unchanged. A verdict on a file modified
+ * this recently is therefore not kept: it is hashed again on its next use, until its time is past
+ * this (the "racily clean" case git handles the same way).
+ */
+const RACY_MS = 1000;
+
+/** Whether `identity` is too recent to stand for the file's content (see RACY_MS). */
+export function isRacy(identity: FileIdentity): boolean {
+  const mtime = Number(identity.slice(identity.lastIndexOf(':') + 1));
+  return identity !== '' && Date.now() - mtime < RACY_MS;
+}
+
 export function identityOf(file: string): FileIdentity {
   try {
     const s = fs.statSync(file);
@@ -91,7 +105,7 @@ export class FileIntegrity {
   async check(rel: string): Promise<void> {
     if (!this.covers(rel)) return;
     const v = this.verdicts.get(rel);
-    if (!v || v.identity !== identityOf(this.pathOf(rel))) await this.verify(rel);
+    if (!v || v.identity !== identityOf(this.pathOf(rel)) || isRacy(v.identity)) await this.verify(rel);
     const fault = this.verdicts.get(rel)?.fault;
     if (fault) throw new DamagedFile(rel, fault.reason);
   }
@@ -115,14 +129,19 @@ export class FileIntegrity {
     return v && !v.fault ? v.identity : undefined;
   }
 
-  /** Files found damaged, each checked again first if it changed since (so a repaired file leaves the list). */
+  /**
+   * Files found damaged. Every file checked so far is looked at again first (a stat() each; a hash
+   * when it changed), so a repaired file leaves the list, and one damaged on disk after it was
+   * read into memory (the catalog, a boundary file) is reported for the operator to restore
+   * before the next start, although what is served from memory is still what was verified.
+   */
   async faults(): Promise<FileFault[]> {
     const out: FileFault[] = [];
     for (const [rel, v] of [...this.verdicts]) {
-      if (!v.fault) continue;
-      if (v.identity !== identityOf(this.pathOf(rel))) await this.verify(rel);
+      if (v.identity !== identityOf(this.pathOf(rel)) || isRacy(v.identity)) await this.verify(rel);
       const now = this.verdicts.get(rel)!.fault;
-      if (now) out.push({ file: rel, reason: now.reason, since: now.since });
+      if (!now) continue;
+      out.push({ file: rel, reason: now.reason, since: now.since });
     }
     return out.sort((a, b) => (a.file < b.file ? -1 : 1));
   }

@@ -280,19 +280,32 @@ export class ObservationStore {
       if (fault) throw unavailable(fault);
       // Still failing on files that pass every check (a build without checksums, or a damage the
       // checks cannot see): the partition it names, else the first, is unavailable until changed.
-      if (isDuckDbReadError(e)) throw unavailable(this.guard.markUnreadable(this.blamed(e, parts), 'the file could not be decoded'));
+      if (isDuckDbReadError(e)) throw unavailable(this.guard.markUnreadable(await this.blamed(e, parts), 'the file could not be decoded'));
       throw e;
     }
     if (key && out.size <= this.cacheCells / 4) this.cache!.set(key, out);
     return out;
   }
 
-  /** The guard key DuckDB's error names (its file path), else the first of `parts`. */
-  private blamed(e: unknown, parts: string[]): string {
+  /**
+   * Which of `parts` DuckDB failed to read: the one its error names, else the first whose every
+   * row fails to decode when read on its own (a failure path, of builds without checksums: a few
+   * tens of milliseconds per file), else the first.
+   */
+  private async blamed(e: unknown, parts: string[]): Promise<string> {
     const message = String((e as Error)?.message ?? '');
-    for (const p of parts) {
+    const fileOf = (p: string) => {
       const [dataset, vintage, level, state] = p.split('/');
-      if (message.includes(this.file(dataset!, Number(vintage), level!, state))) return p;
+      return this.file(dataset!, Number(vintage), level!, state);
+    };
+    const named = parts.find((p) => message.includes(fileOf(p)));
+    if (named) return named;
+    for (const p of parts) {
+      try {
+        await this.pool.columns(`SELECT sum(hash(t)) FROM read_parquet(${sqlString(fileOf(p))}) t`);
+      } catch {
+        return p;
+      }
     }
     return parts[0]!;
   }
@@ -526,7 +539,9 @@ function manifestOf(buildDir: string): Manifest | undefined {
  */
 function isDuckDbReadError(e: unknown): boolean {
   if (e instanceof AppError || !(e instanceof Error)) return false;
-  return /^(IO|Invalid Input|Invalid|Serialization|Conversion|Out of Range|Internal|INTERNAL) Error\b|Decompression|Corrupt|parquet/i.test(e.message);
+  return /^(IO|Invalid Input|Invalid|Serialization|Conversion|Out of Range|Internal|INTERNAL) Error\b|Decompression|Corrupt|parquet/i.test(
+    e.message,
+  );
 }
 
 function unavailable(fault: PartitionUnavailable): AppError {

@@ -60,13 +60,18 @@ export async function openDataStores(
   const pool = await DuckPool.open();
   const manifest = await attempt(log, 'build manifest', () => readManifest(buildDir));
   const integrity = new FileIntegrity(buildDir, manifest?.files);
-  if (!integrity.recorded) log.warn({ buildDir }, 'this build records no file checksums: damaged files may go unnoticed (rebuild: npm run etl -- build)');
+  if (!integrity.recorded)
+    log.warn({ buildDir }, 'this build records no file checksums: damaged files may go unnoticed (rebuild: npm run etl -- build)');
   let observationsOpened: ObservationStore | undefined;
   const loaders: { [K in OpenedAtStart]: () => Promise<NonNullable<Stores[K]>> } = {
     catalog: async () => CatalogStore.load(buildDir),
     geographies: () => GeographyStore.load(buildDir),
     observations: async () =>
-      (observationsOpened = await ObservationStore.open(buildDir, pool, { cacheCells: opts.cacheCells, integrity, hashAtStart: opts.hashAtStart })),
+      (observationsOpened = await ObservationStore.open(buildDir, pool, {
+        cacheCells: opts.cacheCells,
+        integrity,
+        hashAtStart: opts.hashAtStart,
+      })),
     boundaries: () => BoundaryStore.open(path.join(buildDir, 'boundaries'), integrity),
     censusTables: async () => CensusTableStore.load(buildDir),
   };

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import type { DuckPool } from './duckdb.js';
 import { sqlString } from './duckdb.js';
-import { DamagedFile, identityOf, type FileIdentity, type FileIntegrity } from './file-integrity.js';
+import { DamagedFile, identityOf, isRacy, type FileIntegrity } from './file-integrity.js';
 
 export interface PartitionFault {
   /** `dataset/vintage/level`. */
@@ -102,9 +102,10 @@ export class PartitionGuard {
     const st = this.states.get(partition);
     if (!st) return;
     const id = this.identityNow(st);
-    if (st.verified === id && !st.fault && (st.hashed || !this.integrity)) return;
+    const settled = !this.integrity || !id.split('|').some(isRacy);
+    if (st.verified === id && settled && !st.fault && (st.hashed || !this.integrity)) return;
     // A faulted file that has not changed since is still faulted: no re-verification per request.
-    if (st.fault?.identity === id) throw this.unavailable(partition, st);
+    if (st.fault?.identity === id && settled) throw this.unavailable(partition, st);
     await this.verify(partition);
     if (st.fault) throw this.unavailable(partition, st);
   }
@@ -149,13 +150,15 @@ export class PartitionGuard {
     const out: PartitionFault[] = [];
     for (const [k, st] of this.states) {
       const id = this.identityNow(st);
-      if (!st.fault && id === st.verified) continue;
+      const settled = !this.integrity || !id.split('|').some(isRacy);
+      if (!st.fault && id === st.verified && settled) continue;
       // A lazy file never used yet is only checked for presence here (its first request verifies it).
       if (st.lazy && !st.verified && !st.fault && id !== '-') continue;
       // Checked at start but not hashed yet: its first request hashes it (its files may be fine).
       if (!st.fault && !st.hashed && this.integrity) continue;
-      if (!st.fault || st.fault.identity !== id) await this.verify(k);
-      if (st.fault) out.push({ partition: k, reason: st.fault.reason, since: st.fault.since, ...(st.fault.file ? { file: st.fault.file } : {}) });
+      if (!st.fault || st.fault.identity !== id || !settled) await this.verify(k);
+      if (st.fault)
+        out.push({ partition: k, reason: st.fault.reason, since: st.fault.since, ...(st.fault.file ? { file: st.fault.file } : {}) });
     }
     return out;
   }

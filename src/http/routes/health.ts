@@ -60,7 +60,7 @@ const healthSchema = z.object({
   damaged_files: z
     .array(z.object({ file: z.string(), reason: z.string(), since: z.string() }))
     .describe(
-      "Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, boundaries, catalog, geography and table files. Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).",
+      'Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, boundaries, catalog, geography and table files. Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).',
     ),
 });
 
@@ -88,7 +88,14 @@ async function partitionFaults(observations: unknown) {
   if (!guard) return [];
   return (await guard.faults()).map((f) => {
     const [dataset, vintage, level] = f.partition.split('/');
-    return { dataset: dataset!, vintage: Number(vintage), level: level!, reason: f.reason, since: f.since, ...(f.file ? { file: f.file } : {}) };
+    return {
+      dataset: dataset!,
+      vintage: Number(vintage),
+      level: level!,
+      reason: f.reason,
+      since: f.since,
+      ...(f.file ? { file: f.file } : {}),
+    };
   });
 }
 
@@ -110,7 +117,9 @@ export function healthRoutes(app: FastifyInstance) {
       const partitions = await partitionFaults(ctx.stores.observations);
       const integrity = storeIfOpen(ctx.stores, 'integrity');
       // A store left out at start because of a damaged file is loaded once the file matches again.
-      if (integrity) for (const name of await integrity.recover(ctx.stores as Record<string, unknown>)) ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
+      if (integrity)
+        for (const name of await integrity.recover(ctx.stores as Record<string, unknown>))
+          ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
       const damaged = integrity ? await integrity.faults() : [];
       const status = data && database.state === 'ok' && partitions.length === 0 && damaged.length === 0 ? 'ok' : 'degraded';
       return reply
