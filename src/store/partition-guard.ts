@@ -73,11 +73,15 @@ export class PartitionUnavailable extends Error {
 export class PartitionGuard {
   private readonly states = new Map<string, State>();
 
+  /** The build's checksums; undefined for a build made before them (format checks only). */
+  private readonly integrity: FileIntegrity | undefined;
+
   constructor(
     private readonly pool: DuckPool,
     partitions: Map<string, { file: string; rels: string[]; rows: number | undefined; lazy?: boolean }>,
-    private readonly integrity?: FileIntegrity,
+    integrity?: FileIntegrity,
   ) {
+    this.integrity = integrity?.recorded ? integrity : undefined;
     for (const [k, v] of partitions) this.states.set(k, { file: v.file, rels: v.rels, rows: v.rows, lazy: v.lazy });
   }
 
