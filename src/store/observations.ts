@@ -280,7 +280,8 @@ export class ObservationStore {
       if (fault) throw unavailable(fault);
       // Still failing on files that pass every check (a build without checksums, or a damage the
       // checks cannot see): the partition it names, else the first, is unavailable until changed.
-      if (isDuckDbReadError(e)) throw unavailable(this.guard.markUnreadable(await this.blamed(e, parts), 'the file could not be decoded'));
+      if (isDuckDbReadError(e))
+        throw unavailable(this.guard.markUnreadable(await this.blamed(e, parts), 'the file could not be decoded', e));
       throw e;
     }
     if (key && out.size <= this.cacheCells / 4) this.cache!.set(key, out);

@@ -65,8 +65,10 @@ export class PartitionUnavailable extends Error {
     readonly reason: string,
     /** The damaged file, relative to the build directory, when one was found damaged. */
     readonly file?: string,
+    /** What failed (DuckDB's error), for the log. */
+    cause?: unknown,
   ) {
-    super(`partition ${partition} unavailable: ${reason}`);
+    super(`partition ${partition} unavailable: ${reason}`, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -122,14 +124,14 @@ export class PartitionGuard {
    * DuckDB could not read a partition the checks passed (a damage they cannot see, such as a
    * same-size change in a build without checksums): it is unavailable until its files change.
    */
-  markUnreadable(partition: string, reason: string): PartitionUnavailable {
+  markUnreadable(partition: string, reason: string, cause?: unknown): PartitionUnavailable {
     const st = this.states.get(partition);
-    if (!st) return new PartitionUnavailable(partition, reason);
+    if (!st) return new PartitionUnavailable(partition, reason, undefined, cause);
     const identity = this.identityNow(st);
     if (st.fault?.reason !== reason) st.fault = { reason, since: new Date().toISOString(), identity };
     else st.fault.identity = identity;
     st.verified = undefined;
-    return this.unavailable(partition, st);
+    return new PartitionUnavailable(partition, reason, undefined, cause);
   }
 
   /** The partition (guard key) whose Parquet file is `file`, if any. */
