@@ -14,6 +14,7 @@ import { provenanceOf } from './provenance.js';
 import type { EtlStep, StepLogger } from './step.js';
 import { STEPS } from './steps/index.js';
 import { isAlive } from './process.js';
+import { outputChecksums } from './output-checksums.js';
 
 export interface BuildOptions {
   sourceDir: string;
@@ -207,7 +208,9 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
     return sameInputs(p.inputs, now);
   };
 
-  if (prev && prevDir && !opts.force && steps.every(unchanged) && steps.every((s) => prev.steps[s.name])) {
+  // A build made before output checksums (`files`) is built again: every step is reused (hard
+  // links), so this only adds the checksums the server verifies files against.
+  if (prev && prevDir && !opts.force && prev.files && steps.every(unchanged) && steps.every((s) => prev.steps[s.name])) {
     const rows = Object.values(prev.steps).reduce((a, s) => a + Object.values(s.rows).reduce((x, y) => x + y, 0), 0);
     log.info(`data is up to date (build ${prev.build_id}); ${allFiles.length} inputs unchanged, nothing to do`);
     return {
@@ -243,6 +246,8 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
       manifest.steps[step.name] = entry;
       summarySteps.push(summary);
     }
+    const reusedOutputs = steps.filter((st) => manifest.steps[st.name]!.reused).flatMap((st) => st.outputs);
+    manifest.files = await outputChecksums(tmpDir, prev?.files, reusedOutputs);
     await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 
     // 3. Swap it in atomically.

@@ -23,6 +23,7 @@ import { isSyntheticManifest, resolveCurrentBuild, readManifest, type Manifest }
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { withBuildLock } from '../lock.js';
 import { publishBuild } from '../publish.js';
+import { outputChecksums } from '../output-checksums.js';
 import { createStepLogger } from '../log.js';
 import type { StepLogger } from '../step.js';
 import { INDEX_FILE, observationsStep, partitionDir, rowGroupSizeFor } from '../steps/observations.js';
@@ -443,6 +444,11 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
         },
       },
     };
+    manifest.files = await outputChecksums(
+      tmpDir,
+      withBuild ? readManifest(withBuild).files : undefined,
+      Object.keys(reused).flatMap((n) => reused[n]!.outputs),
+    );
     await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 
     const finalDir = await publishBuild(dataDir, tmpDir, buildId);

@@ -89,4 +89,4 @@ export class LiveStores {
 }
 
 /** The members that belong to one data build (replaced on a switch); the rest outlive builds. */
-export const DATA_MEMBERS = ['catalog', 'geographies', 'observations', 'censusTables', 'boundaries', 'build'] as const;
+export const DATA_MEMBERS = ['catalog', 'geographies', 'observations', 'censusTables', 'boundaries', 'build', 'integrity'] as const;

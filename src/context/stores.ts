@@ -13,6 +13,7 @@ import type { BuildSourceStatus } from '../store/build-follower.js';
 import type { Manifest } from '../store/data-dir.js';
 import type { GeographyStore } from '../store/geographies.js';
 import type { ObservationStore } from '../store/observations.js';
+import type { FileIntegrity } from '../store/file-integrity.js';
 
 /** The data build the stores were opened on: the one idea of "the live build" while serving. */
 export interface LiveBuild {
@@ -33,6 +34,8 @@ export interface StoreRegistry {
   /** Billing; absent when Stripe is not configured. */
   stripe: Stripe;
   build: LiveBuild;
+  /** The build's files checked against its manifest's checksums (damaged ones are listed by /health). */
+  integrity: FileIntegrity;
   /** Where builds are pulled from (DATA_SOURCE) and how the last check went; absent without one. */
   buildSource: BuildSourceStatus;
 }
@@ -53,6 +56,7 @@ const UNAVAILABLE: Record<StoreName, string> = {
   identity: 'Sign-in is not configured on this server.',
   stripe: 'Billing is not configured on this server.',
   build: 'No data build is loaded; retry with backoff.',
+  integrity: 'No data build is loaded; retry with backoff.',
   buildSource: 'This server does not pull builds from an object store.',
 };
 

@@ -1,7 +1,10 @@
 // BoundaryStore: the read side of `boundaries/` (FlatGeobuf files + index.json). Files are opened
 // lazily on first use and kept; the ETag of a file is its sha256 from index.json (content hash).
+// A file is checked against the build's checksums before it is read (file-integrity.ts): a
+// damaged one answers 503 for the requests that need it, and is read again once repaired.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { FileIntegrity } from './file-integrity.js';
 import { AddressGeocoder } from './geocode/address-geocoder.js';
 import { PointGeocoder } from './geocode/point-geocoder.js';
 import { FgbFile, type BoundaryFeature } from './boundaries/fgb-file.js';
@@ -37,13 +40,25 @@ export class BoundaryStore {
   private constructor(
     readonly dir: string,
     readonly index: BoundaryIndex,
+    private readonly integrity?: FileIntegrity,
   ) {}
 
   /** Open `<buildDir>/boundaries`; throws if index.json is missing or unreadable. */
-  static async open(boundariesDir: string): Promise<BoundaryStore> {
+  static async open(boundariesDir: string, integrity?: FileIntegrity): Promise<BoundaryStore> {
     const index = JSON.parse(await fs.readFile(path.join(boundariesDir, 'index.json'), 'utf8')) as BoundaryIndex;
     if (index.format !== 1) throw new Error(`unsupported boundaries index format ${String(index.format)}`);
-    return new BoundaryStore(boundariesDir, index);
+    return new BoundaryStore(boundariesDir, index, integrity);
+  }
+
+  /**
+   * Resolves when `rel` (relative to boundaries/) is as the build recorded it; else 503
+   * dependency-unavailable (the file is named in /health, not to the client).
+   */
+  async verify(rel: string): Promise<void> {
+    await this.integrity?.require(
+      `boundaries/${rel}`,
+      'Boundary data needed for this request is temporarily unavailable on this server; retry with backoff. Other boundaries are not affected.',
+    );
   }
 
   /** The served file for a level and resolution (default edition unless one is named). */
@@ -65,7 +80,9 @@ export class BoundaryStore {
   file(rel: string): Promise<FgbFile> {
     let p = this.opened.get(rel);
     if (!p) {
-      p = FgbFile.open(path.join(this.dir, rel));
+      p = Promise.all([this.verify(rel), this.verify(rel.replace(/\.fgb$/, '.keys.json'))]).then(() =>
+        FgbFile.open(path.join(this.dir, rel)),
+      );
       p.catch(() => this.opened.delete(rel));
       this.opened.set(rel, p);
     }

@@ -20,6 +20,11 @@ export interface Manifest {
       reused: boolean;
     }
   >;
+  /**
+   * SHA-256 and size of every other file of the build, by path relative to it (etl/output-checksums.ts).
+   * Absent in builds made before it: the server then checks what it can without it (docs/operations.md).
+   */
+  files?: Record<string, { sha256: string; bytes: number }>;
 }
 
 export function currentLink(dataDir: string): string {

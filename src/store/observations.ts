@@ -10,6 +10,7 @@ import { isSyntheticManifest, readManifest, type Manifest } from './data-dir.js'
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
 import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
+import type { FileIntegrity } from './file-integrity.js';
 import { storeMetrics } from './metrics.js';
 import { StoredCells } from './stored-cells.js';
 import { PublishedForms } from './published-forms.js';
@@ -77,8 +78,11 @@ export class ObservationStore {
   readonly partitions: ReadonlySet<string>;
 
   private readonly cache: ResultCache | undefined;
-  /** Serving index per partition, opened on first use; null when the partition has none. */
-  private readonly indexes = new Map<string, ServingIndex | null>();
+  /**
+   * Serving index per partition, opened on first use (null when the partition has none), with the
+   * identity of the file the checksum check passed: a file replaced since is opened again.
+   */
+  private readonly indexes = new Map<string, { idx: ServingIndex | null; identity: string | undefined }>();
   private readonly vintagesOf = new Map<string, number[]>();
   private forms: PublishedForms | undefined;
 
@@ -95,6 +99,8 @@ export class ObservationStore {
     private readonly stateFiles: ReadonlyMap<string, readonly string[]> = new Map(),
     /** A SYNTHETIC benchmark build (random values): every answer must say so. */
     readonly synthetic = false,
+    private readonly integrity?: FileIntegrity,
+    private readonly buildDir = path.dirname(root),
   ) {
     this.partitions = partitions;
     this.cache = cacheCells > 0 ? new AnswerCache<StoredCells>(cacheCells, (m) => m.size) : undefined;
@@ -103,7 +109,15 @@ export class ObservationStore {
   static async open(
     buildDir: string,
     pool?: DuckPool,
-    opts: { cacheCells?: number; /** Tests and benchmarks: force one path (0: DuckDB only). */ pointLookupMaxGeos?: number } = {},
+    opts: {
+      cacheCells?: number;
+      /** Tests and benchmarks: force one path (0: DuckDB only). */
+      pointLookupMaxGeos?: number;
+      /** Checks files against the manifest's checksums (file-integrity.ts); without it, format checks only. */
+      integrity?: FileIntegrity;
+      /** Hash every partition at start instead of at first use (benchmarks compare both). */
+      hashAtStart?: boolean;
+    } = {},
   ): Promise<ObservationStore> {
     const root = path.join(buildDir, 'observations');
     const partitions = new Set<string>();
@@ -143,18 +157,26 @@ export class ObservationStore {
     const db = pool ?? (await DuckPool.open());
     const manifest = manifestOf(buildDir);
     const rows = manifest?.steps.observations?.rows ?? {};
-    const guarded = new Map<string, { file: string; rows: number | undefined; lazy?: boolean }>();
+    const guarded = new Map<string, { file: string; rels: string[]; rows: number | undefined; lazy?: boolean }>();
+    // The Parquet file and its serving index, relative to the build (the manifest's checksum keys).
+    const rels = (file: string) => {
+      const rel = path.relative(buildDir, file).split(path.sep).join('/');
+      return [rel, rel.replace(/data_0\.parquet$/, SERVING_INDEX_FILE)];
+    };
     for (const k of partitions) {
       const states = stateFiles.get(k);
-      if (!states) guarded.set(k, { file: ObservationStore.fileIn(root, k), rows: rows[k] });
+      const file = ObservationStore.fileIn(root, k);
+      if (!states) guarded.set(k, { file, rels: rels(file), rows: rows[k] });
       // Per-state files are verified on first use: a national build has ~1,700 of them, too many
       // to check before the first answer (start-up target 3 s).
       else
-        for (const st of states)
-          guarded.set(`${k}/${st}`, { file: ObservationStore.fileIn(root, k, st), rows: index[k]?.states?.[st], lazy: true });
+        for (const st of states) {
+          const f = ObservationStore.fileIn(root, k, st);
+          guarded.set(`${k}/${st}`, { file: f, rels: rels(f), rows: index[k]?.states?.[st], lazy: true });
+        }
     }
-    const guard = new PartitionGuard(db, guarded);
-    await guard.verifyAll();
+    const guard = new PartitionGuard(db, guarded, opts.integrity);
+    await guard.verifyAll(opts.hashAtStart);
     return new ObservationStore(
       root,
       db,
@@ -165,6 +187,8 @@ export class ObservationStore {
       opts.pointLookupMaxGeos ?? POINT_LOOKUP_MAX_GEOS,
       stateFiles,
       manifest ? isSyntheticManifest(manifest) : false,
+      opts.integrity,
+      buildDir,
     );
   }
 
@@ -263,20 +287,52 @@ export class ObservationStore {
       // DuckDB failing on a file the guard passed (changed under the query): check them again.
       const fault = e instanceof PartitionUnavailable ? e : await this.guard.suspect(parts);
       if (fault) throw unavailable(fault);
+      // Still failing on files that pass every check (a build without checksums, or a damage the
+      // checks cannot see): the partition it names, else the first, is unavailable until changed.
+      if (isDuckDbReadError(e))
+        throw unavailable(this.guard.markUnreadable(await this.blamed(e, parts), 'the file could not be decoded', e));
       throw e;
     }
     if (key && out.size <= this.cacheCells / 4) this.cache!.set(key, out);
     return out;
   }
 
+  /**
+   * Which of `parts` DuckDB failed to read: the one its error names, else the first whose every
+   * row fails to decode when read on its own (a failure path, of builds without checksums: a few
+   * tens of milliseconds per file), else the first.
+   */
+  private async blamed(e: unknown, parts: string[]): Promise<string> {
+    const message = String((e as Error)?.message ?? '');
+    const fileOf = (p: string) => {
+      const [dataset, vintage, level, state] = p.split('/');
+      return this.file(dataset!, Number(vintage), level!, state);
+    };
+    const named = parts.find((p) => message.includes(fileOf(p)));
+    if (named) return named;
+    for (const p of parts) {
+      try {
+        await this.pool.columns(`SELECT sum(hash(t)) FROM read_parquet(${sqlString(fileOf(p))}) t`);
+      } catch {
+        return p;
+      }
+    }
+    return parts[0]!;
+  }
+
   private index(dataset: string, vintage: number, level: string, state?: string): ServingIndex | null {
     const key = `${dataset}/${vintage}/${level}${state ? `/${state}` : ''}`;
-    let idx = this.indexes.get(key);
-    if (idx === undefined) {
-      idx = ServingIndex.open(path.join(path.dirname(this.file(dataset, vintage, level, state)), SERVING_INDEX_FILE)) ?? null;
-      this.indexes.set(key, idx);
+    const file = path.join(path.dirname(this.file(dataset, vintage, level, state)), SERVING_INDEX_FILE);
+    // The identity the guard hashed this request (undefined without checksums): a file replaced
+    // since the index was opened (a restore by rename) is opened again, not read through the old one.
+    const identity = this.integrity?.verifiedIdentity(path.relative(this.buildDir, file).split(path.sep).join('/'));
+    let entry = this.indexes.get(key);
+    if (entry === undefined || entry.identity !== identity) {
+      entry?.idx?.close();
+      entry = { idx: ServingIndex.open(file) ?? null, identity };
+      this.indexes.set(key, entry);
     }
-    return idx;
+    return entry.idx;
   }
 
   /** The point-lookup path: a few geographies, every file they need indexed. Undefined: ask DuckDB. */
@@ -468,7 +524,7 @@ export class ObservationStore {
   }
 
   close(): void {
-    for (const idx of this.indexes.values()) idx?.close();
+    for (const { idx } of this.indexes.values()) idx?.close();
     this.indexes.clear();
     this.pool.close();
   }
@@ -484,6 +540,18 @@ function manifestOf(buildDir: string): Manifest | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * An error DuckDB raised reading files (corrupt pages, failed decompression, bad metadata), as
+ * opposed to one of ours: DuckDB's messages start with their class ("IO Error: …",
+ * "Invalid Input Error: …", "Invalid Error: ZSTD Decompression failure", …).
+ */
+function isDuckDbReadError(e: unknown): boolean {
+  if (e instanceof AppError || !(e instanceof Error)) return false;
+  return /^(IO|Invalid Input|Invalid|Serialization|Conversion|Out of Range|Internal|INTERNAL) Error\b|Decompression|Corrupt|parquet/i.test(
+    e.message,
+  );
 }
 
 function unavailable(fault: PartitionUnavailable): AppError {

@@ -10,6 +10,7 @@ import { CatalogStore } from './catalog.js';
 import { CensusTableStore } from './census-tables.js';
 import { readManifest, resolveCurrentBuild } from './data-dir.js';
 import { DuckPool } from './duckdb.js';
+import { DamagedFile, FileIntegrity } from './file-integrity.js';
 import { GeographyStore } from './geographies.js';
 import { ObservationStore } from './observations.js';
 
@@ -33,30 +34,69 @@ async function attempt<T>(log: Pick<Logger, 'warn'>, what: string, fn: () => Pro
   }
 }
 
+/**
+ * The files each store reads in full when it opens, relative to the build: checked against the
+ * manifest's checksums first, so a damaged one leaves its store out (503 on the routes that need
+ * it) instead of loading wrong names, codes or partition lists. Files read on demand (Parquet
+ * partitions, serving indexes, FlatGeobuf boundaries, the codebook) are checked at first use.
+ */
+const READ_AT_OPEN = {
+  catalog: ['catalog/catalog.json'],
+  geographies: ['geo/geographies.json'],
+  observations: ['observations/index.json'],
+  boundaries: ['boundaries/index.json'],
+  censusTables: ['tables/acs1.json', 'tables/acs5.json'],
+} as const;
+
+type OpenedAtStart = keyof typeof READ_AT_OPEN;
+
 /** Open the data stores of one build directory (no accounts). Used by the server and tests. */
 export async function openDataStores(
   buildDir: string,
   log: Pick<Logger, 'warn'>,
-  opts: { cacheCells?: number } = {},
+  opts: { cacheCells?: number; /** Hash every partition at start instead of at first use (benchmarks). */ hashAtStart?: boolean } = {},
 ): Promise<{ stores: Stores; close(): void }> {
   const stores: Stores = {};
   const pool = await DuckPool.open();
-  const [catalog, geographies, observations, boundaries, censusTables] = await Promise.all([
-    attempt(log, 'catalog', () => CatalogStore.load(buildDir)),
-    attempt(log, 'geographies', () => GeographyStore.load(buildDir)),
-    attempt(log, 'observations', () => ObservationStore.open(buildDir, pool, { cacheCells: opts.cacheCells })),
-    attempt(log, 'boundaries', () => BoundaryStore.open(path.join(buildDir, 'boundaries'))),
-    attempt(log, 'census tables', () => CensusTableStore.load(buildDir)),
-  ]);
-  if (catalog) stores.catalog = catalog;
-  if (geographies) stores.geographies = geographies;
-  if (observations) stores.observations = observations;
-  if (boundaries) stores.boundaries = boundaries;
-  if (censusTables) stores.censusTables = censusTables;
   const manifest = await attempt(log, 'build manifest', () => readManifest(buildDir));
+  const integrity = new FileIntegrity(buildDir, manifest?.files);
+  if (!integrity.recorded)
+    log.warn({ buildDir }, 'this build records no file checksums: damaged files may go unnoticed (rebuild: npm run etl -- build)');
+  let observationsOpened: ObservationStore | undefined;
+  const loaders: { [K in OpenedAtStart]: () => Promise<NonNullable<Stores[K]>> } = {
+    catalog: async () => CatalogStore.load(buildDir),
+    geographies: () => GeographyStore.load(buildDir),
+    observations: async () =>
+      (observationsOpened = await ObservationStore.open(buildDir, pool, {
+        cacheCells: opts.cacheCells,
+        integrity,
+        hashAtStart: opts.hashAtStart,
+      })),
+    boundaries: () => BoundaryStore.open(path.join(buildDir, 'boundaries'), integrity),
+    censusTables: async () => CensusTableStore.load(buildDir),
+  };
+  const names = Object.keys(loaders) as OpenedAtStart[];
+  const opened = await Promise.all(
+    names.map((name) =>
+      attempt(log, name, async () => {
+        try {
+          for (const f of READ_AT_OPEN[name]) await integrity.check(f);
+        } catch (e) {
+          // Loaded by a /health poll once the file is repaired (FileIntegrity.recover).
+          if (e instanceof DamagedFile) integrity.deferUntilRepaired(name, READ_AT_OPEN[name], loaders[name]);
+          throw e;
+        }
+        return loaders[name]();
+      }),
+    ),
+  );
+  names.forEach((name, i) => {
+    if (opened[i]) (stores as Record<string, unknown>)[name] = opened[i];
+  });
+  stores.integrity = integrity;
   if (manifest) stores.build = { dir: buildDir, manifest };
   // The observation store's close also closes its serving-index files and the pool.
-  return { stores, close: () => (observations ? observations.close() : pool.close()) };
+  return { stores, close: () => (observationsOpened ? observationsOpened.close() : pool.close()) };
 }
 
 export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Promise<Runtime> {

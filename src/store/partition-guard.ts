@@ -1,55 +1,49 @@
 // Which observation partitions are safe to read. A build is immutable, but the files under it are
 // not protected from the world: a disk error, an operator's `rm` or a half-copied restore can
 // leave a partition missing, truncated or different from what the manifest recorded. DuckDB then
-// fails with "No magic bytes" or "No files found", which used to surface as 500 internal-error.
+// fails with "No magic bytes", "No files found" or "ZSTD Decompression failure", and a damaged
+// serving index (cells.idx) answered other numbers with 200.
 //
 // Every partition is verified once at start (file present, `PAR1` magic at both ends, the footer's
-// row count equal to the manifest's) and its identity (inode, size, mtime) remembered. Before a
-// query a cheap stat() compares the identity; only a changed file is verified again. A partition
-// that fails is reported as unavailable — 503 for the requests that need it, nothing for the
-// others — and listed by /health, which re-checks it on every poll so a restored file recovers by
-// itself. Reads go through DuckDB's pread(), never mmap, so a file truncated under a running query
-// gives an I/O error, not SIGBUS.
+// row count equal to the manifest's) and its identity (inode, size, mtime) remembered; its files
+// (the Parquet file and its serving index) are hashed against the manifest's checksums on first
+// use (file-integrity.ts). Before a query a cheap stat() compares the identities; only a changed
+// file is verified again. A partition that fails is reported as unavailable — 503 for the requests
+// that need it, nothing for the others — and listed by /health, which re-checks it on every poll
+// so a restored file recovers by itself. Reads go through DuckDB's pread(), never mmap, so a file
+// truncated under a running query gives an I/O error, not SIGBUS.
 import fs from 'node:fs';
 import type { DuckPool } from './duckdb.js';
 import { sqlString } from './duckdb.js';
+import { DamagedFile, identityOf, isRacy, type FileIntegrity } from './file-integrity.js';
 
 export interface PartitionFault {
   /** `dataset/vintage/level`. */
   partition: string;
   reason: string;
   since: string;
+  /** The damaged file, relative to the build directory, when one was found damaged. */
+  file?: string;
 }
 
-interface Identity {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
+/** The identities of a partition's files, in order (the Parquet file first). */
+type Identity = string;
 
 interface State {
   file: string;
+  /** The partition's files relative to the build (Parquet file, serving index), for their checksums. */
+  rels: string[];
   /** Row count the build's manifest recorded, when it did. */
   rows: number | undefined;
   /** Verified on first use instead of at start (per-state files of a national build). */
   lazy?: boolean;
   verified?: Identity;
-  fault?: { reason: string; since: string; identity?: Identity };
+  /** Its files were hashed against the manifest at `verified` (else only the format checks ran). */
+  hashed?: boolean;
+  fault?: { reason: string; since: string; identity: Identity; file?: string };
 }
 
 const MAGIC = Buffer.from('PAR1');
-
-function identityOf(file: string): Identity | undefined {
-  try {
-    const s = fs.statSync(file);
-    return s.isFile() ? { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const same = (a: Identity | undefined, b: Identity | undefined) =>
-  !!a && !!b && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 function magicOk(file: string, size: number): boolean {
   if (size < 12) return false;
@@ -69,37 +63,81 @@ export class PartitionUnavailable extends Error {
   constructor(
     readonly partition: string,
     readonly reason: string,
+    /** The damaged file, relative to the build directory, when one was found damaged. */
+    readonly file?: string,
+    /** What failed (DuckDB's error), for the log. */
+    cause?: unknown,
   ) {
-    super(`partition ${partition} unavailable: ${reason}`);
+    super(`partition ${partition} unavailable: ${reason}`, cause === undefined ? undefined : { cause });
   }
 }
 
 export class PartitionGuard {
   private readonly states = new Map<string, State>();
 
+  /** The build's checksums; undefined for a build made before them (format checks only). */
+  private readonly integrity: FileIntegrity | undefined;
+
   constructor(
     private readonly pool: DuckPool,
-    partitions: Map<string, { file: string; rows: number | undefined; lazy?: boolean }>,
+    partitions: Map<string, { file: string; rels: string[]; rows: number | undefined; lazy?: boolean }>,
+    integrity?: FileIntegrity,
   ) {
-    for (const [k, v] of partitions) this.states.set(k, { file: v.file, rows: v.rows, lazy: v.lazy });
+    this.integrity = integrity?.recorded ? integrity : undefined;
+    for (const [k, v] of partitions) this.states.set(k, { file: v.file, rels: v.rels, rows: v.rows, lazy: v.lazy });
   }
 
-  /** Verify every partition but the lazy ones (start-up); ~5 ms per file, the footers then stay in DuckDB's cache. */
-  async verifyAll(): Promise<void> {
-    await Promise.all([...this.states.entries()].filter(([, st]) => !st.lazy).map(([k]) => this.verify(k)));
+  /** The identities of the partition's files now ('' for a missing one, '-' when the Parquet file is missing). */
+  private identityNow(st: State): Identity {
+    const parquet = identityOf(st.file);
+    if (!parquet) return '-';
+    if (!this.integrity) return parquet;
+    return [parquet, ...st.rels.slice(1).map((r) => identityOf(this.integrity!.pathOf(r)))].join('|');
+  }
+
+  /**
+   * Verify every partition but the lazy ones (start-up); ~5 ms per file, the footers then stay in
+   * DuckDB's cache. `hash`: their checksums too (else on first use; docs/performance.md compares).
+   */
+  async verifyAll(hash = false): Promise<void> {
+    await Promise.all([...this.states.entries()].filter(([, st]) => !st.lazy).map(([k]) => this.verify(k, hash)));
   }
 
   /** Throws PartitionUnavailable when the partition cannot be served right now. */
   async require(partition: string): Promise<void> {
     const st = this.states.get(partition);
     if (!st) return;
-    const id = identityOf(st.file);
-    if (st.verified && same(id, st.verified) && !st.fault) return;
+    const id = this.identityNow(st);
+    const settled = !this.integrity || !id.split('|').some(isRacy);
+    if (st.verified === id && settled && !st.fault && (st.hashed || !this.integrity)) return;
     // A faulted file that has not changed since is still faulted: no re-verification per request.
-    if (st.fault && (same(id, st.fault.identity) || (!id && !st.fault.identity)))
-      throw new PartitionUnavailable(partition, st.fault.reason);
+    if (st.fault?.identity === id && settled) throw this.unavailable(partition, st);
     await this.verify(partition);
-    if (st.fault) throw new PartitionUnavailable(partition, st.fault.reason);
+    if (st.fault) throw this.unavailable(partition, st);
+  }
+
+  private unavailable(partition: string, st: State): PartitionUnavailable {
+    return new PartitionUnavailable(partition, st.fault!.reason, st.fault!.file);
+  }
+
+  /**
+   * DuckDB could not read a partition the checks passed (a damage they cannot see, such as a
+   * same-size change in a build without checksums): it is unavailable until its files change.
+   */
+  markUnreadable(partition: string, reason: string, cause?: unknown): PartitionUnavailable {
+    const st = this.states.get(partition);
+    if (!st) return new PartitionUnavailable(partition, reason, undefined, cause);
+    const identity = this.identityNow(st);
+    if (st.fault?.reason !== reason) st.fault = { reason, since: new Date().toISOString(), identity };
+    else st.fault.identity = identity;
+    st.verified = undefined;
+    return new PartitionUnavailable(partition, reason, undefined, cause);
+  }
+
+  /** The partition (guard key) whose Parquet file is `file`, if any. */
+  partitionOfFile(file: string): string | undefined {
+    for (const [k, st] of this.states) if (st.file === file) return k;
+    return undefined;
   }
 
   /** After DuckDB failed on a query: was it one of these partitions? Returns the first faulted one. */
@@ -108,7 +146,7 @@ export class PartitionGuard {
       const st = this.states.get(p);
       if (!st) continue;
       await this.verify(p);
-      if (st.fault) return new PartitionUnavailable(p, st.fault.reason);
+      if (st.fault) return this.unavailable(p, st);
     }
     return undefined;
   }
@@ -117,27 +155,40 @@ export class PartitionGuard {
   async faults(): Promise<PartitionFault[]> {
     const out: PartitionFault[] = [];
     for (const [k, st] of this.states) {
-      const id = identityOf(st.file);
-      if (!st.fault && same(id, st.verified)) continue;
+      const id = this.identityNow(st);
+      const settled = !this.integrity || !id.split('|').some(isRacy);
+      if (!st.fault && id === st.verified && settled) continue;
       // A lazy file never used yet is only checked for presence here (its first request verifies it).
-      if (st.lazy && !st.verified && !st.fault && id) continue;
-      if (!st.fault || !same(id, st.fault.identity) || !id) await this.verify(k);
-      if (st.fault) out.push({ partition: k, reason: st.fault.reason, since: st.fault.since });
+      if (st.lazy && !st.verified && !st.fault && id !== '-') continue;
+      // Checked at start but not hashed yet: its first request hashes it (its files may be fine).
+      if (!st.fault && !st.hashed && this.integrity) continue;
+      if (!st.fault || st.fault.identity !== id || !settled) await this.verify(k);
+      if (st.fault)
+        out.push({ partition: k, reason: st.fault.reason, since: st.fault.since, ...(st.fault.file ? { file: st.fault.file } : {}) });
     }
     return out;
   }
 
-  private async verify(partition: string): Promise<void> {
+  private async verify(partition: string, hash = true): Promise<void> {
     const st = this.states.get(partition)!;
-    const id = identityOf(st.file);
-    const fail = (reason: string) => {
-      if (!st.fault || st.fault.reason !== reason) st.fault = { reason, since: new Date().toISOString(), identity: id };
+    const id = this.identityNow(st);
+    const fail = (reason: string, file?: string) => {
+      if (!st.fault || st.fault.reason !== reason || st.fault.file !== file)
+        st.fault = { reason, since: new Date().toISOString(), identity: id, ...(file ? { file } : {}) };
       else st.fault.identity = id;
       st.verified = undefined;
     };
-    if (!id) return fail('file missing');
+    if (id === '-') return fail('file missing');
+    for (const rel of this.integrity && hash ? st.rels : []) {
+      try {
+        await this.integrity!.check(rel);
+      } catch (e) {
+        if (e instanceof DamagedFile) return fail(e.reason, e.file);
+        throw e;
+      }
+    }
     try {
-      if (!magicOk(st.file, id.size)) return fail('not a complete Parquet file (truncated or overwritten)');
+      if (!magicOk(st.file, fs.statSync(st.file).size)) return fail('not a complete Parquet file (truncated or overwritten)');
     } catch (e) {
       return fail(`unreadable (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`);
     }
@@ -154,5 +205,6 @@ export class PartitionGuard {
     }
     st.fault = undefined;
     st.verified = id;
+    st.hashed = hash;
   }
 }

@@ -10,6 +10,7 @@ import { build } from '../../etl/build.js';
 import { InputError, type EtlStep } from '../../etl/step.js';
 import { observationsStep } from '../../etl/steps/observations.js';
 import { readManifest, resolveCurrentBuild } from '../../src/store/data-dir.js';
+import { listBuildFiles, sha256File } from '../../src/store/published-build.js';
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 
 const FILES = [
@@ -49,6 +50,50 @@ describe('etl build', () => {
     expect(step.inputs[FILES[0]!]!.provenance).toBe('https://api.census.gov/data/2018/acs/acs1?get=group(B19013)&for=state:*');
     expect(step.rows['acs1/2018/state']).toBe(52);
     expect(m.synthetic).toBe(false);
+    // Every other file of the build, with the SHA-256 and size the server checks it against.
+    const files = (await listBuildFiles(s.buildDir)).filter((f) => f !== 'manifest.json');
+    expect(Object.keys(m.files!)).toEqual(files);
+    expect(files).toContain('observations/dataset=acs1/vintage=2018/level=state/cells.idx');
+    for (const f of files) expect(m.files![f]).toEqual(await sha256File(path.join(s.buildDir, f)));
+  });
+
+  it('adds checksums to a build made before them, reusing every step', async () => {
+    const first = await build({ sourceDir: src, dataDir, steps: [observationsStep], ...quiet });
+    const { files, ...older } = readManifest(first.buildDir);
+    await fs.writeFile(path.join(first.buildDir, 'manifest.json'), JSON.stringify(older));
+    const again = await build({ sourceDir: src, dataDir, steps: [observationsStep], ...quiet });
+    expect(again.changed).toBe(true);
+    expect(again.steps[0]!.reused).toBe(true);
+    expect(readManifest(again.buildDir).files).toEqual(files);
+    // Nothing to do now that the live build records its checksums.
+    expect((await build({ sourceDir: src, dataDir, steps: [observationsStep], ...quiet })).changed).toBe(false);
+  });
+
+  it('stops when a file it would reuse from the live build differs from the checksum recorded for it', async () => {
+    // A second step whose input changes, so the observations step is reused (hard-linked).
+    const note: EtlStep = {
+      name: 'note',
+      version: 1,
+      outputs: ['note'],
+      listInputs: async () => ['note.txt'],
+      run: async (ctx) => {
+        await fs.mkdir(path.join(ctx.outDir, 'note'), { recursive: true });
+        await fs.copyFile(path.join(ctx.sourceDir, 'note.txt'), path.join(ctx.outDir, 'note', 'note.txt'));
+        return { rows: {} };
+      },
+    };
+    await fs.writeFile(path.join(src, 'note.txt'), 'one');
+    const first = await build({ sourceDir: src, dataDir, steps: [observationsStep, note], ...quiet });
+    const rel = 'observations/dataset=acs1/vintage=2018/level=state/cells.idx';
+    const bytes = await fs.readFile(path.join(first.buildDir, rel));
+    bytes[100] = bytes[100]! ^ 0xff;
+    await fs.writeFile(path.join(first.buildDir, rel), bytes);
+    await fs.writeFile(path.join(src, 'note.txt'), 'two');
+    await expect(build({ sourceDir: src, dataDir, steps: [observationsStep, note], ...quiet })).rejects.toThrow(
+      `${rel} of the previous build differs from its recorded checksum`,
+    );
+    expect(resolveCurrentBuild(dataDir)).toBe(first.buildDir);
+    expect(await leftovers()).toEqual([]);
   });
 
   it('does no work when nothing changed', async () => {

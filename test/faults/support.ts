@@ -4,7 +4,8 @@
 //
 // The copy: observations are copied for real (the files tests truncate or delete); the other
 // parts of the build (catalog, geographies, boundaries, manifest) are symlinks to the shared test
-// build, which no fault test modifies.
+// build, which no fault test modifies, but for the files a test names in `real` (copied, in
+// directories of symlinks, so it can damage them).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -21,13 +22,32 @@ export interface DataCopy {
   remove(): void;
 }
 
-export async function copyTestData(): Promise<DataCopy> {
+/** `from` mirrored into `to`: the files in `real` (relative to `from`) copied, the rest symlinked. */
+function mirror(from: string, to: string, real: readonly string[], rel = ''): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from)) {
+    const r = rel ? `${rel}/${entry}` : entry;
+    const src = path.join(from, entry);
+    if (real.includes(r)) fs.copyFileSync(src, path.join(to, entry));
+    else if (real.some((f) => f.startsWith(`${r}/`))) mirror(src, path.join(to, entry), real, r);
+    else fs.symlinkSync(src, path.join(to, entry));
+  }
+}
+
+export async function copyTestData(opts: { real?: readonly string[] } = {}): Promise<DataCopy> {
   const source = await testBuildDir();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cds-faults-'));
   const buildDir = path.join(dataDir, 'builds', path.basename(source));
   fs.mkdirSync(buildDir, { recursive: true });
   for (const entry of fs.readdirSync(source)) {
     if (entry === 'observations') fs.cpSync(path.join(source, entry), path.join(buildDir, entry), { recursive: true });
+    else if (opts.real?.includes(entry)) fs.copyFileSync(path.join(source, entry), path.join(buildDir, entry));
+    else if (opts.real?.some((f) => f.startsWith(`${entry}/`)))
+      mirror(
+        path.join(source, entry),
+        path.join(buildDir, entry),
+        opts.real.filter((f) => f.startsWith(`${entry}/`)).map((f) => f.slice(entry.length + 1)),
+      );
     else fs.symlinkSync(path.join(source, entry), path.join(buildDir, entry));
   }
   fs.symlinkSync(path.join('builds', path.basename(source)), path.join(dataDir, 'current'));

@@ -44,15 +44,29 @@ const healthSchema = z.object({
       'DATA_SOURCE (builds pulled from a directory or S3): whether it answered the last check (`reachable`), the build it names as `latest`, and why the last check or pull failed. While it is unreachable the build already pulled is served (`data`). null without DATA_SOURCE.',
     ),
   unavailable_partitions: z
-    .array(z.object({ dataset: z.string(), vintage: z.number().int(), level: z.string(), reason: z.string(), since: z.string() }))
+    .array(
+      z.object({
+        dataset: z.string(),
+        vintage: z.number().int(),
+        level: z.string(),
+        reason: z.string(),
+        since: z.string(),
+        file: z.string().optional().describe('The damaged file, relative to the build directory, when a checksum check found it.'),
+      }),
+    )
     .describe(
       'Observation partitions that are missing, truncated or differ from the manifest: requests needing them answer 503 dependency-unavailable; all others are served.',
+    ),
+  damaged_files: z
+    .array(z.object({ file: z.string(), reason: z.string(), since: z.string() }))
+    .describe(
+      'Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, boundaries, catalog, geography and table files. Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).',
     ),
 });
 
 type Health = { ok: boolean; reason?: string };
 type Pingable = { ping?: () => unknown; health?: () => Health | Promise<Health> };
-type Guarded = { guard?: { faults(): Promise<Array<{ partition: string; reason: string; since: string }>> } };
+type Guarded = { guard?: { faults(): Promise<Array<{ partition: string; reason: string; since: string; file?: string }>> } };
 
 async function databaseStatus(accounts: unknown): Promise<{ state: 'ok' | 'unavailable'; error: string | null }> {
   if (accounts === undefined || accounts === null) return { state: 'unavailable', error: 'not opened' };
@@ -74,7 +88,14 @@ async function partitionFaults(observations: unknown) {
   if (!guard) return [];
   return (await guard.faults()).map((f) => {
     const [dataset, vintage, level] = f.partition.split('/');
-    return { dataset: dataset!, vintage: Number(vintage), level: level!, reason: f.reason, since: f.since };
+    return {
+      dataset: dataset!,
+      vintage: Number(vintage),
+      level: level!,
+      reason: f.reason,
+      since: f.since,
+      ...(f.file ? { file: f.file } : {}),
+    };
   });
 }
 
@@ -83,7 +104,7 @@ export function healthRoutes(app: FastifyInstance) {
     url: '/health',
     summary: 'Service health',
     description:
-      'Public. 200 `ok` when the data build, all its partitions and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`). Recovers by itself when the fault goes. With DATA_SOURCE, `source` tells how the last check of the published builds went; an unreachable source does not degrade a replica that serves a verified build.',
+      'Public. 200 `ok` when the data build, all its partitions and files and the accounts database are usable; 503 `degraded` otherwise, with what is affected (`data` null, `database`, `unavailable_partitions`, `damaged_files`). Recovers by itself when the fault goes. With DATA_SOURCE, `source` tells how the last check of the published builds went; an unreachable source does not degrade a replica that serves a verified build.',
     tags: ['service'],
     auth: 'none',
     logLevel: 'silent',
@@ -94,7 +115,13 @@ export function healthRoutes(app: FastifyInstance) {
       const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : null;
       const database = await databaseStatus(ctx.stores.accounts);
       const partitions = await partitionFaults(ctx.stores.observations);
-      const status = data && database.state === 'ok' && partitions.length === 0 ? 'ok' : 'degraded';
+      const integrity = storeIfOpen(ctx.stores, 'integrity');
+      // A store left out at start because of a damaged file is loaded once the file matches again.
+      if (integrity)
+        for (const name of await integrity.recover(ctx.stores as Record<string, unknown>))
+          ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
+      const damaged = integrity ? await integrity.faults() : [];
+      const status = data && database.state === 'ok' && partitions.length === 0 && damaged.length === 0 ? 'ok' : 'degraded';
       return reply
         .code(status === 'ok' ? 200 : 503)
         .header('Cache-Control', 'no-store')
@@ -106,6 +133,7 @@ export function healthRoutes(app: FastifyInstance) {
           database_error: database.error,
           source: storeIfOpen(ctx.stores, 'buildSource') ?? null,
           unavailable_partitions: partitions,
+          damaged_files: damaged,
         });
     },
   });

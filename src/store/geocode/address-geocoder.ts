@@ -51,6 +51,7 @@ export class AddressGeocoder {
     const edges = new Map<string, { e: AddrEdge; source: string }[]>();
     let zcta: Record<string, string[]> = {};
     for (const a of store.index.address) {
+      await store.verify(a.path);
       const data = JSON.parse(await fs.readFile(path.join(store.dir, a.path), 'utf8')) as unknown;
       if (a.kind === 'openaddresses') for (const p of data as AddrPoint[]) push(points, p.street, { p, source: a.source });
       else if (a.kind === 'addrfeat') for (const e of data as AddrEdge[]) push(edges, e.street, { e, source: a.source });

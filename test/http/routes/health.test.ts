@@ -33,6 +33,7 @@ describe('GET /health', () => {
       database_error: null,
       source: null,
       unavailable_partitions: [],
+      damaged_files: [],
     });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-request-id']).toBeTruthy();

@@ -57,6 +57,11 @@ function codebookRoute(app: FastifyInstance, ext: 'json' | 'csv', type: string) 
     },
     handler: async ({ ctx, req, reply }) => {
       const build = storeIfOpen(ctx.stores, 'build')?.dir;
+      // Checked against the build's checksums first: a damaged file is named in /health, not served.
+      await storeIfOpen(ctx.stores, 'integrity')?.require(
+        `catalog/codebook.${ext}`,
+        'The codebook is temporarily unavailable; retry with backoff.',
+      );
       const file = build ? await loadStatic(path.join(build, 'catalog', `codebook.${ext}`)) : undefined;
       if (!file) {
         ctx.log.warn({ build, ext }, 'codebook file missing');

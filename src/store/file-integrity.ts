@@ -1,0 +1,230 @@
+// Every file the server reads is checked against the SHA-256 its build's manifest recorded
+// (`files`, written by etl/output-checksums.ts), so a damaged file is refused instead of serving
+// wrong numbers. A build is immutable, but its files are not protected from the world (a disk
+// error, a bad restore, a stray write): a same-size change keeps every format check happy, and a
+// flipped byte in the serving index answered another number with 200.
+//
+// A file is hashed in full the first time it is used, then its verdict is kept with its identity
+// (inode, size, mtime): later uses cost one stat(), and only a file that changed is hashed again,
+// so a repaired file recovers by itself. Hashing runs over a stream, a chunk per turn of the event
+// loop (about 1 ms per MiB on this machine), so other requests keep being answered meanwhile.
+// Builds made before the manifest recorded checksums have none to check: `recorded` is false and
+// every check passes (the partition guard's format checks still apply; docs/operations.md).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AppError } from '../domain/errors.js';
+
+/** A file's identity: `inode:size:mtime`, or '' when it is missing. */
+export type FileIdentity = string;
+
+/**
+ * File times come from a coarse clock (a scheduler tick, up to 10 ms), so a second same-size
+ * write within one tick of the first leaves the identity unchanged. A verdict on a file modified
+ * this recently is therefore not kept: it is hashed again on its next use, until its time is past
+ * this (the "racily clean" case git handles the same way).
+ */
+const RACY_MS = 1000;
+
+/** Whether `identity` is too recent to stand for the file's content (see RACY_MS). */
+export function isRacy(identity: FileIdentity): boolean {
+  const mtime = Number(identity.slice(identity.lastIndexOf(':') + 1));
+  return identity !== '' && Date.now() - mtime < RACY_MS;
+}
+
+export function identityOf(file: string): FileIdentity {
+  try {
+    const s = fs.statSync(file);
+    return s.isFile() ? `${s.ino}:${s.size}:${s.mtimeMs}` : '';
+  } catch {
+    return '';
+  }
+}
+
+export class DamagedFile extends Error {
+  constructor(
+    /** Path relative to the build directory. */
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+  }
+}
+
+export interface FileFault {
+  /** Path relative to the build directory. */
+  file: string;
+  reason: string;
+  since: string;
+}
+
+interface Verdict {
+  identity: FileIdentity;
+  fault?: { reason: string; since: string };
+}
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/** A store left out at start because a file it reads was damaged, loaded once the file is repaired. */
+interface Deferred {
+  name: string;
+  files: readonly string[];
+  load: () => Promise<unknown>;
+  loading?: Promise<void>;
+}
+
+export class FileIntegrity {
+  private readonly verdicts = new Map<string, Verdict>();
+  private readonly hashing = new Map<string, Promise<void>>();
+  private readonly deferred: Deferred[] = [];
+
+  constructor(
+    readonly buildDir: string,
+    private readonly expected: Readonly<Record<string, { sha256: string; bytes: number }>> | undefined,
+  ) {}
+
+  /** Whether the build's manifest records checksums (builds made before it do not). */
+  get recorded(): boolean {
+    return this.expected !== undefined;
+  }
+
+  /** Whether `rel` has a recorded checksum to be checked against. */
+  covers(rel: string): boolean {
+    return this.expected?.[rel] !== undefined;
+  }
+
+  /** Absolute path of `rel` in the build. */
+  pathOf(rel: string): string {
+    return path.join(this.buildDir, rel);
+  }
+
+  /**
+   * Resolves when `rel` is as the build recorded it (or has no recorded checksum); throws
+   * DamagedFile otherwise. A stat() when the file has not changed since its last check.
+   */
+  async check(rel: string): Promise<void> {
+    if (!this.covers(rel)) return;
+    const v = this.verdicts.get(rel);
+    if (!v || v.identity !== identityOf(this.pathOf(rel)) || isRacy(v.identity)) await this.verify(rel);
+    const fault = this.verdicts.get(rel)?.fault;
+    if (fault) throw new DamagedFile(rel, fault.reason);
+  }
+
+  /**
+   * As check(), but a damaged file is 503 dependency-unavailable with `detail` (the client is not
+   * told the file's name; /health and the log are).
+   */
+  async require(rel: string, detail: string): Promise<void> {
+    try {
+      await this.check(rel);
+    } catch (e) {
+      if (e instanceof DamagedFile) throw new AppError('dependency-unavailable', detail, { cause: e });
+      throw e;
+    }
+  }
+
+  /** The identity `rel` had when last found intact; undefined when never checked, damaged, or not covered. */
+  verifiedIdentity(rel: string): FileIdentity | undefined {
+    const v = this.verdicts.get(rel);
+    return v && !v.fault ? v.identity : undefined;
+  }
+
+  /**
+   * Files found damaged. Every file checked so far is looked at again first (a stat() each; a hash
+   * when it changed), so a repaired file leaves the list, and one damaged on disk after it was
+   * read into memory (the catalog, a boundary file) is reported for the operator to restore
+   * before the next start, although what is served from memory is still what was verified.
+   */
+  async faults(): Promise<FileFault[]> {
+    const out: FileFault[] = [];
+    for (const [rel, v] of [...this.verdicts]) {
+      if (v.identity !== identityOf(this.pathOf(rel)) || isRacy(v.identity)) await this.verify(rel);
+      const now = this.verdicts.get(rel)!.fault;
+      if (!now) continue;
+      out.push({ file: rel, reason: now.reason, since: now.since });
+    }
+    return out.sort((a, b) => (a.file < b.file ? -1 : 1));
+  }
+
+  /** Load store `name` with `load` once every one of `files` is intact again (see recover). */
+  deferUntilRepaired(name: string, files: readonly string[], load: () => Promise<unknown>): void {
+    this.deferred.push({ name, files, load });
+  }
+
+  /**
+   * Load the stores deferred by deferUntilRepaired whose files are intact now, each into
+   * `into[name]` (the live stores). /health calls it on every poll, so a store whose file was
+   * damaged at start comes back once the file is restored, as a partition does. A store that
+   * still fails to load stays deferred (its files are then reported damaged by the next check
+   * or, if they are intact, the load error is logged by the caller).
+   */
+  async recover(into: Record<string, unknown>): Promise<string[]> {
+    const loaded: string[] = [];
+    for (const d of [...this.deferred]) {
+      try {
+        for (const f of d.files) await this.check(f);
+      } catch {
+        continue;
+      }
+      d.loading ??= d.load().then(
+        (store) => {
+          into[d.name] = store;
+          this.deferred.splice(this.deferred.indexOf(d), 1);
+          loaded.push(d.name);
+        },
+        () => (d.loading = undefined),
+      );
+      await d.loading;
+    }
+    return loaded;
+  }
+
+  /** Stores still left out because of a damaged file (names). */
+  get deferredStores(): string[] {
+    return this.deferred.map((d) => d.name);
+  }
+
+  /** Hash `rel` now (one hash at a time per file: concurrent callers share it). */
+  private verify(rel: string): Promise<void> {
+    let p = this.hashing.get(rel);
+    if (!p) {
+      p = this.hash(rel).finally(() => this.hashing.delete(rel));
+      this.hashing.set(rel, p);
+    }
+    return p;
+  }
+
+  private async hash(rel: string, attempt = 1): Promise<void> {
+    const want = this.expected![rel]!;
+    const file = this.pathOf(rel);
+    const before = identityOf(file);
+    let reason: string | undefined;
+    if (!before) reason = 'file missing';
+    else {
+      try {
+        const h = createHash('sha256');
+        let bytes = 0;
+        for await (const chunk of fs.createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
+          h.update(chunk as Buffer);
+          bytes += (chunk as Buffer).length;
+        }
+        if (bytes !== want.bytes) reason = `size ${bytes} differs from the manifest's ${want.bytes}`;
+        else if (h.digest('hex') !== want.sha256) reason = 'checksum differs from the manifest (damaged)';
+      } catch (e) {
+        reason = `unreadable (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`;
+      }
+    }
+    // Changed while it was read: the bytes hashed may mix both versions, so they are read again.
+    if (identityOf(file) !== before) {
+      if (attempt < 3) return this.hash(rel, attempt + 1);
+      reason = 'changing while read';
+    }
+    this.record(rel, before, reason);
+  }
+
+  private record(rel: string, identity: FileIdentity, reason: string | undefined): void {
+    const prev = this.verdicts.get(rel)?.fault;
+    const fault = reason ? (prev?.reason === reason ? prev : { reason, since: new Date().toISOString() }) : undefined;
+    this.verdicts.set(rel, { identity, fault });
+  }
+}
