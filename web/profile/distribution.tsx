@@ -89,7 +89,7 @@ export function DistributionChart({ id, title, cells, placeName }: { id: string;
           })}
         </svg>
       )}
-      <div class="table-wrap alt">
+      <div class="table-wrap alt" tabIndex={0} role="region" aria-label={`Table: ${title}`}>
         <table data-testid={`dist-table-${id}`}>
           <caption class="visually-hidden">{caption}</caption>
           <thead>

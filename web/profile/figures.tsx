@@ -106,7 +106,7 @@ export function FigureTable({
   const at = (variable: string, key: string) => cells.find((c) => c.variable === variable && c.geo_key === key);
   const shortName = place.name.replace(/,.*$/, '');
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={`${title}: figures`}>
       <table class="figures" data-testid={`figures-${id}`}>
         <caption class="visually-hidden">
           {title}: {place.name}
