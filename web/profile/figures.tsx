@@ -4,12 +4,19 @@
 import { cvOf, fmt, type Cell } from '../explore/api.js';
 import type { PlaceRef } from './load.js';
 
+/** Decimals of a count-like figure as published: a Gini index has four, an average size two, a median age one. */
+function decimalsOf(n: number): number {
+  if (Number.isInteger(n)) return 0;
+  const a = Math.abs(n);
+  return a < 1 ? 4 : a < 10 ? 2 : 1;
+}
+
 /** The figure with its unit: a percent has one decimal, a count or dollars none, an average two. */
 export function valueText(c: Cell): string {
   if (c.estimate === null) return '—';
   if (c.unit === 'dollar') return fmt(c.estimate, c.unit);
   if (c.unit === 'percent') return `${c.estimate.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })}%`;
-  const digits = Number.isInteger(c.estimate) ? 0 : c.estimate < 10 ? 2 : 1;
+  const digits = decimalsOf(c.estimate);
   return c.estimate.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
@@ -19,7 +26,7 @@ export function moeText(c: Cell): string | null {
   if (c.unit === 'percent')
     return `± ${c.moe_numeric.toLocaleString('en-US', c.moe_numeric < 0.05 ? { maximumSignificantDigits: 2 } : { maximumFractionDigits: 1 })} pp`;
   if (c.unit === 'dollar') return `± ${fmt(c.moe_numeric, 'dollar')}`;
-  const digits = c.estimate !== null && !Number.isInteger(c.estimate) ? (c.estimate < 10 ? 2 : 1) : 0;
+  const digits = c.estimate === null ? 0 : decimalsOf(c.estimate);
   return `± ${c.moe_numeric.toLocaleString('en-US', { maximumFractionDigits: digits })}`;
 }
 

@@ -1,7 +1,9 @@
-// Everything a profile shows, from the public API in two rounds of parallel requests: the place
-// and the datasets (which vintage has values at this level), then the headline figures beside the
+// Everything a profile shows, from the public API in two rounds of parallel requests: the place's
+// detail and the datasets (which vintage has values at this level), then, as soon as the datasets
+// answer, the headline figures beside the
 // parents (/v1/compare), the distributions (/v1/data, whole tables), the trends (/v1/timeseries)
-// and the children. The count of requests and the time they took are kept for the page to report.
+// and the children, all at once; the page is shown when the headline figures have answered and
+// the other parts fill in as they arrive. The count of requests is kept for the page to report.
 import { ApiError, getJson, type Cell } from '../explore/api.js';
 import { DISTRIBUTIONS, HEADLINE_VARIABLES, TREND_VARIABLES } from './layout.js';
 
@@ -49,9 +51,11 @@ export interface Profile {
   available: { dataset: string; label: string; vintages: number[] }[];
   parents: PlaceRef[];
   headline: Part<Cell[]>;
-  distributions: Part<Cell[]>;
-  trends: Part<Cell[]>;
-  children: Part<Children> | null;
+  /** The parts below are shown as they arrive: the page waits only for the headline figures. */
+  distributions: Promise<Part<Cell[]>>;
+  /** Still on its way when the rest is shown: a series over every vintage is the slowest answer. */
+  trends: Promise<Part<Cell[]>>;
+  children: Promise<Part<Children>> | null;
 }
 
 export const metrics = { requests: 0 };
@@ -113,10 +117,28 @@ export function chooseVintage(datasets: DatasetInfo[], level: string, asked: { d
   return { dataset: d.dataset, vintage: d.default_vintage, loaded: false };
 }
 
-/** The places each figure is set beside: county → state → nation; a metro (it may cross states) → nation. */
-export function parentsOf(place: Place): PlaceRef[] {
-  if (place.type === 'metro') return place.hierarchy.filter((h) => h.type === 'nation');
-  return place.hierarchy;
+/**
+ * The places each figure is set beside, read from the key itself so that the figures can be asked
+ * for before the place's detail answers: county → state → nation (the FIPS code nests), tract →
+ * county → state → nation, district → state → nation; a metro (it may cross states) → nation.
+ */
+export function parentKeysOf(key: string): string[] {
+  const [type, fips = ''] = key.split(':');
+  const state = `state:${fips.slice(0, 2)}`;
+  switch (type) {
+    case 'state':
+    case 'metro':
+      return ['nation:1'];
+    case 'county':
+    case 'cd':
+      return [state, 'nation:1'];
+    case 'tract':
+      return [`county:${fips.slice(0, 5)}`, state, 'nation:1'];
+    case 'block_group':
+      return [`tract:${fips.slice(0, 11)}`, `county:${fips.slice(0, 5)}`, state, 'nation:1'];
+    default:
+      return [];
+  }
 }
 
 /** The children listed on a profile: counties of a state, tracts of a county, and so on. */
@@ -148,9 +170,9 @@ export async function loadChildren(path: string, type: string): Promise<Children
   };
 }
 
-export function headlinePath(key: string, parents: PlaceRef[], c: Choice): string {
-  const geo = [key, ...parents.map((p) => p.geo_key)].join(';');
-  const verb = parents.length ? 'compare' : 'data';
+export function headlinePath(key: string, parentKeys: string[], c: Choice): string {
+  const geo = [key, ...parentKeys].join(';');
+  const verb = parentKeys.length ? 'compare' : 'data';
   return `/v1/${verb}?variables=${HEADLINE_VARIABLES.join(',')}&geo=${encodeURIComponent(geo)}&dataset=${c.dataset}&vintage=${c.vintage}`;
 }
 
@@ -164,29 +186,30 @@ export function trendsPath(key: string, c: Choice): string {
 }
 
 export async function loadProfile(key: string, asked: { dataset?: string; vintage?: number }): Promise<Profile> {
-  const [detail, datasets] = await Promise.all([
-    get<{ data: Place }>(`/v1/geographies/${encodeURIComponent(key)}`),
-    get<{ data: DatasetInfo[] }>('/v1/datasets'),
-  ]);
+  // The detail (names, child types) and the figures are asked for at once: the figures need only
+  // the vintage (from /v1/datasets) and the parents (from the key).
+  const type = key.slice(0, key.indexOf(':'));
+  const detailRequest = get<{ data: Place }>(`/v1/geographies/${encodeURIComponent(key)}`);
+  detailRequest.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  const datasets = await get<{ data: DatasetInfo[] }>('/v1/datasets');
+  const choice = chooseVintage(datasets.data, type, asked);
+  const parentKeys = parentKeysOf(key);
+  const childType = CHILD_TYPE[type];
+  const headlineRequest = settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, choice)).then((r) => r.data));
+  const distributions = settle(get<{ data: Cell[] }>(distributionsPath(key, choice)).then((r) => r.data));
+  const trends = settle(get<{ data: Cell[] }>(trendsPath(key, choice)).then((r) => r.data));
+  const children = childType ? settle(loadChildren(childrenPath(key, childType, choice.vintage), childType)) : null;
+  const detail = (await detailRequest).data;
   const place: Place = {
-    geo_key: detail.data.geo_key,
-    type: detail.data.type,
-    name: detail.data.name,
-    hierarchy: detail.data.hierarchy,
-    child_types: detail.data.child_types,
-    metro_key: detail.data.metro_key ?? null,
+    geo_key: detail.geo_key,
+    type: detail.type,
+    name: detail.name,
+    hierarchy: detail.hierarchy,
+    child_types: detail.child_types,
+    metro_key: detail.metro_key ?? null,
   };
-  const choice = chooseVintage(datasets.data, place.type, asked);
-  const parents = parentsOf(place);
-  const childType = CHILD_TYPE[place.type];
-  const [headline, distributions, trends, children] = await Promise.all([
-    settle(get<{ data: Cell[] }>(headlinePath(key, parents, choice)).then((r) => r.data)),
-    settle(get<{ data: Cell[] }>(distributionsPath(key, choice)).then((r) => r.data)),
-    settle(get<{ data: Cell[] }>(trendsPath(key, choice)).then((r) => r.data)),
-    childType && place.child_types.includes(childType)
-      ? settle(loadChildren(childrenPath(key, childType, choice.vintage), childType))
-      : Promise.resolve(null),
-  ]);
+  const parents = parentKeys.map((k) => place.hierarchy.find((h) => h.geo_key === k) ?? { geo_key: k, type: k.split(':')[0]!, name: k });
+  const headline = await headlineRequest;
   const available = datasets.data
     .map((d) => ({ dataset: d.dataset, label: d.label, vintages: [...(d.loaded_vintages?.[place.type] ?? [])].sort((a, b) => b - a) }))
     .filter((d) => d.vintages.length > 0);

@@ -18,6 +18,7 @@ import {
   resolvePlace,
   trendsPath,
   type Children,
+  type Part,
   type PlaceRef,
   type Profile,
 } from './load.js';
@@ -26,9 +27,17 @@ import { Problem } from './problem.js';
 
 declare global {
   interface Window {
-    /** Read by the browser tests: API requests made and the time to the first full render. */
-    __profileMetrics?: { requests: number; ms: number };
+    /** Read by the browser tests: API requests made, ms from navigation to the figures, then to the series. */
+    __profileMetrics?: { requests: number; ms: number; trendsMs?: number };
   }
+}
+
+/** Records when the figures (ms) and then the series (trendsMs) were first on screen. */
+function mark(what: 'ms' | 'trendsMs') {
+  const m = (window.__profileMetrics ??= { requests: 0, ms: -1 });
+  const now = Math.round(performance.now());
+  if (what === 'ms' && m.ms === -1) Object.assign(m, { ms: now, requests: metrics.requests });
+  if (what === 'trendsMs' && m.trendsMs === undefined) m.trendsMs = now;
 }
 
 function wordsFromPath(): string {
@@ -115,9 +124,29 @@ function ChildList({ initial, place, vintage }: { initial: Children; place: Plac
   );
 }
 
-function Trends({ cells, note }: { cells: Cell[]; note: string }) {
+/** A part of the profile that arrives after the page is shown; undefined until it does. */
+function usePart<T>(pending: Promise<Part<T>> | null): Part<T> | undefined {
+  const [part, setPart] = useState<Part<T>>();
+  useEffect(() => {
+    let live = true;
+    void pending?.then((t) => live && setPart(t));
+    return () => {
+      live = false;
+    };
+  }, [pending]);
+  return part;
+}
+
+function Trends({ pending, note }: { pending: Profile['trends']; note: string }) {
+  const trends = usePart(pending);
+  useEffect(() => {
+    if (trends) mark('trendsMs');
+  }, [trends]);
+  if (!trends) return <p aria-busy="true">Loading the series…</p>;
+  if (!trends.ok) return <Problem error={trends.error} />;
+  const cells = trends.value;
   return (
-    <>
+    <div data-testid="trends-loaded">
       <p class="hint" data-testid="dollars-note">
         {note}
       </p>
@@ -131,7 +160,7 @@ function Trends({ cells, note }: { cells: Cell[]; note: string }) {
           </div>
         );
       })}
-    </>
+    </div>
   );
 }
 
@@ -139,10 +168,16 @@ const DOLLARS_NOTE =
   'Dollar figures are in each survey year’s own inflation-adjusted dollars, as the Bureau publishes them: a change between years includes inflation. Constant dollars will be offered here once the API serves them.';
 
 function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dataset: string, vintage: number) => void }) {
-  const { place, choice, parents, headline, distributions, trends, children } = profile;
+  const { place, choice, parents, headline, trends } = profile;
+  const distributions = usePart(profile.distributions);
+  const children = usePart(profile.children);
   const sectionsWithDist = new Set(DISTRIBUTIONS.map((d) => d.section));
   const requests = [
-    headlinePath(place.geo_key, parents, choice),
+    headlinePath(
+      place.geo_key,
+      parents.map((p) => p.geo_key),
+      choice,
+    ),
     distributionsPath(place.geo_key, choice),
     trendsPath(place.geo_key, choice),
   ];
@@ -240,8 +275,9 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
               exploreHref={(v) => exploreHref(profile, v)}
             />
           )}
-          {sectionsWithDist.has(s.id) && !distributions.ok && <Problem error={distributions.error} />}
-          {distributions.ok &&
+          {sectionsWithDist.has(s.id) && !distributions && <p aria-busy="true">Loading the chart…</p>}
+          {sectionsWithDist.has(s.id) && distributions && !distributions.ok && <Problem error={distributions.error} />}
+          {distributions?.ok &&
             DISTRIBUTIONS.filter((d) => d.section === s.id).map((d) => (
               <DistributionChart
                 key={d.id}
@@ -255,7 +291,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
       ))}
       <section class="panel" aria-labelledby="trends-title" id="trends" data-testid="section-trends">
         <h2 id="trends-title">Over time ({datasetLabel})</h2>
-        {trends.ok ? <Trends cells={trends.value} note={DOLLARS_NOTE} /> : <Problem error={trends.error} />}
+        <Trends pending={trends} note={DOLLARS_NOTE} />
       </section>
       <section class="panel" aria-labelledby="places-title" id="places" data-testid="section-places">
         <h2 id="places-title">Related places</h2>
@@ -276,6 +312,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
             )}
           </p>
         )}
+        {profile.children && !children && <p aria-busy="true">Loading the list…</p>}
         {children &&
           (children.ok ? (
             <ChildList initial={children.value} place={place} vintage={choice.vintage} />
@@ -363,7 +400,7 @@ function App() {
     };
   }, [ready, words, asked.dataset, asked.vintage]);
   useEffect(() => {
-    if (profile && !window.__profileMetrics) window.__profileMetrics = { requests: metrics.requests, ms: Math.round(performance.now()) };
+    if (profile) mark('ms');
   }, [profile]);
 
   const skip = (

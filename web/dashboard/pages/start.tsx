@@ -136,8 +136,8 @@ export function StartPage({ session, profile, lastKey, setLastKey, navigate }: A
             The answer’s <code>estimate</code> is 75277 and <code>moe_numeric</code> 317. More in the <a href="/docs">API reference</a>.
           </p>
           <p class="hint" data-testid="pages-links">
-            The same figures in pages, signed in as you: <a href="/profile/state:06">the profile of California</a> (every topic, beside the
-            nation) and the <a href="/explore">explorer</a> (maps, tables, series).
+            The same figures in pages, signed in as you: a place’s profile (every topic beside its state and the nation), e.g.{' '}
+            <a href="/profile/state:06">California</a>, and the <a href="/explore">explorer</a> (maps, tables, series).
           </p>
         </li>
         <li>
