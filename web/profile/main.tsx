@@ -4,7 +4,7 @@
 // time, and links up, down and into the explorer. Built only on the public API.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { curlFor, hasCredentials, loadSession, useKey, type Cell } from '../explore/api.js';
+import { curlFor, hasCredentials, loadSession, useKey } from '../explore/api.js';
 import { SeriesChart } from '../explore/charts.js';
 import { DistributionChart } from './distribution.js';
 import { FigureTable } from './figures.js';
