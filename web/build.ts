@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 export const WEB_OUT_DIR = path.resolve(ROOT, '../dist/web');
-const APPS = ['dashboard', 'explore'] as const;
+const APPS = ['dashboard', 'explore', 'profile'] as const;
 
 export interface BundleSize {
   file: string;

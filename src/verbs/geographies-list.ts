@@ -38,12 +38,29 @@ export const geographiesListInput = z.object({
 });
 export type GeographiesListInput = z.input<typeof geographiesListInput>;
 
+/** A listed geography with the address of its profile page (served next to the dashboard). */
+export const listedGeographySchema = geographySchema.extend({
+  links: z
+    .object({ profile: z.string().describe("The place's profile page: every topic with MOE, beside its parents (docs/profile.md).") })
+    .describe('Pages about this geography.'),
+});
+type ListedGeography = GeographyView & { links: { profile: string } };
+
+/** The profile page's address: the pages are served by the same deployment as the dashboard. */
+export function profileUrl(dashboardUrl: string, key: string): string {
+  return new URL(`/profile/${key}`, dashboardUrl).href;
+}
+
 export const geographiesList = defineVerb({
   name: 'geographies-list',
   input: geographiesListInput,
-  output: z.array(geographySchema),
+  output: z.array(listedGeographySchema),
   cost: { kind: 'lookup' },
-  run: async ({ ctx, input, plan }): Promise<VerbResult<GeographyView[]>> => {
+  run: async ({ ctx, input, plan }): Promise<VerbResult<ListedGeography[]>> => {
+    const linked = (r: VerbResult<GeographyView[]>): VerbResult<ListedGeography[]> => ({
+      ...r,
+      data: r.data.map((g) => ({ ...g, links: { profile: profileUrl(ctx.config.DASHBOARD_URL, g.geo_key) } })),
+    });
     // Blank text is no filter (as an empty query parameter is).
     const q = { ...input, search: input.search?.trim() || undefined, parent: input.parent?.trim() || undefined, offset: input.offset ?? 0 };
     const store = storeOf(ctx.stores, 'geographies');
@@ -84,16 +101,18 @@ export const geographiesList = defineVerb({
       }
       const m = store.members(parent.key, q.type, vintage);
       if (m.unsupported) throw new AppError('validation-error', m.unsupported);
-      return paged(
-        m.keys.length,
-        q.offset,
-        limit,
-        () =>
-          m.keys
-            .slice(q.offset, q.offset + limit)
-            .map((k) => store.get(k, vintage))
-            .filter((r): r is GeographyRecord => r !== null),
-        vintage,
+      return linked(
+        paged(
+          m.keys.length,
+          q.offset,
+          limit,
+          () =>
+            m.keys
+              .slice(q.offset, q.offset + limit)
+              .map((k) => store.get(k, vintage))
+              .filter((r): r is GeographyRecord => r !== null),
+          vintage,
+        ),
       );
     } else {
       if (!q.type) {
@@ -105,29 +124,31 @@ export const geographiesList = defineVerb({
       const table = store.tables[type];
       const total = store.countByPrefix(type, '', vintage);
       // Rows valid in the vintage are a filtered view of the table: walk it once to the page.
-      return paged(
-        total,
-        q.offset,
-        limit,
-        () => {
-          const out: GeographyRecord[] = [];
-          let seen = 0;
-          for (let i = 0; i < table.size && out.length < limit; i++) {
-            if (!table.validAt(i, vintage)) continue;
-            if (seen++ >= q.offset) out.push(store.record(type, i));
-          }
-          return out;
-        },
-        vintage,
+      return linked(
+        paged(
+          total,
+          q.offset,
+          limit,
+          () => {
+            const out: GeographyRecord[] = [];
+            let seen = 0;
+            for (let i = 0; i < table.size && out.length < limit; i++) {
+              if (!table.validAt(i, vintage)) continue;
+              if (seen++ >= q.offset) out.push(store.record(type, i));
+            }
+            return out;
+          },
+          vintage,
+        ),
       );
     }
     const page = rows.slice(q.offset, q.offset + limit);
     if (page.length === 0 && rows.length > 0) hint = pastEnd(q.offset, rows.length);
-    return {
+    return linked({
       data: page.map(viewOf),
       meta: { total_count: rows.length, vintage, hint },
       page: { offset: q.offset, limit, total: rows.length },
-    };
+    });
   },
 });
 

@@ -52,7 +52,10 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
                 <th scope="row">
                   <button type="button" class="link" onClick={() => onSelect(c)}>
                     {c.geo_name}
-                  </button>
+                  </button>{' '}
+                  <a class="small" href={`/profile/${c.geo_key}`}>
+                    profile<span class="visually-hidden"> of {c.geo_name}</span>
+                  </a>
                 </th>
                 <td class="num">
                   {c.estimate === null ? (

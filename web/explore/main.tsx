@@ -460,6 +460,13 @@ function App() {
           />
         </Section>
         <Section id="map-title" title={mapTitle}>
+          {view.within !== 'us' && (
+            <p>
+              <a href={`/profile/${view.within}`} data-testid="within-profile">
+                Profile of {within.name}
+              </a>
+            </p>
+          )}
           {mapError !== undefined && <Problem error={mapError} />}
           {!dataPath && !byName(view.within) && (
             <p class="notice" data-testid="map-empty">
@@ -541,7 +548,10 @@ function App() {
               disabled={view.compare.length >= 5 || view.compare.includes(view.geo)}
             >
               Add {seriesName} to the comparison
-            </button>
+            </button>{' '}
+            <a href={`/profile/${encodeURIComponent(series?.cells[0]?.geo_key ?? view.geo)}`} data-testid="series-profile">
+              Profile of {seriesName}
+            </a>
           </p>
           {seriesError !== undefined && <Problem error={seriesError} />}
           {series && series.notes.length > 0 && (

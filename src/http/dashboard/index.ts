@@ -191,8 +191,9 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     return reply.header('Cache-Control', 'no-store').send({ signed_out: true });
   });
 
-  // The dashboard and the explorer (/explore) are two apps of the same front-end build.
-  for (const name of ['dashboard', 'explore'] as const) {
+  // The dashboard, the explorer (/explore) and the place profiles (/profile/{geo_key}) are apps
+  // of the same front-end build; a profile's geography is read from the path by the page itself.
+  for (const name of ['dashboard', 'explore', 'profile'] as const) {
     app.get<{ Params: { name: string } }>(`/${name}/assets/:name`, { schema: { hide: true } }, async (req, reply) => {
       const a = assets.get(name, req.params.name);
       if (!a) return reply.code(404).type('text/plain').send('Not found');

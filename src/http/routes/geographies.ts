@@ -12,7 +12,7 @@ export function geographyRoutes(app: FastifyInstance) {
     url: '/v1/geographies',
     summary: 'Browse geographies by type, parent or name',
     description:
-      'One of: `type` alone (every geography of the type), `parent` + `type` (children, as /v1/geographies/{geo_key}/children), or `search` (name words; states, counties, metros and districts; optionally narrowed by `type` and `parent`). Paginated with `limit`/`offset`; `meta.total_count` and `links.next`/`prev`.',
+      'One of: `type` alone (every geography of the type), `parent` + `type` (children, as /v1/geographies/{geo_key}/children), or `search` (name words; states, counties, metros and districts; optionally narrowed by `type` and `parent`). Paginated with `limit`/`offset`; `meta.total_count` and `links.next`/`prev`. Each listed geography carries `links.profile`, the address of its profile page (`/profile/{geo_key}`: every topic with its MOE, beside the parents, with significance).',
     tags: ['geographies'],
     auth: 'api-key',
     errorStatuses: [404],

@@ -248,3 +248,27 @@ describe('metering and auth', () => {
     );
   });
 });
+
+describe('GET /v1/geographies links each place to its profile page', () => {
+  it('gives a search result links.profile, and that address serves the profile page', async () => {
+    const res = await get('/v1/geographies?search=Travis%20County');
+    expect(res.statusCode).toBe(200);
+    const hit = (res.json() as { data: { geo_key: string; links: { profile: string } }[] }).data.find((g) => g.geo_key === 'county:48453')!;
+    const url = new URL(hit.links.profile);
+    expect(url.pathname).toBe('/profile/county:48453');
+    expect(url.origin).toBe(new URL(svc.config.DASHBOARD_URL).origin);
+    const page = await svc.app.inject({ url: url.pathname });
+    // The page shell is served without a key (the page asks for one, or uses the session); a tree
+    // without the built pages says how to build them instead.
+    expect([200, 503]).toContain(page.statusCode);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    if (page.statusCode === 200) expect(page.body).toContain('/profile/assets/profile.js');
+  });
+
+  it('links listed children too (type + parent)', async () => {
+    const res = await get('/v1/geographies?type=county&parent=state:48&limit=3');
+    const body = res.json() as { data: { geo_key: string; links: { profile: string } }[] };
+    expect(body.data).toHaveLength(3);
+    for (const g of body.data) expect(g.links.profile.endsWith(`/profile/${g.geo_key}`)).toBe(true);
+  });
+});

@@ -135,6 +135,10 @@ export function StartPage({ session, profile, lastKey, setLastKey, navigate }: A
           <p class="hint">
             The answer’s <code>estimate</code> is 75277 and <code>moe_numeric</code> 317. More in the <a href="/docs">API reference</a>.
           </p>
+          <p class="hint" data-testid="pages-links">
+            The same figures in pages, signed in as you: a place’s profile (every topic beside its state and the nation), e.g.{' '}
+            <a href="/profile/state:06">California</a>, and the <a href="/explore">explorer</a> (maps, tables, series).
+          </p>
         </li>
         <li>
           <h2>Connect an AI assistant (MCP)</h2>

@@ -1,0 +1,235 @@
+// Everything a profile shows, from the public API in two rounds of parallel requests: the place's
+// detail and the datasets (which vintage has values at this level), then, as soon as the datasets
+// answer, the headline figures beside the
+// parents (/v1/compare), the distributions (/v1/data, whole tables), the trends (/v1/timeseries)
+// and the children, all at once; the page is shown when the headline figures have answered and
+// the other parts fill in as they arrive. The count of requests is kept for the page to report.
+import { ApiError, getJson, type Cell } from '../explore/api.js';
+import { DISTRIBUTIONS, HEADLINE_VARIABLES, TREND_VARIABLES } from './layout.js';
+
+export interface PlaceRef {
+  geo_key: string;
+  type: string;
+  name: string;
+}
+
+export interface Place extends PlaceRef {
+  hierarchy: PlaceRef[];
+  child_types: string[];
+  metro_key?: string | null;
+}
+
+export interface DatasetInfo {
+  dataset: string;
+  label: string;
+  vintages: number[];
+  default_vintage: number;
+  loaded_vintages?: Record<string, number[]>;
+}
+
+export interface Choice {
+  dataset: string;
+  vintage: number;
+  /** False when this deployment holds no values at the place's level in any vintage. */
+  loaded: boolean;
+}
+
+export interface Children {
+  type: string;
+  items: PlaceRef[];
+  total: number;
+  next: string | null;
+}
+
+/** One section's answer, or why it has none (a plan gate, a bad request). */
+export type Part<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export interface Profile {
+  place: Place;
+  choice: Choice;
+  /** Every vintage with values at the place's level, per dataset (for the vintage picker). */
+  available: { dataset: string; label: string; vintages: number[] }[];
+  parents: PlaceRef[];
+  headline: Part<Cell[]>;
+  /** The parts below are shown as they arrive: the page waits only for the headline figures. */
+  distributions: Promise<Part<Cell[]>>;
+  /** Still on its way when the rest is shown: a series over every vintage is the slowest answer. */
+  trends: Promise<Part<Cell[]>>;
+  children: Promise<Part<Children>> | null;
+}
+
+export const metrics = { requests: 0 };
+
+/**
+ * At most two requests in flight: the Free plan's concurrency limit (docs/plans.md), which a
+ * signed-in dashboard user is on; a third at once would be refused with 429. Requests wait in
+ * the order they are asked for, so the headline figures go first.
+ */
+export const MAX_IN_FLIGHT = 2;
+let inFlight = 0;
+const waiting: (() => void)[] = [];
+
+async function get<T>(path: string): Promise<T> {
+  metrics.requests++;
+  // A finished request hands its slot straight to the next waiting one.
+  if (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+  else inFlight++;
+  try {
+    return await getJson<T>(path);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else inFlight--;
+  }
+}
+
+const settle = <T>(p: Promise<T>): Promise<Part<T>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+export const GEO_KEY = /^(nation|state|county|metro|cd|tract|block_group):[0-9]+$/;
+const NATION_WORDS = /^(the )?(united states( of america)?|us|usa|u\.s\.|nation)$/i;
+
+export type Resolved = { key: string } | { candidates: PlaceRef[]; message: string };
+
+/**
+ * The geography a profile's path names: a key as it is; words ("Travis County, TX") through the
+ * API's name resolver, as the explorer resolves a parent's name (every parent type but the nation
+ * has tract children, so the pair is never refused; the nation is named here).
+ */
+export async function resolvePlace(words: string): Promise<Resolved> {
+  const w = words.trim();
+  if (GEO_KEY.test(w)) return { key: w };
+  if (NATION_WORDS.test(w)) return { key: 'nation:1' };
+  try {
+    const r = await get<{ meta: { parent: { geo_key: string } } }>(`/v1/geographies/${encodeURIComponent(w)}/children?type=tract&limit=1`);
+    return { key: r.meta.parent.geo_key };
+  } catch (e) {
+    if (e instanceof ApiError && Array.isArray(e.problem.candidates)) {
+      const candidates = (e.problem.candidates as { geo_key?: string; key?: string; name: string; type?: string }[]).map((c) => ({
+        geo_key: c.geo_key ?? c.key ?? '',
+        name: c.name,
+        type: c.type ?? '',
+      }));
+      return { candidates, message: e.message };
+    }
+    throw e;
+  }
+}
+
+/**
+ * The dataset and vintage of a profile: the latest vintage with values at the place's level
+ * (ACS 5-year on a tie: it covers every place, the 1-year only those of 65,000 people or more),
+ * unless the URL names one. With none loaded, the dataset's latest: every figure is then null
+ * and says why.
+ */
+export function chooseVintage(datasets: DatasetInfo[], level: string, asked: { dataset?: string; vintage?: number }): Choice {
+  const loaded = datasets.flatMap((d) => (d.loaded_vintages?.[level] ?? []).map((v) => ({ dataset: d.dataset, vintage: v })));
+  if (asked.dataset && asked.vintage) return { dataset: asked.dataset, vintage: asked.vintage, loaded: true };
+  const pool = asked.dataset ? loaded.filter((c) => c.dataset === asked.dataset) : loaded;
+  const best = pool.sort((a, b) => b.vintage - a.vintage || (a.dataset === 'acs5' ? -1 : 1))[0];
+  if (best) return { ...best, loaded: true };
+  const d = datasets.find((x) => x.dataset === (asked.dataset ?? 'acs5')) ?? datasets[0]!;
+  return { dataset: d.dataset, vintage: d.default_vintage, loaded: false };
+}
+
+/**
+ * The places each figure is set beside, read from the key itself so that the figures can be asked
+ * for before the place's detail answers: county → state → nation (the FIPS code nests), tract →
+ * county → state → nation, district → state → nation; a metro (it may cross states) → nation.
+ */
+export function parentKeysOf(key: string): string[] {
+  const [type, fips = ''] = key.split(':');
+  const state = `state:${fips.slice(0, 2)}`;
+  switch (type) {
+    case 'state':
+    case 'metro':
+      return ['nation:1'];
+    case 'county':
+    case 'cd':
+      return [state, 'nation:1'];
+    case 'tract':
+      return [`county:${fips.slice(0, 5)}`, state, 'nation:1'];
+    case 'block_group':
+      return [`tract:${fips.slice(0, 11)}`, `county:${fips.slice(0, 5)}`, state, 'nation:1'];
+    default:
+      return [];
+  }
+}
+
+/** The children listed on a profile: counties of a state, tracts of a county, and so on. */
+const CHILD_TYPE: Record<string, string> = {
+  nation: 'state',
+  state: 'county',
+  metro: 'county',
+  cd: 'county',
+  county: 'tract',
+  tract: 'block_group',
+};
+
+export function childrenPath(key: string, type: string, vintage: number, offset = 0): string {
+  return `/v1/geographies/${encodeURIComponent(key)}/children?type=${type}&vintage=${vintage}&limit=500&offset=${offset}`;
+}
+
+export async function loadChildren(path: string, type: string): Promise<Children> {
+  const r = await get<{
+    data: { geo_key: string; name: string; type: string }[];
+    meta: { total_count: number };
+    links: { next: string | null };
+  }>(path);
+  const next = r.links.next ? new URL(r.links.next, location.origin) : null;
+  return {
+    type,
+    items: r.data.map((g) => ({ geo_key: g.geo_key, name: g.name, type: g.type })),
+    total: r.meta.total_count,
+    next: next ? `${next.pathname}${next.search}` : null,
+  };
+}
+
+export function headlinePath(key: string, parentKeys: string[], c: Choice): string {
+  const geo = [key, ...parentKeys].join(';');
+  const verb = parentKeys.length ? 'compare' : 'data';
+  return `/v1/${verb}?variables=${HEADLINE_VARIABLES.join(',')}&geo=${encodeURIComponent(geo)}&dataset=${c.dataset}&vintage=${c.vintage}`;
+}
+
+export function distributionsPath(key: string, c: Choice): string {
+  const tables = DISTRIBUTIONS.map((d) => `${d.table}*`).join(',');
+  return `/v1/data?variables=${encodeURIComponent(tables)}&geo=${encodeURIComponent(key)}&dataset=${c.dataset}&vintage=${c.vintage}`;
+}
+
+export function trendsPath(key: string, c: Choice): string {
+  return `/v1/timeseries?variables=${TREND_VARIABLES.join(',')}&geo=${encodeURIComponent(key)}&dataset=${c.dataset}`;
+}
+
+export async function loadProfile(key: string, asked: { dataset?: string; vintage?: number }): Promise<Profile> {
+  // The detail (names, child types) and the figures are asked for at once: the figures need only
+  // the vintage (from /v1/datasets) and the parents (from the key).
+  const type = key.slice(0, key.indexOf(':'));
+  const detailRequest = get<{ data: Place }>(`/v1/geographies/${encodeURIComponent(key)}`);
+  detailRequest.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  const datasets = await get<{ data: DatasetInfo[] }>('/v1/datasets');
+  const choice = chooseVintage(datasets.data, type, asked);
+  const parentKeys = parentKeysOf(key);
+  const childType = CHILD_TYPE[type];
+  const headlineRequest = settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, choice)).then((r) => r.data));
+  const distributions = settle(get<{ data: Cell[] }>(distributionsPath(key, choice)).then((r) => r.data));
+  const trends = settle(get<{ data: Cell[] }>(trendsPath(key, choice)).then((r) => r.data));
+  const children = childType ? settle(loadChildren(childrenPath(key, childType, choice.vintage), childType)) : null;
+  const detail = (await detailRequest).data;
+  const place: Place = {
+    geo_key: detail.geo_key,
+    type: detail.type,
+    name: detail.name,
+    hierarchy: detail.hierarchy,
+    child_types: detail.child_types,
+    metro_key: detail.metro_key ?? null,
+  };
+  const parents = parentKeys.map((k) => place.hierarchy.find((h) => h.geo_key === k) ?? { geo_key: k, type: k.split(':')[0]!, name: k });
+  const headline = await headlineRequest;
+  const available = datasets.data
+    .map((d) => ({ dataset: d.dataset, label: d.label, vintages: [...(d.loaded_vintages?.[place.type] ?? [])].sort((a, b) => b - a) }))
+    .filter((d) => d.vintages.length > 0);
+  return { place, choice, available, parents, headline, distributions, trends, children };
+}
