@@ -141,6 +141,12 @@ export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extend
   /** OpenAPI response objects for non-JSON answers (`{ 200: { description, content } }`). */
   docResponses?: Record<string, unknown>;
   produces?: string[];
+  /**
+   * The route reads its query string by rules of its own (the Census Data API's paths: the
+   * Bureau's parameters, and predicates such as `B01001_001E=0:100`), so parameters its schema
+   * does not name are not refused here.
+   */
+  ownParameters?: boolean;
   /** Sends the reply itself (files, GeoJSON, health). */
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<unknown>;
 }
@@ -212,7 +218,7 @@ function refuseUnacceptable(req: FastifyRequest): void {
   }
 }
 
-function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string>, negotiate: boolean) {
+function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | undefined, negotiate: boolean) {
   return {
     onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       await authenticate(req, meta.auth);
@@ -225,7 +231,7 @@ function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string>, neg
     },
     // After authentication (a request without a key is a 401 first), before admission (never charged).
     preValidation: async (req: FastifyRequest) => {
-      refuseUnknownParameters(req.query, known);
+      if (known) refuseUnknownParameters(req.query, known);
       if (negotiate) refuseUnacceptable(req);
     },
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
@@ -468,7 +474,7 @@ export function defineRawRoute<
       ...(spec.produces ? { produces: spec.produces } : {}),
     } as FastifySchema,
     // Raw routes write their own types (GeoJSON, pages, files); they negotiate nothing here.
-    ...guards(meta, spec.costOf as CostOf, knownParameters(spec.querystring), false),
+    ...guards(meta, spec.costOf as CostOf, spec.ownParameters ? undefined : knownParameters(spec.querystring), false),
     handler: async (req, reply) =>
       spec.handler({
         ctx: contextOf(req),

@@ -49,6 +49,8 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
     api.setErrorHandler(bureauErrorHandler);
     for (const dataset of ['acs1', 'acs5'] as const) {
       defineRawRoute(api, {
+        // The Bureau's parameters and predicates, read by the query's own rules (domain/census-api/query.ts).
+        ownParameters: true,
         url: `/data/:vintage/acs/${dataset}`,
         summary: `Census Data API query (ACS ${dataset === 'acs1' ? '1-year' : '5-year'})`,
         description: DESCRIPTION,
@@ -91,6 +93,8 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
       [INVALID_KEY_PAGE, 'invalid'],
     ] as const) {
       defineRawRoute(api, {
+        // The Bureau's parameters and predicates, read by the query's own rules (domain/census-api/query.ts).
+        ownParameters: true,
         url,
         summary:
           kind === 'missing'

@@ -76,6 +76,8 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
     auth: 'none' as const,
     needs: ['censusTables' as const, 'observations' as const, 'build' as const],
     feature: 'census-api',
+    // The Bureau's conventions, not /v1's: a parameter these documents do not read is ignored.
+    ownParameters: true,
   };
 
   defineRawRoute(app, {

@@ -25,7 +25,7 @@ const variableEntry = z
     hasGeoCollectionSupport: z.literal(true).optional(),
     attributes: z
       .string()
-      .regex(/^[BC]\d{5}[A-Z]{0,4}_\d{3}EA(,[BC]\d{5}[A-Z]{0,4}_\d{3}M,[BC]\d{5}[A-Z]{0,4}_\d{3}MA)?$/)
+      .regex(/^[BC]\d{5,6}[A-Z]{0,4}_\d{3}EA(,[BC]\d{5,6}[A-Z]{0,4}_\d{3}M,[BC]\d{5,6}[A-Z]{0,4}_\d{3}MA)?$/)
       .optional(),
   })
   .strict();
