@@ -8,6 +8,7 @@ import { RankedTable, SeriesChart } from './charts.js';
 import { CompareTable } from './compare.js';
 import { definitionChanges, type Definition, type DefinitionChange } from './definitions.js';
 import { ChoroplethMap, type Shapes } from './map.js';
+import { allOrViewError } from './gates.js';
 import { PlacePicker, US, type Place } from './places.js';
 
 interface View {
@@ -249,7 +250,7 @@ function App() {
     let live = true;
     setLoading(true);
     setMapError(undefined);
-    Promise.all([shapesOf(view.level), getJson<{ data: Cell[] }>(dataPath)])
+    allOrViewError<[Shapes, { data: Cell[] }]>([shapesOf(view.level), getJson<{ data: Cell[] }>(dataPath)])
       .then(([shapes, data]) => {
         if (!live) return;
         setMap({ shapes, cells: data.data, arrivedAt: performance.now() });
