@@ -69,4 +69,79 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     }
     expect(errors).toEqual([]);
   });
+  it('reaches the table below the US counties map from the page top in at most 10 key presses', async () => {
+    await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=county&within=us&geo=county:48453');
+    await page.getByTestId('ranked').waitFor({ timeout: 60_000 });
+    const shapes = await page.locator('svg.map path.shape').count();
+    expect(shapes).toBeGreaterThan(3000);
+    // One Tab stop for the whole map.
+    expect(await page.locator('svg.map path.shape[tabindex="0"]').count()).toBe(1);
+    // From the page top, as after a page load (focus on the document): the first Tab stops are the skip links.
+    await page.evaluate(() => {
+      window.scrollTo(0, 0);
+      document.body.tabIndex = -1;
+      document.body.focus();
+      document.body.removeAttribute('tabindex');
+    });
+    const inTable = () => page.evaluate(() => !!document.activeElement?.closest('[data-testid="ranked"]'));
+    const keys: string[] = [];
+    const press = async (k: string) => (keys.push(k), page.keyboard.press(k));
+    await press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the map');
+    await press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the ranked table');
+    await page.screenshot({ path: `${await import('../support/browser.js').then((m) => m.SCREENSHOT_DIR)}/explore-11-skip-link.png` });
+    await press('Enter');
+    while (!(await inTable()) && keys.length < 10) await press('Tab');
+    expect(await inTable()).toBe(true);
+    expect(keys.length).toBeLessThanOrEqual(10);
+    console.log(`explore: page top → table below the US counties map in ${keys.length} key presses (${keys.join(', ')})`);
+  }, 120_000);
+
+  it('moves between map shapes with the arrow keys inside one Tab stop', async () => {
+    await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=state&geo=state:48');
+    await page.locator('svg.map path.shape').first().waitFor();
+    expect(await page.locator('svg.map path.shape[tabindex="0"]').count()).toBe(1);
+    // Tab from the field before the map lands on the map once: the selected state, Texas.
+    await page.getByRole('button', { name: 'Show' }).focus();
+    await page.keyboard.press('Tab');
+    const focused = () => page.evaluate(() => (document.activeElement as SVGElement | null)?.dataset?.geo);
+    expect(await focused()).toBe('state:48');
+    const centre = (key: string) =>
+      page
+        .locator(`path[data-geo="${key}"]`)
+        .boundingBox()
+        .then((b) => ({ x: b!.x + b!.width / 2, y: b!.y + b!.height / 2 }));
+    const tx = await centre('state:48');
+    // West of Texas is New Mexico; every arrow lands on a shape whose centre lies that way.
+    await page.keyboard.press('ArrowLeft');
+    expect(await focused()).toBe('state:35');
+    expect(await page.getByTestId('tooltip').textContent()).toContain('New Mexico');
+    let at = await centre('state:35');
+    for (const [key, ok] of [
+      ['ArrowRight', (a: { x: number }, b: { x: number }) => b.x > a.x],
+      ['ArrowUp', (a: { y: number }, b: { y: number }) => b.y < a.y],
+      ['ArrowRight', (a: { x: number }, b: { x: number }) => b.x > a.x],
+      ['ArrowDown', (a: { y: number }, b: { y: number }) => b.y > a.y],
+    ] as const) {
+      await page.keyboard.press(key);
+      const next = await centre((await focused())!);
+      expect(ok(at as never, next as never), key).toBe(true);
+      at = next;
+    }
+    // Still one Tab stop, now where the focus is; Enter picks it for the series.
+    const here = (await focused())!;
+    expect(await page.locator('svg.map path.shape[tabindex="0"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-geo')))).toEqual(
+      [here],
+    );
+    const name = await page.locator(`path[data-geo="${here}"]`).getAttribute('aria-label');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: `Over time: ${name!.split(':')[0]}` }).waitFor();
+    // Tab leaves the map at once.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBeUndefined();
+    expect(await page.evaluate(() => !!document.activeElement?.closest('svg.map'))).toBe(false);
+    expect(await allViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
 });

@@ -111,6 +111,24 @@ function Problem({ error }: { error: unknown }) {
   );
 }
 
+/** A skip link: moves focus to a section's heading, so the next Tab continues from there. */
+function Skip({ to, children }: { to: string; children: ComponentChildren }) {
+  return (
+    <a
+      class="skip"
+      href={`#${to}`}
+      onClick={(e) => {
+        const target = document.getElementById(to);
+        if (!target) return;
+        e.preventDefault();
+        target.focus();
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
 function Request({ path }: { path: string }) {
   const [copied, setCopied] = useState(false);
   const curl = curlFor(path);
@@ -128,9 +146,12 @@ function Request({ path }: { path: string }) {
 }
 
 function Section({ id, title, children }: { id: string; title: string; children: ComponentChildren }) {
+  // The heading takes focus from a skip link (tabIndex -1: focusable by script, not a Tab stop).
   return (
     <section class="panel" aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
+      <h2 id={id} tabIndex={-1}>
+        {title}
+      </h2>
       {children}
     </section>
   );
@@ -372,6 +393,12 @@ function App() {
   document.title = `${label}${first?.census_code ? ` (${first.census_code})` : ''} · Explorer · Census Data Service`;
   return (
     <>
+      <div class="skips">
+        <Skip to="map-title">Skip to the map</Skip>
+        {map && dataPath && <Skip to="table-title">Skip to the ranked table</Skip>}
+        <Skip to="series-title">Skip to the time series</Skip>
+        <Skip to="compare-title">Skip to the comparison</Skip>
+      </div>
       <header class="top">
         <div class="brand">
           <a href="/explore">Census explorer</a>
@@ -486,7 +513,7 @@ function App() {
           )}
           {dataPath && <Request path={dataPath} />}
         </Section>
-        {map && dataPath && tableReady && (
+        {map && dataPath && (
           <Section id="table-title" title="Ranked">
             <p>
               <button type="button" class="secondary" onClick={downloadCsv}>
@@ -494,7 +521,7 @@ function App() {
               </button>{' '}
               <span class="hint">from the API’s CSV (Pro plan and above)</span>
             </p>
-            <RankedTable cells={map.cells} onSelect={select} />
+            {tableReady ? <RankedTable cells={map.cells} onSelect={select} /> : <p aria-busy="true">Ranking…</p>}
           </Section>
         )}
         <Section id="series-title" title={`Over time: ${seriesName}`}>
