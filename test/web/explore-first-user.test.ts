@@ -144,4 +144,29 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     expect(await allViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
+  it('labels each year of a dollar series in its own dollars, not the map year’s', async () => {
+    const series = await api<{ data: { vintage: number; label: string; table_title: string; estimate: number | null }[] }>(
+      '/v1/timeseries?variables=B19013_001E&geo=state:06&dataset=acs1&from=2005&to=2018',
+    );
+    // The Bureau's title names one year's dollars; the values are each in their own year's.
+    expect(series.data.at(-1)!.table_title).toMatch(/\(in 2018 inflation-adjusted dollars\)/i);
+    await openWithKey('variable=B19013_001E&dataset=acs1&vintage=2018&level=state&geo=state:06&from=2005&to=2018');
+    const table = page.getByTestId('series-table');
+    await table.locator('tbody tr').first().waitFor();
+    const h1 = (await page.getByRole('heading', { level: 1 }).textContent())!;
+    expect(h1).toMatch(/^Median Household Income in the Past 12 Months$/i);
+    expect(await page.title()).not.toMatch(/inflation-adjusted/i);
+    await page.getByRole('heading', { name: 'Map: states of the United States, ACS 1-year 2018 (in 2018 dollars)' }).waitFor();
+    const alt = (await page.locator('figure.series svg[role="img"]').getAttribute('aria-label'))!;
+    expect(alt).not.toMatch(/2018 inflation-adjusted/i);
+    expect(alt).toContain('each year in its own year’s dollars');
+    for (const c of series.data) {
+      const row = table.locator('tbody tr', { has: page.locator('th', { hasText: String(c.vintage) }) });
+      expect(await row.textContent()).toContain(`in ${c.vintage} dollars`);
+    }
+    expect(await page.locator('figure.series figcaption').textContent()).toContain('each year in its own year’s dollars');
+    await page.getByTestId('series-table').scrollIntoViewIfNeeded();
+    await screenshot(page, 'explore-12-dollars-per-year');
+    expect(await allViolations(page)).toEqual([]);
+  });
 });

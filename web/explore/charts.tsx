@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { cvOf, fmt, reliability, type Cell } from './api.js';
 import type { DefinitionChange } from './definitions.js';
+import { dollarsNote, isDollars } from './dollars.js';
 
 type SortKey = 'name' | 'estimate' | 'moe' | 'cv';
 
@@ -82,11 +83,15 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
   const unit = cells[0]?.unit ?? '';
   const changeAt = new Map(changes.map((d) => [d.vintage, d]));
   const span = `${years[0]}–${years[years.length - 1]}`;
+  const dollars = isDollars(cells[0]);
+  const dollarsWords =
+    dollars && years.length > 1 ? ', each year in its own year’s dollars (not adjusted for inflation between years)' : '';
   const table = (
     <div class="table-wrap">
       <table data-testid="series-table">
         <caption class="visually-hidden">
           {label} for {cells[0]?.geo_name}, {span}
+          {dollarsWords}
         </caption>
         <thead>
           <tr>
@@ -97,6 +102,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
             <th scope="col" class="num">
               MOE (90%)
             </th>
+            {dollars && <th scope="col">Dollars</th>}
             <th scope="col">Note</th>
           </tr>
         </thead>
@@ -109,6 +115,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
                 <th scope="row">{c.vintage}</th>
                 <td class="num">{fmt(c.estimate, unit)}</td>
                 <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
+                {dollars && <td class="nowrap">{dollarsNote(c)}</td>}
                 <td>
                   {change && (
                     <strong class="def-note">
@@ -180,7 +187,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
     return i > 0 ? (x(years[i - 1]!) + x(v)) / 2 : x(v);
   };
   const described = [
-    `${label} for ${cells[0]?.geo_name}, ${span}, with 90% margins of error; values in the table below.`,
+    `${label} for ${cells[0]?.geo_name}, ${span}${dollarsWords}, with 90% margins of error; values in the table below.`,
     ...changes.map((d) => `Marked: ${d.vintage}, ${d.text}`),
   ].join(' ');
   return (
@@ -234,6 +241,9 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
       </svg>
       <figcaption class="hint">
         Line: estimate. Band: 90% margin of error. Dashed lines: years without a value (reasons below).
+        {dollarsWords
+          ? ' Dollars: each year in its own year’s dollars, as the Census Bureau publishes them (not adjusted for inflation).'
+          : ''}
         {changes.length > 0 ? ' Solid orange lines (◆): the geography’s definition changes there; the line does not join across them.' : ''}
       </figcaption>
       {changeList}

@@ -7,6 +7,7 @@ import { ApiError, curlFor, getBlob, getJson, hasCredentials, humanLabel, isRawL
 import { RankedTable, SeriesChart } from './charts.js';
 import { CompareTable } from './compare.js';
 import { definitionChanges, type Definition, type DefinitionChange } from './definitions.js';
+import { isDollars, withoutDollarYear } from './dollars.js';
 import { ChoroplethMap, type Shapes } from './map.js';
 import { allOrViewError } from './gates.js';
 import { PlacePicker, US, type Place } from './places.js';
@@ -369,7 +370,8 @@ function App() {
 
   // The series' latest year names the variable as it is now (older labels carry older dollars).
   const first = map?.cells[0] ?? series?.cells.at(-1) ?? compare?.[0];
-  const label = first ? humanLabel(first) : view.variable;
+  // Without the Bureau's "(in 2018 inflation-adjusted dollars)": each value is labelled with its own year's dollars.
+  const label = first ? withoutDollarYear(humanLabel(first)) : view.variable;
   const raw = first && isRawLabel(first.label) ? first : undefined;
   const within: Place =
     view.within === 'us'
@@ -388,7 +390,7 @@ function App() {
       : spec || byName(view.within)
         ? within.name
         : 'a county'
-  }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`;
+  }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}${isDollars(first) ? ` (in ${view.vintage} dollars)` : ''}`;
   // The tab and history entry say what the view shows (idempotent, so setting it while rendering is harmless).
   document.title = `${label}${first?.census_code ? ` (${first.census_code})` : ''} · Explorer · Census Data Service`;
   return (
