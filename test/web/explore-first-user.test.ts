@@ -162,11 +162,34 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     expect(alt).toContain('each year in its own year’s dollars');
     for (const c of series.data) {
       const row = table.locator('tbody tr', { has: page.locator('th', { hasText: String(c.vintage) }) });
-      expect(await row.textContent()).toContain(`in ${c.vintage} dollars`);
+      if (c.estimate !== null) expect(await row.textContent()).toContain(`in ${c.vintage} dollars`);
+      else expect(await row.textContent()).not.toContain('dollars');
     }
     expect(await page.locator('figure.series figcaption').textContent()).toContain('each year in its own year’s dollars');
     await page.getByTestId('series-table').scrollIntoViewIfNeeded();
     await screenshot(page, 'explore-12-dollars-per-year');
+    expect(await allViolations(page)).toEqual([]);
+  });
+  it('gives the ranked table’s missing values their reason in words, not a code', async () => {
+    const q = 'variables=B19013E_001E&geo=state:*&dataset=acs1&vintage=2005&page_size=5000';
+    const data = await api<{
+      data: { geo_name: string; estimate: number | null; estimate_annotation: { code: string; meaning: string } | null }[];
+    }>(`/v1/data?${q}`);
+    const nulls = data.data.filter((c) => c.estimate === null);
+    expect(nulls.map((c) => c.estimate_annotation!.code)).toContain('not_published');
+    await openWithKey('variable=B19013E_001E&dataset=acs1&vintage=2005&level=state&geo=state:21');
+    const table = page.getByTestId('ranked');
+    await table.waitFor();
+    for (const c of nulls) {
+      const row = table.locator('tbody tr', { has: page.getByRole('button', { name: c.geo_name, exact: true }) });
+      const text = (await row.textContent())!;
+      expect(text).toContain(`No value: ${c.estimate_annotation!.meaning}`);
+      expect(text).not.toContain(c.estimate_annotation!.code);
+      // The reason for a state's unpublished row does not talk about Puerto Rico.
+      expect(text).not.toMatch(/Puerto Rico/);
+    }
+    await table.locator('tbody tr').last().scrollIntoViewIfNeeded();
+    await screenshot(page, 'explore-13-ranked-reasons');
     expect(await allViolations(page)).toEqual([]);
   });
 });

@@ -55,16 +55,19 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
                     {c.geo_name}
                   </button>
                 </th>
-                <td class="num">
-                  {c.estimate === null ? (
-                    <span title={c.estimate_annotation?.meaning}>{c.estimate_annotation?.code ?? 'null'}</span>
-                  ) : (
-                    fmt(c.estimate, c.unit || unit)
-                  )}
-                </td>
-                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
-                <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
-                <td>{reliability(cv)}</td>
+                {c.estimate === null ? (
+                  // The reason in words, as the map's tooltip gives it (the code stays for scripts).
+                  <td colSpan={4} class="reason" data-code={c.estimate_annotation?.code}>
+                    No value: {c.estimate_annotation?.meaning ?? 'not available'}
+                  </td>
+                ) : (
+                  <>
+                    <td class="num">{fmt(c.estimate, c.unit || unit)}</td>
+                    <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
+                    <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
+                    <td>{reliability(cv)}</td>
+                  </>
+                )}
               </tr>
             );
           })}
@@ -115,7 +118,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
                 <th scope="row">{c.vintage}</th>
                 <td class="num">{fmt(c.estimate, unit)}</td>
                 <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
-                {dollars && <td class="nowrap">{dollarsNote(c)}</td>}
+                {dollars && <td class="nowrap">{c.estimate === null ? '' : dollarsNote(c)}</td>}
                 <td>
                   {change && (
                     <strong class="def-note">
