@@ -192,4 +192,53 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     await screenshot(page, 'explore-13-ranked-reasons');
     expect(await allViolations(page)).toEqual([]);
   });
+  it('writes −$14,648 (sign before the currency), percentage-point differences in pp, and says why a sixth Add is disabled', async () => {
+    type Cmp = { data: { geo_key: string; comparison: { difference: number; difference_moe: number } | null }[] };
+    const dollars = await api<Cmp>('/v1/compare?variables=B19013_001E&geo=state:06;state:48&dataset=acs1&vintage=2018');
+    const d = dollars.data.find((c) => c.geo_key === 'state:48')!.comparison!;
+    expect(Math.round(d.difference)).toBe(-14648);
+    await openWithKey('variable=B19013_001E&dataset=acs1&vintage=2018&level=state&geo=state:48&compare=state:06;state:48');
+    const table = page.getByTestId('compare');
+    await table.waitFor();
+    const moe = `$${Math.round(d.difference_moe).toLocaleString('en-US')}`;
+    await expect(table.textContent()).resolves.toContain(`−$14,648 ± ${moe}`);
+    expect(await table.textContent()).not.toContain('$-');
+
+    const pct = await api<Cmp>('/v1/compare?variables=core_poverty_rate&geo=state:06;state:48&dataset=acs1&vintage=2018');
+    const p = pct.data.find((c) => c.geo_key === 'state:48')!.comparison!;
+    await openWithKey('variable=core_poverty_rate&dataset=acs1&vintage=2018&level=state&geo=state:48&compare=state:06;state:48');
+    await page.getByTestId('pp-note').waitFor();
+    const row = page.getByTestId('compare').locator('tbody tr', { has: page.locator('th', { hasText: 'Texas' }) });
+    expect(await row.textContent()).toContain(`${p.difference.toFixed(1)} pp ± ${p.difference_moe.toFixed(1)} pp`);
+    expect(await page.getByTestId('compare').locator('thead').textContent()).toContain('Difference from first (pp)');
+
+    // Five places compared: the sixth Add is disabled and says why (the reason is its description).
+    await openWithKey(
+      'variable=B19013_001E&dataset=acs1&vintage=2018&level=state&geo=state:36&compare=state:06;state:48;state:12;state:17;state:42',
+    );
+    const add = page.getByRole('button', { name: 'Add New York to the comparison' });
+    await add.waitFor();
+    expect(await add.isDisabled()).toBe(true);
+    const why = 'This page compares at most 5 geographies; remove one to add another.';
+    expect(await page.getByTestId('add-refusal').textContent()).toBe(why);
+    expect(await add.evaluate((b) => document.getElementById(b.getAttribute('aria-describedby')!)?.textContent)).toBe(why);
+    await page.getByTestId('compare').waitFor();
+    await screenshot(page, 'explore-14-sixth-add');
+
+    // A pair that is not tested says why in words, not with the annotation's code.
+    await openWithKey('variable=B01003_001E&dataset=acs1&vintage=2018&level=state&geo=state:36&compare=state:06;state:48');
+    const untested = await api<{ data: { geo_key: string; comparison: { not_tested_reason: string | null } | null }[] }>(
+      '/v1/compare?variables=B01003_001E&geo=state:06;state:48&dataset=acs1&vintage=2018',
+    );
+    const code = untested.data.find((c) => c.geo_key === 'state:48')!.comparison!.not_tested_reason!;
+    expect(code).toBe('no_data_loaded');
+    await page.getByTestId('compare-answers').waitFor();
+    for (const where of [page.getByTestId('compare'), page.getByTestId('compare-answers')]) {
+      const text = (await where.textContent())!;
+      expect(text).not.toContain(code);
+      expect(text).toContain('this deployment has not loaded values');
+    }
+    expect(await allViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
 });

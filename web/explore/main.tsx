@@ -383,6 +383,12 @@ function App() {
         };
   const seriesName = series?.cells[0]?.geo_name ?? view.geo;
   const nameOf = (key: string) => compare?.find((c) => c.geo_key === key)?.geo_name ?? (key === view.geo ? seriesName : key);
+  // A disabled button says why (a sixth place, or one already compared).
+  const addRefusal = view.compare.includes(view.geo)
+    ? `${seriesName} is already in the comparison.`
+    : view.compare.length >= 5
+      ? 'This page compares at most 5 geographies; remove one to add another.'
+      : '';
   const levelWords = view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts';
   const mapTitle = `Map: ${levelWords} of ${
     view.level === 'state' || (view.level === 'county' && view.within === 'us')
@@ -568,10 +574,16 @@ function App() {
               type="button"
               class="secondary small"
               onClick={() => addCompare(view.geo)}
-              disabled={view.compare.length >= 5 || view.compare.includes(view.geo)}
+              disabled={addRefusal !== ''}
+              aria-describedby={addRefusal ? 'add-refusal' : undefined}
             >
               Add {seriesName} to the comparison
-            </button>
+            </button>{' '}
+            {addRefusal && (
+              <span id="add-refusal" class="hint" data-testid="add-refusal">
+                {addRefusal}
+              </span>
+            )}
           </p>
           {seriesError !== undefined && <Problem error={seriesError} />}
           {series && series.notes.length > 0 && (
