@@ -241,4 +241,49 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     expect(await allViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
+  it('follows the map’s year and dataset in the time series, and takes a name like “Texas” as its geography', async () => {
+    await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=state&geo=state:06');
+    const table = page.getByTestId('series-table');
+    const years = () => table.locator('tbody th').allTextContents();
+    await page.waitForFunction(() => document.querySelector('[data-testid="series-table"] tbody tr:last-child th')?.textContent === '2023');
+    expect((await years())[0]).toBe('2009'); // ACS 5-year starts in 2009
+    expect(await page.getByTestId('series-scope').textContent()).toContain('ACS 5-year, 2009–2023');
+    await page.locator('details.request').nth(1).locator('summary').click();
+    expect(await page.locator('details.request').nth(1).textContent()).toContain('dataset=acs5&from=2009&to=2023');
+    // The map's year moves: the series ends there too.
+    await page.getByLabel('Year', { exact: true }).fill('2021');
+    await page.getByLabel('Year', { exact: true }).press('Tab');
+    await page.waitForFunction(() => document.querySelector('[data-testid="series-table"] tbody tr:last-child th')?.textContent === '2021');
+    await page.waitForFunction(() => location.search.includes('to=2021'));
+
+    // Names in the Geography field, resolved to keys by the API.
+    const geo = page.getByLabel('Geography', { exact: true });
+    await geo.fill('Texas');
+    await geo.press('Enter');
+    await geo.blur();
+    await page.getByRole('heading', { name: 'Over time: Texas' }).waitFor();
+    await page.waitForFunction(() => location.search.includes('geo=state%3A48'));
+    const tx = await api<{ data: { vintage: number; estimate: number | null }[] }>(
+      '/v1/timeseries?variables=B01003_001E&geo=state:48&dataset=acs5&from=2009&to=2021',
+    );
+    const last = tx.data.at(-1)!;
+    expect(last.vintage).toBe(2021);
+    if (last.estimate !== null) expect(await table.textContent()).toContain(last.estimate.toLocaleString('en-US'));
+    await geo.fill('Travis County, TX');
+    await geo.blur();
+    await page.getByRole('heading', { name: 'Over time: Travis County, Texas' }).waitFor();
+    expect(await geo.inputValue()).toBe('county:48453');
+    // Words naming several places: the API's candidates, one click away.
+    await geo.fill('Cook County');
+    await geo.blur();
+    const problem = page.getByTestId('geo-problem');
+    await problem.waitFor();
+    expect(await geo.getAttribute('aria-invalid')).toBe('true');
+    await problem.getByRole('button', { name: /Cook County, IL/ }).click();
+    await page.getByRole('heading', { name: 'Over time: Cook County, Illinois' }).waitFor();
+    expect(await problem.count()).toBe(0);
+    await screenshot(page, 'explore-15-series-follows-map');
+    expect(await allViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
 });

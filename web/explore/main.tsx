@@ -10,7 +10,7 @@ import { definitionChanges, type Definition, type DefinitionChange } from './def
 import { isDollars, withoutDollarYear } from './dollars.js';
 import { ChoroplethMap, type Shapes } from './map.js';
 import { allOrViewError } from './gates.js';
-import { PlacePicker, US, type Place } from './places.js';
+import { PlacePicker, resolvePlace, US, type Place } from './places.js';
 
 interface View {
   variable: string;
@@ -49,7 +49,8 @@ function readView(): View {
     geo: get('geo'),
     compare: (p.get('compare') ?? '').split(';').filter(Boolean).slice(0, 5),
     from: get('from'),
-    to: get('to'),
+    // The series ends at the map's year unless the URL says otherwise.
+    to: p.get('to') ?? get('vintage'),
   };
 }
 
@@ -89,6 +90,18 @@ function levelChange(v: View, level: View['level']): Partial<View> {
   if (level === 'county' && v.within.startsWith('county:'))
     return { level, within: `state:${v.within.slice('county:'.length, 'county:'.length + 2)}` };
   return { level };
+}
+
+/**
+ * The series' geography from what was typed: a key or a typed name (`county:Travis County, TX`)
+ * goes to the API as it is; plain words ("Texas", "Travis County, TX") are resolved as the map's
+ * Within field resolves them, to a key.
+ */
+async function seriesGeo(text: string, vintage: string): Promise<string> {
+  const w = text.trim();
+  if (/^[a-z_]+:/i.test(w)) return w;
+  const place = await resolvePlace(w, vintage);
+  return place.key === US.key ? 'nation:1' : place.key;
 }
 
 function Problem({ error }: { error: unknown }) {
@@ -241,6 +254,22 @@ function App() {
     return () => clearTimeout(t);
   }, [map]);
   const update = (patch: Partial<View>) => setView((v) => ({ ...v, ...patch }));
+  // The series' Geography field: what is typed, and why words did not resolve (with the API's candidates).
+  const [geoText, setGeoText] = useState(view.geo);
+  const [geoProblem, setGeoProblem] = useState<{ text: string; candidates: Place[] }>();
+  useEffect(() => setGeoText(view.geo), [view.geo]);
+  const pickSeriesGeo = async (text: string) => {
+    setGeoProblem(undefined);
+    try {
+      update({ geo: await seriesGeo(text, view.vintage) });
+    } catch (e) {
+      const p = e instanceof ApiError ? e.problem : undefined;
+      setGeoProblem({
+        text: p?.detail ?? (e instanceof Error ? e.message : String(e)),
+        candidates: Array.isArray(p?.candidates) ? (p.candidates as Place[]) : [],
+      });
+    }
+  };
 
   useEffect(() => {
     loadSession().then((s) => {
@@ -462,7 +491,11 @@ function App() {
                 min="2005"
                 max="2024"
                 value={view.vintage}
-                onChange={(e) => update({ vintage: (e.target as HTMLInputElement).value })}
+                onChange={(e) => {
+                  // The time series follows the map's year (its last year becomes the map's).
+                  const vintage = (e.target as HTMLInputElement).value;
+                  update({ vintage, to: vintage });
+                }}
               />
             </div>
             <div>
@@ -533,14 +566,20 @@ function App() {
           </Section>
         )}
         <Section id="series-title" title={`Over time: ${seriesName}`}>
+          <p class="hint" data-testid="series-scope">
+            {view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'}, {from}–{view.to}: the map’s dataset, ending at the map’s year unless
+            you change To.
+          </p>
           <form class="controls" onSubmit={(e) => e.preventDefault()}>
             <div>
               <label for="geo">Geography</label>
               <input
                 id="geo"
-                value={view.geo}
-                onChange={(e) => update({ geo: (e.target as HTMLInputElement).value })}
-                aria-describedby="geo-hint"
+                value={geoText}
+                onInput={(e) => setGeoText((e.target as HTMLInputElement).value)}
+                onChange={(e) => void pickSeriesGeo((e.target as HTMLInputElement).value)}
+                aria-describedby={geoProblem ? 'geo-problem geo-hint' : 'geo-hint'}
+                aria-invalid={geoProblem ? 'true' : undefined}
               />
             </div>
             <div>
@@ -567,8 +606,25 @@ function App() {
             </div>
           </form>
           <p id="geo-hint" class="hint">
-            A key (state:06, county:48453) or a name the API resolves (county:Travis County, TX). Click a shape or a table row to pick it.
+            A name (Texas, Travis County, TX), a key (state:06, county:48453) or a typed name the API resolves (county:Travis County, TX).
+            Click a shape or a table row to pick it.
           </p>
+          {geoProblem && (
+            <div class="notice error" id="geo-problem" data-testid="geo-problem">
+              <p>{geoProblem.text}</p>
+              {geoProblem.candidates.length > 0 && (
+                <ul class="chips" aria-label="Places with that name">
+                  {geoProblem.candidates.map((c) => (
+                    <li key={c.key}>
+                      <button type="button" class="secondary small" onClick={() => void pickSeriesGeo(c.key)}>
+                        {c.name} <span class="mono">{c.key}</span>
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
           <p>
             <button
               type="button"
