@@ -286,4 +286,46 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     expect(await allViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
   });
+  it('copies on a plain-http LAN origin (no Clipboard API) and confirms “copy link”', async () => {
+    // As on http://192.168.x.y: navigator.clipboard does not exist. Each copy event records what was selected.
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await ctx.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true });
+      (window as unknown as { copied: string[] }).copied = [];
+      document.addEventListener('copy', () => {
+        const t = document.activeElement as HTMLTextAreaElement;
+        (window as unknown as { copied: string[] }).copied.push(t.value.slice(t.selectionStart, t.selectionEnd));
+      });
+    });
+    const lan = await ctx.newPage();
+    lan.on('pageerror', (e) => errors.push(e.message));
+    const query = 'variable=B19013_001E&dataset=acs1&vintage=2018&level=state&geo=state:06&from=2005&to=2018';
+    await lan.goto(`${svc.base}/explore?${query}`);
+    expect(await lan.evaluate(() => navigator.clipboard)).toBeUndefined();
+    await lan.getByLabel('Your API key').fill(svc.keys.business);
+    await lan.getByRole('button', { name: 'Explore' }).click();
+    await lan.locator('svg.map path.shape').first().waitFor();
+    const copied = () => lan.evaluate(() => (window as unknown as { copied: string[] }).copied);
+
+    const request = lan.locator('details.request').first();
+    await request.locator('summary').click();
+    await request.getByRole('button', { name: 'Copy as curl' }).click();
+    await request.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await request.getByTestId('copy-status').textContent()).toContain('Copied to the clipboard.');
+    const curl = (await request.locator('code').textContent())!;
+    expect(curl).toContain('/v1/data?variables=B19013_001E');
+    expect(await copied()).toEqual([curl]);
+
+    const link = lan.getByRole('button', { name: 'copy link to this view' });
+    await link.click();
+    const status = lan.locator('p.hint', { has: lan.getByRole('button', { name: 'Copied' }) }).getByTestId('copy-status');
+    await expect(status.textContent()).resolves.toContain('Copied to the clipboard.');
+    const url = (await copied())[1]!;
+    expect(url).toBe(lan.url());
+    expect(url).toContain('geo=state%3A06');
+    await screenshot(lan, 'explore-16-copied-without-clipboard-api');
+    expect(await allViolations(lan)).toEqual([]);
+    await ctx.close();
+    expect(errors).toEqual([]);
+  });
 });

@@ -9,6 +9,7 @@ import { CompareTable } from './compare.js';
 import { definitionChanges, type Definition, type DefinitionChange } from './definitions.js';
 import { isDollars, withoutDollarYear } from './dollars.js';
 import { ChoroplethMap, type Shapes } from './map.js';
+import { copyText } from './clipboard.js';
 import { allOrViewError } from './gates.js';
 import { PlacePicker, resolvePlace, US, type Place } from './places.js';
 
@@ -54,13 +55,18 @@ function readView(): View {
   };
 }
 
-function writeView(v: View) {
+/** The address that holds a view. */
+function viewUrl(v: View): string {
   const p = new URLSearchParams();
   for (const [k, val] of Object.entries(v)) {
     const s = Array.isArray(val) ? val.join(';') : val;
     if (s !== '') p.set(k, s);
   }
-  history.replaceState(null, '', `/explore?${p}`);
+  return `/explore?${p}`;
+}
+
+function writeView(v: View) {
+  history.replaceState(null, '', viewUrl(v));
 }
 
 /** A metro or a district: its counties and tracts are asked for by name (`county:TX-35`), which the API expands. */
@@ -143,8 +149,34 @@ function Skip({ to, children }: { to: string; children: ComponentChildren }) {
   );
 }
 
+/**
+ * A copy button that says what happened: "Copied" (announced), or, when the browser refuses both
+ * ways of copying, that the text is there to select by hand.
+ */
+function CopyButton({ text, label, class: cls = 'secondary small' }: { text: string; label: string; class?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => setState('idle'), [text]);
+  const copy = async () => {
+    setState((await copyText(text)) ? 'copied' : 'failed');
+    setTimeout(() => setState('idle'), 4000);
+  };
+  return (
+    <>
+      <button type="button" class={cls} onClick={copy}>
+        {state === 'copied' ? 'Copied' : label}
+      </button>
+      <span role="status" class={state === 'failed' ? 'hint' : 'visually-hidden'} data-testid="copy-status">
+        {state === 'copied'
+          ? ' Copied to the clipboard.'
+          : state === 'failed'
+            ? ' This browser refused to copy; select the text and copy it by hand.'
+            : ''}
+      </span>
+    </>
+  );
+}
+
 function Request({ path }: { path: string }) {
-  const [copied, setCopied] = useState(false);
   const curl = curlFor(path);
   return (
     <details class="request">
@@ -152,9 +184,7 @@ function Request({ path }: { path: string }) {
       <pre tabIndex={0}>
         <code>{curl}</code>
       </pre>
-      <button type="button" class="secondary small" onClick={() => navigator.clipboard.writeText(curl).then(() => setCopied(true))}>
-        {copied ? 'Copied' : 'Copy as curl'}
-      </button>
+      <CopyButton text={curl} label="Copy as curl" />
     </details>
   );
 }
@@ -418,6 +448,7 @@ function App() {
     : view.compare.length >= 5
       ? 'This page compares at most 5 geographies; remove one to add another.'
       : '';
+  const shareUrl = `${location.origin}${viewUrl(view)}`;
   const levelWords = view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts';
   const mapTitle = `Map: ${levelWords} of ${
     view.level === 'state' || (view.level === 'county' && view.within === 'us')
@@ -675,11 +706,7 @@ function App() {
           {view.compare.length >= 2 && <Request path={comparePath} />}
         </Section>
         <p class="hint">
-          This page’s address holds the whole view:{' '}
-          <button type="button" class="link" onClick={() => navigator.clipboard.writeText(location.href)}>
-            copy link to this view
-          </button>
-          .
+          This page’s address holds the whole view: <CopyButton text={shareUrl} label="copy link to this view" class="link" />
         </p>
       </main>
     </>
