@@ -328,4 +328,26 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     await ctx.close();
     expect(errors).toEqual([]);
   });
+  it('leaves Puerto Rico out of the legend classes of a map it is not drawn on, and says so', async () => {
+    const states = await api<{ data: { geo_key: string; geo_name: string; estimate: number | null }[] }>(
+      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018&page_size=5000',
+    );
+    const pr = states.data.find((c) => c.geo_key === 'state:72')!;
+    const drawn = states.data.filter((c) => c.geo_key !== 'state:72' && c.estimate !== null).map((c) => c.estimate!);
+    // Puerto Rico's median is far below every state's: it used to be the legend's lowest bound.
+    expect(pr.estimate!).toBeLessThan(Math.min(...drawn));
+    await openWithKey('variable=B19013_001E&dataset=acs1&vintage=2018&level=state&geo=state:06');
+    await page.locator('svg.map path.shape').first().waitFor();
+    expect(await page.locator('path[data-geo="state:72"]').count()).toBe(0);
+    const legend = (await page.getByRole('list', { name: 'Legend' }).locator('li').first().textContent())!;
+    const fmt = (n: number) => `$${n.toLocaleString('en-US')}`;
+    expect(legend.startsWith(fmt(Math.min(...drawn)))).toBe(true);
+    expect(legend).not.toContain(fmt(pr.estimate!));
+    expect(await page.getByTestId('off-map').textContent()).toContain('Not on this map and not in its colour classes: Puerto Rico');
+    // Its value is still in the ranked table.
+    await expect(page.getByTestId('ranked').textContent()).resolves.toContain(fmt(pr.estimate!));
+    await page.getByTestId('off-map').scrollIntoViewIfNeeded();
+    await screenshot(page, 'explore-17-puerto-rico-off-map');
+    expect(await allViolations(page)).toEqual([]);
+  });
 });

@@ -170,13 +170,17 @@ export function ChoroplethMap({
     const t0 = performance.now();
     const features = shapes.features.filter((f) => byKey.has(f.properties.geo_key));
     const path = usPathFor(features);
-    const values = cells.map((c) => c.estimate).filter((v): v is number => v !== null);
-    const breaks = quantileBreaks(values);
     const items = features
       .map((f: Feature<Geometry, { geo_key: string; name: string }>) => ({ f, d: path(f), cell: byKey.get(f.properties.geo_key)! }))
       .filter((x): x is Item => !!x.d);
+    // Classes from the drawn shapes only: Puerto Rico (outside Albers USA) would otherwise set the
+    // lowest class of a map it is not on. Its value stays in the table, and the legend says so.
+    const drawnKeys = new Set(items.map((x) => x.cell.geo_key));
+    const values = items.map((x) => x.cell.estimate).filter((v): v is number => v !== null);
+    const breaks = quantileBreaks(values);
+    const undrawn = cells.filter((c) => !drawnKeys.has(c.geo_key));
     (window as unknown as { __exploreProjectMs?: number }).__exploreProjectMs = Math.round(performance.now() - t0);
-    return { items, breaks };
+    return { items, breaks, values, undrawn };
   }, [shapes, cells]);
 
   useLayoutEffect(() => {
@@ -190,7 +194,9 @@ export function ChoroplethMap({
 
   const unit = cells[0]?.unit ?? '';
   const { breaks } = drawn;
-  const lows = [Math.min(...cells.map((c) => c.estimate ?? Infinity)), ...breaks];
+  const lows = [Math.min(...drawn.values), ...breaks];
+  // Outside the map: Puerto Rico and the island areas (Albers USA has no place for them).
+  const offMap = drawn.undrawn.filter((c) => /^[a-z_]+:(72|60|66|69|78)/.test(c.geo_key));
   // One set of listeners on the <svg> for all shapes (thousands of counties).
   const delegate = (f: (cell: Cell, t: SVGPathElement) => void) => (e: Event) => {
     const t = e.target as SVGPathElement;
@@ -267,6 +273,13 @@ export function ChoroplethMap({
           <span class="swatch" style={{ background: NULL_FILL }} /> No value (reason on hover)
         </li>
       </ul>
+      {offMap.length > 0 && (
+        <p class="hint" data-testid="off-map">
+          Not on this map and not in its colour classes:{' '}
+          {offMap.length === 1 ? offMap[0]!.geo_name : `${offMap.length} areas of Puerto Rico and the island areas`} (outside the map’s
+          Albers USA projection); {offMap.length === 1 ? 'its value is' : 'their values are'} in the table below.
+        </p>
+      )}
       <p class="hint" data-testid="render-ms" data-ms={renderMs}>
         {drawn.items.length.toLocaleString('en-US')} shapes{renderMs !== undefined ? `, drawn ${renderMs} ms after the data arrived` : ''}.
         Keyboard: Tab reaches the map once; the arrow keys move between shapes, Home and End go to the first and last, Enter picks.
