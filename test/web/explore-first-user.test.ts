@@ -350,4 +350,36 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     await screenshot(page, 'explore-17-puerto-rico-off-map');
     expect(await allViolations(page)).toEqual([]);
   });
+  it('fetches only the county’s tract shapes for a tract map, and says why a map of tracts of other definitions is empty', async () => {
+    const boundaryAnswers: { url: string; bytes: number }[] = [];
+    const onResponse = async (r: import('playwright-core').Response) => {
+      if (r.url().includes('/v1/boundaries/'))
+        boundaryAnswers.push({ url: r.url(), bytes: (await r.body().catch(() => Buffer.alloc(0))).length });
+    };
+    page.on('response', onResponse);
+    await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2018&level=tract&within=county:17031&geo=county:17031');
+    await page.waitForFunction(() => document.querySelectorAll('svg.map path.shape').length > 1000, undefined, { timeout: 60_000 });
+    const cook = await api<{ data: unknown[] }>('/v1/data?variables=B01003_001E&geo=tract:17031*&dataset=acs5&vintage=2018&page_size=5000');
+    const shapes = await page.locator('svg.map path.shape').count();
+    expect(shapes).toBeGreaterThan(0.95 * cook.data.length);
+    await page.waitForLoadState('networkidle');
+    const tracts = boundaryAnswers.filter((a) => a.url.includes('/v1/boundaries/tract'));
+    expect(tracts).toHaveLength(1);
+    expect(tracts[0]!.url).toContain('within=county%3A17031');
+    expect(tracts[0]!.bytes).toBeLessThan(2_000_000); // the whole country's tracts are 20 MB
+    console.log(`explore: Cook County tract map: ${shapes} shapes from ${(tracts[0]!.bytes / 1e6).toFixed(2)} MB of boundaries`);
+    await screenshot(page, 'explore-18-cook-county-tracts');
+
+    // 2023 data has 2020 tracts; the build holds only 2010-definition tract shapes: the map says so.
+    await page.getByLabel('Year', { exact: true }).fill('2023');
+    await page.getByLabel('Year', { exact: true }).press('Tab');
+    const alert = page.locator('#map-title').locator('..').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('none has the geography definitions of ACS 2023');
+    expect(await page.locator('svg.map').count()).toBe(0);
+    await screenshot(page, 'explore-19-tracts-why-empty');
+    expect(await allViolations(page)).toEqual([]);
+    page.off('response', onResponse);
+    expect(errors).toEqual([]);
+  }, 120_000);
 });

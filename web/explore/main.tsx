@@ -201,14 +201,29 @@ function Section({ id, title, children }: { id: string; title: string; children:
   );
 }
 
+/**
+ * The boundaries request of a map: only the parent's children when they nest in it by code (a
+ * county's tracts, a state's counties: `within=`, not the whole country's 20 MB of tracts), and
+ * for counties and tracts the shapes with the map year's definitions (`vintage=`: 2020 tracts
+ * from 2020, Connecticut's legacy counties through 2021), so the data's keys find their shapes.
+ */
+function boundariesPath(v: View): string {
+  const q = new URLSearchParams();
+  if ((v.level === 'tract' && v.within.startsWith('county:')) || (v.level === 'county' && v.within.startsWith('state:')))
+    q.set('within', v.within);
+  if (v.level !== 'state') q.set('vintage', v.vintage);
+  const s = q.toString();
+  return `/v1/boundaries/${v.level}${s ? `?${s}` : ''}`;
+}
+
 const shapeCache = new Map<string, Promise<Shapes>>();
-function shapesOf(level: string): Promise<Shapes> {
-  if (!shapeCache.has(level))
+function shapesOf(path: string): Promise<Shapes> {
+  if (!shapeCache.has(path))
     shapeCache.set(
-      level,
-      getJson<Shapes>(`/v1/boundaries/${level}`).catch((e) => (shapeCache.delete(level), Promise.reject(e))),
+      path,
+      getJson<Shapes>(path).catch((e) => (shapeCache.delete(path), Promise.reject(e))),
     );
-  return shapeCache.get(level)!;
+  return shapeCache.get(path)!;
 }
 
 function VariablePicker({ value, onPick }: { value: string; onPick: (code: string) => void }) {
@@ -331,7 +346,7 @@ function App() {
     let live = true;
     setLoading(true);
     setMapError(undefined);
-    allOrViewError<[Shapes, { data: Cell[] }]>([shapesOf(view.level), getJson<{ data: Cell[] }>(dataPath)])
+    allOrViewError<[Shapes, { data: Cell[] }]>([shapesOf(boundariesPath(view)), getJson<{ data: Cell[] }>(dataPath)])
       .then(([shapes, data]) => {
         if (!live) return;
         setMap({ shapes, cells: data.data, arrivedAt: performance.now() });

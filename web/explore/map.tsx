@@ -273,6 +273,15 @@ export function ChoroplethMap({
           <span class="swatch" style={{ background: NULL_FILL }} /> No value (reason on hover)
         </li>
       </ul>
+      {drawn.items.length === 0 && cells.length > 0 && (
+        <p class="notice" data-testid="map-no-shapes">
+          None of the {cells.length.toLocaleString('en-US')} geographies in the data has a shape in the boundaries the API returned
+          {shapes.features.length === 0
+            ? ' (it returned none for this area)'
+            : ` (${shapes.features.length.toLocaleString('en-US')} shapes of other areas or definitions)`}
+          ; their values are in the table below.
+        </p>
+      )}
       {offMap.length > 0 && (
         <p class="hint" data-testid="off-map">
           Not on this map and not in its colour classes:{' '}
