@@ -118,6 +118,7 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     expect(await focused()).toBe('state:35');
     expect(await page.getByTestId('tooltip').textContent()).toContain('New Mexico');
     let at = await centre('state:35');
+    expect(at.x).toBeLessThan(tx.x);
     for (const [key, ok] of [
       ['ArrowRight', (a: { x: number }, b: { x: number }) => b.x > a.x],
       ['ArrowUp', (a: { y: number }, b: { y: number }) => b.y < a.y],
