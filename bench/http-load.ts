@@ -16,7 +16,7 @@
 //
 // Env: BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (10), BENCH_ACCOUNTS (100),
 // DATA_DIR (.cache/test-data), BENCH_MODES (cold,warm), BENCH_CASES (comma list of case names),
-// BENCH_FLOOR (1: the stack subject above), BENCH_CPU_PROF (directory for the service's CPU
+// BENCH_FLOOR (1: the stack subject above), BENCH_ENCODING (br or gzip: Accept-Encoding), BENCH_CPU_PROF (directory for the service's CPU
 // profile), BENCH_JSON (write the figures there).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,6 +33,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
 const MODES = (process.env.BENCH_MODES ?? 'cold,warm').split(',');
 const FLOOR = process.env.BENCH_FLOOR === '1';
+/** BENCH_ENCODING=br (or gzip): the clients ask for a compressed answer, to measure its CPU cost. */
+const ENCODING = process.env.BENCH_ENCODING ?? '';
 
 const FIVE = 'B19013_001E,B01001_002E,B01002_001E,B17001_002E,B25077_001E';
 const TEN = `${FIVE},B01003_001E,B02001_002E,B25001_001E,B25064_001E,B15003_022E`;
@@ -183,7 +185,10 @@ async function load(url: string, keys: string[] | null): Promise<Run> {
     requests: [
       {
         method: 'GET',
-        setupRequest: (req) => (keys ? { ...req, headers: { ...req.headers, 'x-api-key': keys[i++ % keys.length]! } } : req),
+        setupRequest: (req) => {
+          const headers = { ...req.headers, ...(ENCODING ? { 'accept-encoding': ENCODING } : {}) };
+          return keys ? { ...req, headers: { ...headers, 'x-api-key': keys[i++ % keys.length]! } } : { ...req, headers };
+        },
       },
     ],
   });

@@ -69,7 +69,7 @@ export const ANNOTATIONS = {
   not_published: {
     symbol: '',
     meaning:
-      'The Census Bureau publishes no value of this table for this geography (the API returns null, e.g. for Puerto Rico-only tables elsewhere).',
+      'The Census Bureau published no value of this table for this geography in this release (its own API answers null here): not every table is tabulated for every area.',
   },
   below_acs1_threshold: {
     symbol: '',

@@ -1,7 +1,9 @@
 // The HTTP application as a pure function of its dependencies: no listen(), no process handlers,
 // no environment reads. src/server.ts wires it to a port; tests call app.inject().
+import zlib from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -175,6 +177,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
+  });
+
+  // br or gzip when the client asks (Accept-Encoding) and the answer is over 1 KB: JSON, GeoJSON,
+  // CSV, problem+json and the pages' scripts. Streams stay streams (compressed as they go);
+  // text/event-stream (MCP) is never compressed. Brotli at quality 4, not the library's 11: about
+  // gzip's CPU for smaller bodies, since these are dynamic answers compressed per request.
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
   });
 
   // Every route with its metadata, as registered: the contract test enumerates the app from it.

@@ -247,7 +247,9 @@ function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | un
         const input = { query: req.query, params: req.params, body: req.body } as never;
         const cost = costOf ? costOf(input, req.caller) : lookupCost(req.caller.plan, { kind: 'lookup' });
         const instance = req.url.split('?')[0] ?? req.url;
-        const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance });
+        // Usage is counted by route template (`/v1/geographies/:geo_key`), not by each path.
+        const route = req.routeOptions.url;
+        const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance, route });
         Object.assign(req.responseHeaders, admitted.headers ?? {});
         if (admitted.release) reply.raw.once('close', admitted.release);
         if (admitted.refund) req.refunds.push(admitted.refund);

@@ -17,8 +17,8 @@ export function defaultSeams(): Seams {
       const { accountId, keyId, plan } = (await authenticateSession({ ctx, input })).data;
       return { accountId, keyId, plan };
     },
-    admit: async ({ ctx, cost, ip, instance }) => {
-      const { headers, release, refund } = (await admitRequest({ ctx, input: { cost, instance, ip } })).data;
+    admit: async ({ ctx, cost, ip, instance, route }) => {
+      const { headers, release, refund } = (await admitRequest({ ctx, input: { cost, instance, route, ip } })).data;
       return { headers, release, refund };
     },
     rateLimitHeaders: (ctx) => currentRateLimitHeaders(ctx),

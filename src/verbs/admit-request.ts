@@ -14,8 +14,13 @@ import { storeOf } from '../context/stores.js';
 export interface AdmitInput {
   /** Units from costOf(); 0 for boundary requests on plans with access. */
   cost: number;
-  /** The request path (`/v1/data`) or tool (`mcp:get_census_data`); becomes the 429 `instance`. */
+  /** The request path (`/v1/geographies/state:06`) or tool (`mcp:get_census_data`); becomes the 429 `instance`. */
   instance: string;
+  /**
+   * What usage is counted under: the route's template (`/v1/geographies/:geo_key`), so "by
+   * endpoint" groups requests by route rather than listing every path; the instance when absent.
+   */
+  route?: string;
   ip?: string | null;
 }
 
@@ -86,7 +91,7 @@ export async function admitRequest({ ctx, input }: { ctx: VerbContext; input: Ad
     cost,
     monthlyQuota: plan.limits.monthlyUnits,
     burstQuota: plan.limits.burstPerMinute,
-    route: input.instance,
+    route: input.route ?? input.instance,
     ip: input.ip ?? null,
     now: now.getTime(),
     requestId: ctx.requestId,

@@ -18,6 +18,7 @@ import {
 import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 import { entryForVintage } from './boundaries-geometries.js';
+import { childPrefix, childrenOnly, searchBox, withinSchema } from './boundaries-within.js';
 import { defineVerb } from './define-verb.js';
 
 export const boundariesCollectionInput = z.object({
@@ -27,6 +28,7 @@ export const boundariesCollectionInput = z.object({
   /** Ignored with an edition. */
   vintage: shapeVintageSchema,
   bbox: bboxSchema,
+  within: withinSchema,
 });
 
 export const boundariesCollection = defineVerb({
@@ -51,8 +53,11 @@ export const boundariesCollection = defineVerb({
           : (store.absentReason(q.level, q.resolution) ?? (q.edition ? `no edition ${q.edition}` : 'not built'));
       throw new AppError('not-found', `No ${q.level} boundaries at resolution ${q.resolution}: ${why}`);
     }
-    const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
-    const data = featureCollectionStream(store.features(entry, q.bbox), {
+    const prefix = q.within ? childPrefix(q.level, q.within) : undefined;
+    const box = q.within ? await searchBox(store, q.within, q.resolution, q.bbox) : q.bbox;
+    const etag = BoundaryStore.etag(entry, `${q.bbox ? `-${q.bbox.join(',')}` : ''}${q.within ? `-${q.within}` : ''}`);
+    const features = prefix ? childrenOnly(store.features(entry, box), prefix) : store.features(entry, box);
+    const data = featureCollectionStream(features, {
       boundary: {
         level: q.level,
         resolution: q.resolution,
@@ -65,7 +70,7 @@ export const boundariesCollection = defineVerb({
     });
     return {
       data,
-      meta: geojsonMeta(etag, entry.boundary_vintage, q.bbox ? null : entry.feature_count),
+      meta: geojsonMeta(etag, entry.boundary_vintage, q.bbox || q.within ? null : entry.feature_count),
     };
   },
 });

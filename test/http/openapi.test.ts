@@ -100,12 +100,30 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/openapi.json']).toBeUndefined();
   });
 
-  it('serves /docs outside production only', async () => {
+  it('regression: serves the API reference (/docs) in production too, self-contained', async () => {
     expect((await app.inject({ url: '/docs' })).statusCode).toBeLessThan(400);
     const prod = await makeApp({ configOverrides: { NODE_ENV: 'production' } });
-    const res = await prod.inject({ url: '/docs' });
-    expect(res.statusCode).toBe(404);
-    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    // The dashboard's "API reference" link: a page, not a 404.
+    let res = await prod.inject({ url: '/docs' });
+    if (res.statusCode >= 300 && res.statusCode < 400) res = await prod.inject({ url: String(res.headers.location) });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toContain('swagger-ui');
+    // Every script and stylesheet it names is served here (no CDN), under a CSP.
+    const assets = [...res.body.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const a of assets) {
+      expect(a, a).not.toMatch(/^https?:/);
+      const r = await prod.inject({ url: new URL(a, 'http://x/docs/').pathname });
+      expect(r.statusCode, a).toBe(200);
+      expect(r.headers['content-security-policy'], a).toBeDefined();
+    }
+    const init = await prod.inject({ url: '/docs/static/swagger-initializer.js' });
+    expect(init.body).toContain('validatorUrl: null'); // no call to the online validator
+    // The document it shows is this service's.
+    const json = await prod.inject({ url: '/docs/json' });
+    expect(json.statusCode).toBe(200);
+    expect(json.json().info.title).toBe('Census Data Service');
     expect((await prod.inject({ url: '/openapi.json' })).statusCode).toBe(200);
     await prod.close();
   });

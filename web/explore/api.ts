@@ -98,10 +98,24 @@ export function reliability(cv: number | null): string {
 // Intl formatters are costly to create; the map formats thousands of labels at once.
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const oneDecimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
-export const fmt = (n: number | null | undefined, unit = '') =>
-  n === null || n === undefined
-    ? '—'
-    : `${unit === 'dollar' ? '$' : ''}${(unit === 'percent' ? oneDecimal : whole).format(n)}${unit === 'percent' ? '%' : ''}`;
+const points = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+/**
+ * A value as people write it: the sign before the currency, as a true minus (−$14,648, not
+ * $-14,648); no sign on a value that rounds to zero.
+ */
+export const fmt = (n: number | null | undefined, unit = '') => {
+  if (n === null || n === undefined) return '—';
+  const digits = (unit === 'percent' ? oneDecimal : whole).format(Math.abs(n));
+  const minus = n < 0 && /[1-9]/.test(digits) ? '−' : '';
+  return `${minus}${unit === 'dollar' ? '$' : ''}${digits}${unit === 'percent' ? '%' : ''}`;
+};
+
+/** A difference (or its MOE): of percentages it is in percentage points ("2.1 pp"), not percent. */
+export const fmtDiff = (n: number | null | undefined, unit = '') => {
+  if (unit !== 'percent' || n === null || n === undefined) return fmt(n, unit);
+  const digits = points.format(Math.abs(n));
+  return `${n < 0 && /[1-9]/.test(digits) ? '−' : ''}${digits} pp`;
+};
 
 /**
  * A raw census label ("Estimate!!Total:!!Income below poverty level:!!Male:") as a readable path

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { cvOf, fmt, reliability, type Cell } from './api.js';
 import type { DefinitionChange } from './definitions.js';
+import { dollarsNote, isDollars } from './dollars.js';
 
 type SortKey = 'name' | 'estimate' | 'moe' | 'cv';
 
@@ -57,16 +58,19 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
                     profile<span class="visually-hidden"> of {c.geo_name}</span>
                   </a>
                 </th>
-                <td class="num">
-                  {c.estimate === null ? (
-                    <span title={c.estimate_annotation?.meaning}>{c.estimate_annotation?.code ?? 'null'}</span>
-                  ) : (
-                    fmt(c.estimate, c.unit || unit)
-                  )}
-                </td>
-                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
-                <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
-                <td>{reliability(cv)}</td>
+                {c.estimate === null ? (
+                  // The reason in words, as the map's tooltip gives it (the code stays for scripts).
+                  <td colSpan={4} class="reason" data-code={c.estimate_annotation?.code}>
+                    No value: {c.estimate_annotation?.meaning ?? 'not available'}
+                  </td>
+                ) : (
+                  <>
+                    <td class="num">{fmt(c.estimate, c.unit || unit)}</td>
+                    <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
+                    <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
+                    <td>{reliability(cv)}</td>
+                  </>
+                )}
               </tr>
             );
           })}
@@ -85,11 +89,15 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
   const unit = cells[0]?.unit ?? '';
   const changeAt = new Map(changes.map((d) => [d.vintage, d]));
   const span = `${years[0]}–${years[years.length - 1]}`;
+  const dollars = isDollars(cells[0]);
+  const dollarsWords =
+    dollars && years.length > 1 ? ', each year in its own year’s dollars (not adjusted for inflation between years)' : '';
   const table = (
     <div class="table-wrap">
       <table data-testid="series-table">
         <caption class="visually-hidden">
           {label} for {cells[0]?.geo_name}, {span}
+          {dollarsWords}
         </caption>
         <thead>
           <tr>
@@ -100,6 +108,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
             <th scope="col" class="num">
               MOE (90%)
             </th>
+            {dollars && <th scope="col">Dollars</th>}
             <th scope="col">Note</th>
           </tr>
         </thead>
@@ -112,6 +121,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
                 <th scope="row">{c.vintage}</th>
                 <td class="num">{fmt(c.estimate, unit)}</td>
                 <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
+                {dollars && <td class="nowrap">{c.estimate === null ? '' : dollarsNote(c)}</td>}
                 <td>
                   {change && (
                     <strong class="def-note">
@@ -183,7 +193,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
     return i > 0 ? (x(years[i - 1]!) + x(v)) / 2 : x(v);
   };
   const described = [
-    `${label} for ${cells[0]?.geo_name}, ${span}, with 90% margins of error; values in the table below.`,
+    `${label} for ${cells[0]?.geo_name}, ${span}${dollarsWords}, with 90% margins of error; values in the table below.`,
     ...changes.map((d) => `Marked: ${d.vintage}, ${d.text}`),
   ].join(' ');
   return (
@@ -237,6 +247,9 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
       </svg>
       <figcaption class="hint">
         Line: estimate. Band: 90% margin of error. Dashed lines: years without a value (reasons below).
+        {dollarsWords
+          ? ' Dollars: each year in its own year’s dollars, as the Census Bureau publishes them (not adjusted for inflation).'
+          : ''}
         {changes.length > 0 ? ' Solid orange lines (◆): the geography’s definition changes there; the line does not join across them.' : ''}
       </figcaption>
       {changeList}

@@ -1,7 +1,7 @@
 // The comparison from /v1/compare: each geography against the first, with the answer in words
 // and the MOE arithmetic behind it (the Census Bureau's test at 90%: the difference is
 // significant when |difference| > √(MOE₁² + MOE₂²), i.e. |z| > 1.645).
-import { fmt, type Cell } from './api.js';
+import { fmt, fmtDiff, type Cell } from './api.js';
 
 const Z90 = 1.645;
 
@@ -17,6 +17,17 @@ function diffNum(n: number, unit: string): string {
   return unit === 'percent' ? `${num(n, '')} percentage points` : num(n, unit);
 }
 
+/**
+ * Why a pair was not tested, in words: `not_tested_reason` is an annotation code of one of the two
+ * cells, whose annotation carries its meaning.
+ */
+function reasonWords(code: string | null, cells: Cell[]): string {
+  if (!code) return 'no margin of error';
+  for (const c of cells)
+    for (const a of [c.estimate_annotation, c.moe_annotation]) if (a?.code === code) return a.meaning.replace(/\.$/, '');
+  return code.replace(/_/g, ' ');
+}
+
 function Answer({ reference, c }: { reference: Cell; c: Cell }) {
   const cmp = c.comparison!;
   const unit = c.unit;
@@ -26,7 +37,8 @@ function Answer({ reference, c }: { reference: Cell; c: Cell }) {
         <strong>
           {c.geo_name} vs {reference.geo_name}: not tested
         </strong>{' '}
-        ({cmp.not_tested_reason ?? 'no margin of error'}). Without both estimates and their margins of error there is no significance test.
+        ({reasonWords(cmp.not_tested_reason, [c, reference])}). Without both estimates and their margins of error there is no significance
+        test.
       </li>
     );
   }
@@ -79,6 +91,12 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
               </th>
               <th scope="col" class="num">
                 Difference from first
+                {reference.unit === 'percent' && (
+                  <>
+                    {' '}
+                    (<abbr title="percentage points">pp</abbr>)
+                  </>
+                )}
               </th>
               <th scope="col">Significant at 90%?</th>
             </tr>
@@ -90,13 +108,15 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
                 <td class="num">{fmt(c.estimate, c.unit)}</td>
                 <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit)}`}</td>
                 <td class="num">
-                  {c.comparison ? `${fmt(c.comparison.difference, c.unit)} ± ${fmt(c.comparison.difference_moe, c.unit)}` : '(reference)'}
+                  {c.comparison
+                    ? `${fmtDiff(c.comparison.difference, c.unit)} ± ${fmtDiff(c.comparison.difference_moe, c.unit)}`
+                    : '(reference)'}
                 </td>
                 <td>
                   {!c.comparison
                     ? ''
                     : c.comparison.significant === null
-                      ? `not tested: ${c.comparison.not_tested_reason}`
+                      ? `Not tested: ${reasonWords(c.comparison.not_tested_reason, [c, reference])}`
                       : c.comparison.significant
                         ? 'Yes (90%)'
                         : 'No — within the margins of error'}
@@ -106,6 +126,11 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
           </tbody>
         </table>
       </div>
+      {reference.unit === 'percent' && (
+        <p class="hint" data-testid="pp-note">
+          A difference of two percentages is in percentage points (pp): 14.9% − 12.8% = 2.1 pp, not 2.1%.
+        </p>
+      )}
       {others.length > 0 && (
         <div class="answers" data-testid="compare-answers">
           <h3>Is the difference significant?</h3>

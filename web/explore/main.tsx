@@ -7,8 +7,11 @@ import { ApiError, curlFor, getBlob, getJson, hasCredentials, humanLabel, isRawL
 import { RankedTable, SeriesChart } from './charts.js';
 import { CompareTable } from './compare.js';
 import { definitionChanges, type Definition, type DefinitionChange } from './definitions.js';
+import { isDollars, withoutDollarYear } from './dollars.js';
 import { ChoroplethMap, type Shapes } from './map.js';
-import { PlacePicker, US, type Place } from './places.js';
+import { copyText } from './clipboard.js';
+import { allOrViewError } from './gates.js';
+import { PlacePicker, resolvePlace, US, type Place } from './places.js';
 
 interface View {
   variable: string;
@@ -47,17 +50,23 @@ function readView(): View {
     geo: get('geo'),
     compare: (p.get('compare') ?? '').split(';').filter(Boolean).slice(0, 5),
     from: get('from'),
-    to: get('to'),
+    // The series ends at the map's year unless the URL says otherwise.
+    to: p.get('to') ?? get('vintage'),
   };
 }
 
-function writeView(v: View) {
+/** The address that holds a view. */
+function viewUrl(v: View): string {
   const p = new URLSearchParams();
   for (const [k, val] of Object.entries(v)) {
     const s = Array.isArray(val) ? val.join(';') : val;
     if (s !== '') p.set(k, s);
   }
-  history.replaceState(null, '', `/explore?${p}`);
+  return `/explore?${p}`;
+}
+
+function writeView(v: View) {
+  history.replaceState(null, '', viewUrl(v));
 }
 
 /** A metro or a district: its counties and tracts are asked for by name (`county:TX-35`), which the API expands. */
@@ -89,6 +98,18 @@ function levelChange(v: View, level: View['level']): Partial<View> {
   return { level };
 }
 
+/**
+ * The series' geography from what was typed: a key or a typed name (`county:Travis County, TX`)
+ * goes to the API as it is; plain words ("Texas", "Travis County, TX") are resolved as the map's
+ * Within field resolves them, to a key.
+ */
+async function seriesGeo(text: string, vintage: string): Promise<string> {
+  const w = text.trim();
+  if (/^[a-z_]+:/i.test(w)) return w;
+  const place = await resolvePlace(w, vintage);
+  return place.key === US.key ? 'nation:1' : place.key;
+}
+
 function Problem({ error }: { error: unknown }) {
   if (error instanceof ApiError) {
     const p = error.problem;
@@ -110,8 +131,52 @@ function Problem({ error }: { error: unknown }) {
   );
 }
 
+/** A skip link: moves focus to a section's heading, so the next Tab continues from there. */
+function Skip({ to, children }: { to: string; children: ComponentChildren }) {
+  return (
+    <a
+      class="skip"
+      href={`#${to}`}
+      onClick={(e) => {
+        const target = document.getElementById(to);
+        if (!target) return;
+        e.preventDefault();
+        target.focus();
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+/**
+ * A copy button that says what happened: "Copied" (announced), or, when the browser refuses both
+ * ways of copying, that the text is there to select by hand.
+ */
+function CopyButton({ text, label, class: cls = 'secondary small' }: { text: string; label: string; class?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => setState('idle'), [text]);
+  const copy = async () => {
+    setState((await copyText(text)) ? 'copied' : 'failed');
+    setTimeout(() => setState('idle'), 4000);
+  };
+  return (
+    <>
+      <button type="button" class={cls} onClick={copy}>
+        {state === 'copied' ? 'Copied' : label}
+      </button>
+      <span role="status" class={state === 'failed' ? 'hint' : 'visually-hidden'} data-testid="copy-status">
+        {state === 'copied'
+          ? ' Copied to the clipboard.'
+          : state === 'failed'
+            ? ' This browser refused to copy; select the text and copy it by hand.'
+            : ''}
+      </span>
+    </>
+  );
+}
+
 function Request({ path }: { path: string }) {
-  const [copied, setCopied] = useState(false);
   const curl = curlFor(path);
   return (
     <details class="request">
@@ -119,30 +184,46 @@ function Request({ path }: { path: string }) {
       <pre tabIndex={0}>
         <code>{curl}</code>
       </pre>
-      <button type="button" class="secondary small" onClick={() => navigator.clipboard.writeText(curl).then(() => setCopied(true))}>
-        {copied ? 'Copied' : 'Copy as curl'}
-      </button>
+      <CopyButton text={curl} label="Copy as curl" />
     </details>
   );
 }
 
 function Section({ id, title, children }: { id: string; title: string; children: ComponentChildren }) {
+  // The heading takes focus from a skip link (tabIndex -1: focusable by script, not a Tab stop).
   return (
     <section class="panel" aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
+      <h2 id={id} tabIndex={-1}>
+        {title}
+      </h2>
       {children}
     </section>
   );
 }
 
+/**
+ * The boundaries request of a map: only the parent's children when they nest in it by code (a
+ * county's tracts, a state's counties: `within=`, not the whole country's 20 MB of tracts), and
+ * for counties and tracts the shapes with the map year's definitions (`vintage=`: 2020 tracts
+ * from 2020, Connecticut's legacy counties through 2021), so the data's keys find their shapes.
+ */
+function boundariesPath(v: View): string {
+  const q = new URLSearchParams();
+  if ((v.level === 'tract' && v.within.startsWith('county:')) || (v.level === 'county' && v.within.startsWith('state:')))
+    q.set('within', v.within);
+  if (v.level !== 'state') q.set('vintage', v.vintage);
+  const s = q.toString();
+  return `/v1/boundaries/${v.level}${s ? `?${s}` : ''}`;
+}
+
 const shapeCache = new Map<string, Promise<Shapes>>();
-function shapesOf(level: string): Promise<Shapes> {
-  if (!shapeCache.has(level))
+function shapesOf(path: string): Promise<Shapes> {
+  if (!shapeCache.has(path))
     shapeCache.set(
-      level,
-      getJson<Shapes>(`/v1/boundaries/${level}`).catch((e) => (shapeCache.delete(level), Promise.reject(e))),
+      path,
+      getJson<Shapes>(path).catch((e) => (shapeCache.delete(path), Promise.reject(e))),
     );
-  return shapeCache.get(level)!;
+  return shapeCache.get(path)!;
 }
 
 function VariablePicker({ value, onPick }: { value: string; onPick: (code: string) => void }) {
@@ -218,6 +299,22 @@ function App() {
     return () => clearTimeout(t);
   }, [map]);
   const update = (patch: Partial<View>) => setView((v) => ({ ...v, ...patch }));
+  // The series' Geography field: what is typed, and why words did not resolve (with the API's candidates).
+  const [geoText, setGeoText] = useState(view.geo);
+  const [geoProblem, setGeoProblem] = useState<{ text: string; candidates: Place[] }>();
+  useEffect(() => setGeoText(view.geo), [view.geo]);
+  const pickSeriesGeo = async (text: string) => {
+    setGeoProblem(undefined);
+    try {
+      update({ geo: await seriesGeo(text, view.vintage) });
+    } catch (e) {
+      const p = e instanceof ApiError ? e.problem : undefined;
+      setGeoProblem({
+        text: p?.detail ?? (e instanceof Error ? e.message : String(e)),
+        candidates: Array.isArray(p?.candidates) ? (p.candidates as Place[]) : [],
+      });
+    }
+  };
 
   useEffect(() => {
     loadSession().then((s) => {
@@ -249,7 +346,7 @@ function App() {
     let live = true;
     setLoading(true);
     setMapError(undefined);
-    Promise.all([shapesOf(view.level), getJson<{ data: Cell[] }>(dataPath)])
+    allOrViewError<[Shapes, { data: Cell[] }]>([shapesOf(boundariesPath(view)), getJson<{ data: Cell[] }>(dataPath)])
       .then(([shapes, data]) => {
         if (!live) return;
         setMap({ shapes, cells: data.data, arrivedAt: performance.now() });
@@ -347,7 +444,8 @@ function App() {
 
   // The series' latest year names the variable as it is now (older labels carry older dollars).
   const first = map?.cells[0] ?? series?.cells.at(-1) ?? compare?.[0];
-  const label = first ? humanLabel(first) : view.variable;
+  // Without the Bureau's "(in 2018 inflation-adjusted dollars)": each value is labelled with its own year's dollars.
+  const label = first ? withoutDollarYear(humanLabel(first)) : view.variable;
   const raw = first && isRawLabel(first.label) ? first : undefined;
   const within: Place =
     view.within === 'us'
@@ -359,6 +457,13 @@ function App() {
         };
   const seriesName = series?.cells[0]?.geo_name ?? view.geo;
   const nameOf = (key: string) => compare?.find((c) => c.geo_key === key)?.geo_name ?? (key === view.geo ? seriesName : key);
+  // A disabled button says why (a sixth place, or one already compared).
+  const addRefusal = view.compare.includes(view.geo)
+    ? `${seriesName} is already in the comparison.`
+    : view.compare.length >= 5
+      ? 'This page compares at most 5 geographies; remove one to add another.'
+      : '';
+  const shareUrl = `${location.origin}${viewUrl(view)}`;
   const levelWords = view.level === 'state' ? 'states' : view.level === 'county' ? 'counties' : 'tracts';
   const mapTitle = `Map: ${levelWords} of ${
     view.level === 'state' || (view.level === 'county' && view.within === 'us')
@@ -366,11 +471,17 @@ function App() {
       : spec || byName(view.within)
         ? within.name
         : 'a county'
-  }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}`;
+  }, ${view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'} ${view.vintage}${isDollars(first) ? ` (in ${view.vintage} dollars)` : ''}`;
   // The tab and history entry say what the view shows (idempotent, so setting it while rendering is harmless).
   document.title = `${label}${first?.census_code ? ` (${first.census_code})` : ''} · Explorer · Census Data Service`;
   return (
     <>
+      <div class="skips">
+        <Skip to="map-title">Skip to the map</Skip>
+        {map && dataPath && <Skip to="table-title">Skip to the ranked table</Skip>}
+        <Skip to="series-title">Skip to the time series</Skip>
+        <Skip to="compare-title">Skip to the comparison</Skip>
+      </div>
       <header class="top">
         <div class="brand">
           <a href="/explore">Census explorer</a>
@@ -426,7 +537,11 @@ function App() {
                 min="2005"
                 max="2024"
                 value={view.vintage}
-                onChange={(e) => update({ vintage: (e.target as HTMLInputElement).value })}
+                onChange={(e) => {
+                  // The time series follows the map's year (its last year becomes the map's).
+                  const vintage = (e.target as HTMLInputElement).value;
+                  update({ vintage, to: vintage });
+                }}
               />
             </div>
             <div>
@@ -492,7 +607,7 @@ function App() {
           )}
           {dataPath && <Request path={dataPath} />}
         </Section>
-        {map && dataPath && tableReady && (
+        {map && dataPath && (
           <Section id="table-title" title="Ranked">
             <p>
               <button type="button" class="secondary" onClick={downloadCsv}>
@@ -500,18 +615,24 @@ function App() {
               </button>{' '}
               <span class="hint">from the API’s CSV (Pro plan and above)</span>
             </p>
-            <RankedTable cells={map.cells} onSelect={select} />
+            {tableReady ? <RankedTable cells={map.cells} onSelect={select} /> : <p aria-busy="true">Ranking…</p>}
           </Section>
         )}
         <Section id="series-title" title={`Over time: ${seriesName}`}>
+          <p class="hint" data-testid="series-scope">
+            {view.dataset === 'acs1' ? 'ACS 1-year' : 'ACS 5-year'}, {from}–{view.to}: the map’s dataset, ending at the map’s year unless
+            you change To.
+          </p>
           <form class="controls" onSubmit={(e) => e.preventDefault()}>
             <div>
               <label for="geo">Geography</label>
               <input
                 id="geo"
-                value={view.geo}
-                onChange={(e) => update({ geo: (e.target as HTMLInputElement).value })}
-                aria-describedby="geo-hint"
+                value={geoText}
+                onInput={(e) => setGeoText((e.target as HTMLInputElement).value)}
+                onChange={(e) => void pickSeriesGeo((e.target as HTMLInputElement).value)}
+                aria-describedby={geoProblem ? 'geo-problem geo-hint' : 'geo-hint'}
+                aria-invalid={geoProblem ? 'true' : undefined}
               />
             </div>
             <div>
@@ -538,17 +659,40 @@ function App() {
             </div>
           </form>
           <p id="geo-hint" class="hint">
-            A key (state:06, county:48453) or a name the API resolves (county:Travis County, TX). Click a shape or a table row to pick it.
+            A name (Texas, Travis County, TX), a key (state:06, county:48453) or a typed name the API resolves (county:Travis County, TX).
+            Click a shape or a table row to pick it.
           </p>
+          {geoProblem && (
+            <div class="notice error" id="geo-problem" data-testid="geo-problem">
+              <p>{geoProblem.text}</p>
+              {geoProblem.candidates.length > 0 && (
+                <ul class="chips" aria-label="Places with that name">
+                  {geoProblem.candidates.map((c) => (
+                    <li key={c.key}>
+                      <button type="button" class="secondary small" onClick={() => void pickSeriesGeo(c.key)}>
+                        {c.name} <span class="mono">{c.key}</span>
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
           <p>
             <button
               type="button"
               class="secondary small"
               onClick={() => addCompare(view.geo)}
-              disabled={view.compare.length >= 5 || view.compare.includes(view.geo)}
+              disabled={addRefusal !== ''}
+              aria-describedby={addRefusal ? 'add-refusal' : undefined}
             >
               Add {seriesName} to the comparison
             </button>{' '}
+            {addRefusal && (
+              <span id="add-refusal" class="hint" data-testid="add-refusal">
+                {addRefusal}
+              </span>
+            )}
             <a href={`/profile/${encodeURIComponent(series?.cells[0]?.geo_key ?? view.geo)}`} data-testid="series-profile">
               Profile of {seriesName}
             </a>
@@ -587,11 +731,7 @@ function App() {
           {view.compare.length >= 2 && <Request path={comparePath} />}
         </Section>
         <p class="hint">
-          This page’s address holds the whole view:{' '}
-          <button type="button" class="link" onClick={() => navigator.clipboard.writeText(location.href)}>
-            copy link to this view
-          </button>
-          .
+          This page’s address holds the whole view: <CopyButton text={shareUrl} label="copy link to this view" class="link" />
         </p>
       </main>
     </>

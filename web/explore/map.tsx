@@ -1,12 +1,15 @@
 // The choropleth: SVG paths projected with d3-geo (Albers USA, Alaska and Hawaii inset), five
 // quantile classes of a colour-blind-safe blue ramp, estimates with CV over 30% hatched, nulls
-// grey with their reason. Every shape is focusable; hover or focus shows estimate, MOE, CV and
-// any annotation. The time from data arrival to the drawn map is measured and shown.
+// grey with their reason. The map is one Tab stop (a roving tabindex: thousands of county shapes
+// must not each be a Tab stop); inside it the arrow keys move to the nearest shape that way, Home
+// and End to the first and last, Enter picks. Hover or focus shows estimate, MOE, CV and any
+// annotation. The time from data arrival to the drawn map is measured and shown.
 import type { Feature, FeatureCollection, Geometry } from 'geojson';
 import { geoAlbersUsa, geoConicEqualArea, geoPath, type GeoProjection } from 'd3-geo';
 import { Component } from 'preact';
 import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import { cvOf, fmt, type Cell } from './api.js';
+import { moveFocus } from './map-keys.js';
 
 export const RAMP = ['#eff3ff', '#bdd7e7', '#6baed6', '#3182bd', '#08519c'];
 const NULL_FILL = '#d4d4d4';
@@ -98,8 +101,22 @@ class PathLayer extends Component<{
   override shouldComponentUpdate(next: PathLayer['props']): boolean {
     return next.items !== this.props.items || next.selected !== this.props.selected;
   }
+  /** The one shape in the Tab order: the selected one when drawn, else the first. */
+  entry(): string | undefined {
+    const { items, selected } = this.props;
+    return items.some((x) => x.cell.geo_key === selected) ? selected : items[0]?.cell.geo_key;
+  }
+  override componentDidUpdate() {
+    // Arrow keys move the Tab stop in the DOM directly (re-rendering thousands of paths per key
+    // press is too slow); after a render only the entry shape keeps it.
+    const entry = this.entry();
+    for (const el of (this.base as Element).querySelectorAll('path.shape[tabindex="0"]'))
+      if ((el as SVGPathElement).dataset.geo !== entry) el.setAttribute('tabindex', '-1');
+    (this.base as Element).querySelector(`path.shape[data-geo="${entry}"]`)?.setAttribute('tabindex', '0');
+  }
   override render() {
     const { items, breaks, unit, selected } = this.props;
+    const entry = this.entry();
     return (
       <g>
         {items.map(({ f, d, cell }) => {
@@ -112,7 +129,8 @@ class PathLayer extends Component<{
               d={d}
               fill={fill}
               class={selected === cell.geo_key ? 'shape selected' : 'shape'}
-              tabIndex={0}
+              // Lower case: on SVG elements preact sets the attribute as written, and SVG's is `tabindex`.
+              tabindex={cell.geo_key === entry ? 0 : -1}
               role="button"
               aria-label={label}
               data-geo={cell.geo_key}
@@ -152,13 +170,17 @@ export function ChoroplethMap({
     const t0 = performance.now();
     const features = shapes.features.filter((f) => byKey.has(f.properties.geo_key));
     const path = usPathFor(features);
-    const values = cells.map((c) => c.estimate).filter((v): v is number => v !== null);
-    const breaks = quantileBreaks(values);
     const items = features
       .map((f: Feature<Geometry, { geo_key: string; name: string }>) => ({ f, d: path(f), cell: byKey.get(f.properties.geo_key)! }))
       .filter((x): x is Item => !!x.d);
+    // Classes from the drawn shapes only: Puerto Rico (outside Albers USA) would otherwise set the
+    // lowest class of a map it is not on. Its value stays in the table, and the legend says so.
+    const drawnKeys = new Set(items.map((x) => x.cell.geo_key));
+    const values = items.map((x) => x.cell.estimate).filter((v): v is number => v !== null);
+    const breaks = quantileBreaks(values);
+    const undrawn = cells.filter((c) => !drawnKeys.has(c.geo_key));
     (window as unknown as { __exploreProjectMs?: number }).__exploreProjectMs = Math.round(performance.now() - t0);
-    return { items, breaks };
+    return { items, breaks, values, undrawn };
   }, [shapes, cells]);
 
   useLayoutEffect(() => {
@@ -172,7 +194,9 @@ export function ChoroplethMap({
 
   const unit = cells[0]?.unit ?? '';
   const { breaks } = drawn;
-  const lows = [Math.min(...cells.map((c) => c.estimate ?? Infinity)), ...breaks];
+  const lows = [Math.min(...drawn.values), ...breaks];
+  // Outside the map: Puerto Rico and the island areas (Albers USA has no place for them).
+  const offMap = drawn.undrawn.filter((c) => /^[a-z_]+:(72|60|66|69|78)/.test(c.geo_key));
   // One set of listeners on the <svg> for all shapes (thousands of counties).
   const delegate = (f: (cell: Cell, t: SVGPathElement) => void) => (e: Event) => {
     const t = e.target as SVGPathElement;
@@ -197,9 +221,14 @@ export function ChoroplethMap({
         onMouseOver={delegate(show)}
         onMouseOut={() => setHover(undefined)}
         onClick={delegate((cell) => onSelect(cell))}
-        onKeyDown={(e) => e.key === 'Enter' && delegate((cell) => onSelect(cell))(e)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            delegate((cell) => onSelect(cell))(e);
+          } else if (moveFocus(e.currentTarget as SVGSVGElement, e.target as Element, e.key)) e.preventDefault();
+        }}
         role="group"
-        aria-label={`Map of ${label}; shapes are focusable, the table below has the same values`}
+        aria-label={`Map of ${label}: one Tab stop; arrow keys move between shapes, Enter picks one; the table below has the same values`}
       >
         <defs>
           <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
@@ -244,8 +273,25 @@ export function ChoroplethMap({
           <span class="swatch" style={{ background: NULL_FILL }} /> No value (reason on hover)
         </li>
       </ul>
+      {drawn.items.length === 0 && cells.length > 0 && (
+        <p class="notice" data-testid="map-no-shapes">
+          None of the {cells.length.toLocaleString('en-US')} geographies in the data has a shape in the boundaries the API returned
+          {shapes.features.length === 0
+            ? ' (it returned none for this area)'
+            : ` (${shapes.features.length.toLocaleString('en-US')} shapes of other areas or definitions)`}
+          ; their values are in the table below.
+        </p>
+      )}
+      {offMap.length > 0 && (
+        <p class="hint" data-testid="off-map">
+          Not on this map and not in its colour classes:{' '}
+          {offMap.length === 1 ? offMap[0]!.geo_name : `${offMap.length} areas of Puerto Rico and the island areas`} (outside the map’s
+          Albers USA projection); {offMap.length === 1 ? 'its value is' : 'their values are'} in the table below.
+        </p>
+      )}
       <p class="hint" data-testid="render-ms" data-ms={renderMs}>
         {drawn.items.length.toLocaleString('en-US')} shapes{renderMs !== undefined ? `, drawn ${renderMs} ms after the data arrived` : ''}.
+        Keyboard: Tab reaches the map once; the arrow keys move between shapes, Home and End go to the first and last, Enter picks.
       </p>
     </div>
   );

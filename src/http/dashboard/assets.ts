@@ -1,5 +1,6 @@
 // The dashboard's built front end (npm run build:web → dist/web/, git-ignored). Files are read
 // once and kept in memory: the whole bundle is a few tens of kilobytes.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,8 @@ const TYPES: Record<string, string> = {
 export interface Asset {
   body: Buffer;
   type: string;
+  /** Strong ETag: the body's hash, so a revalidation (no-cache) of an unchanged file is a 304. */
+  etag: string;
 }
 
 export class AssetStore {
@@ -30,7 +33,9 @@ export class AssetStore {
     if (!this.cache.has(key)) {
       const file = path.join(this.dir, app, name);
       const type = TYPES[path.extname(name)];
-      this.cache.set(key, type && fs.existsSync(file) ? { body: fs.readFileSync(file), type } : null);
+      const body = type && fs.existsSync(file) ? fs.readFileSync(file) : null;
+      const etag = body ? `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"` : '';
+      this.cache.set(key, body && type ? { body, type, etag } : null);
     }
     return this.cache.get(key) ?? null;
   }

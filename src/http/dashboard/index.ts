@@ -9,6 +9,7 @@ import { PLANS, PLAN_IDS, isPurchasable } from '../../domain/plans.js';
 import { authenticateSession } from '../../verbs/authenticate-session.js';
 import { dashboardSignIn } from '../../verbs/dashboard-sign-in.js';
 import { dashboardSignOut } from '../../verbs/dashboard-sign-out.js';
+import { ifNoneMatch } from '../caching.js';
 import { contextOf } from '../plugins/context.js';
 import { AssetStore } from './assets.js';
 import { LOGIN_COOKIE, SESSION_COOKIE, clearCookie, readCookies, readSessionCookie, setCookie } from './cookies.js';
@@ -197,7 +198,10 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     app.get<{ Params: { name: string } }>(`/${name}/assets/:name`, { schema: { hide: true } }, async (req, reply) => {
       const a = assets.get(name, req.params.name);
       if (!a) return reply.code(404).type('text/plain').send('Not found');
-      return reply.type(a.type).header('Cache-Control', 'no-cache').header('X-Content-Type-Options', 'nosniff').send(a.body);
+      // no-cache means "revalidate each time": with the ETag an unchanged file is a 304 without a body.
+      reply.header('Cache-Control', 'no-cache').header('ETag', a.etag).header('X-Content-Type-Options', 'nosniff');
+      if (ifNoneMatch(req.headers['if-none-match'], a.etag)) return reply.code(304).send();
+      return reply.type(a.type).send(a.body);
     });
     const shell = async (_req: FastifyRequest, reply: FastifyReply) => {
       const index = assets.get(name, 'index.html');

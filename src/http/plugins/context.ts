@@ -15,7 +15,15 @@ export type TokenAuthenticator = (token: string, ctx: VerbContext) => Promise<Ca
  * rate-limit headers to put on the response. `release` (optional) is called when the response is
  * finished, so concurrency slots are returned.
  */
-export type Admission = (args: { ctx: VerbContext; caller: Caller; cost: number; ip: string; instance: string }) => Promise<{
+export type Admission = (args: {
+  ctx: VerbContext;
+  caller: Caller;
+  cost: number;
+  ip: string;
+  instance: string;
+  /** The route's template (fastify's routeOptions.url), under which usage is counted. */
+  route?: string;
+}) => Promise<{
   headers?: Record<string, string>;
   release?: () => void;
   /** Undo the charge (idempotent): called when the response is a 5xx or is cut off. */
@@ -90,6 +98,7 @@ export function contextOf(req: FastifyRequest): VerbContext {
               cost: units,
               ip: req.ip,
               instance: req.url.split('?')[0] ?? req.url,
+              route: req.routeOptions.url,
             });
             Object.assign(req.responseHeaders, admitted.headers ?? {});
             if (admitted.refund) req.refunds.push(admitted.refund);

@@ -154,7 +154,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
-  if (config.NODE_ENV !== 'production') {
-    await app.register(swaggerUi, { routePrefix: '/docs' });
-  }
+  // The API reference is public documentation, served in every mode (the dashboard links to it).
+  // Its scripts and styles are the package's own files (no CDN), under a CSP of their own, and
+  // the online validator badge is off (validatorUrl null), so the page makes no outside request.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { validatorUrl: null } });
 }

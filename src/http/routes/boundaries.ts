@@ -47,6 +47,7 @@ const collectionQuery = restSchemas(boundariesCollection.spec.input, {
   level: false,
   bbox: { describe: 'Collections only: only features whose bounding box meets `min_lng,min_lat,max_lng,max_lat`.' },
 });
+// `within` is described by its schema (src/verbs/boundaries-within.ts).
 const centroidQuery = restSchemas(centroids.spec.input, { level: { path: 'geo_type' } });
 
 const notModified = z.null().describe('Not Modified: If-None-Match matched the ETag; no body.');
@@ -76,10 +77,10 @@ export function boundaryRoutes(app: FastifyInstance) {
     response: { 304: notModified },
     handler: async ({ ctx, params, query, req, reply }) => {
       const target = params.target.trim();
-      const { bbox, ...shared } = collectionQuery.toInput(query, {});
+      const { bbox, within, ...shared } = collectionQuery.toInput(query, {});
       const result = target.includes(':')
         ? await boundariesFeature.invoke({ ctx, input: { ...shared, geo_key: target } })
-        : await boundariesCollection.invoke({ ctx, input: { ...shared, bbox, level: target } });
+        : await boundariesCollection.invoke({ ctx, input: { ...shared, bbox, within, level: target } });
       return sendGeoJson(req, reply, result);
     },
   });
