@@ -149,8 +149,8 @@ async function exists(p: string): Promise<boolean> {
 
 export const observationsStep: EtlStep = {
   name: 'observations',
-  // 7 (i10g): repeated columns, exactness check, published geographies (observations/geographies.json).
-  // 8 (i13): table-major row order and the serving index beside each Parquet file.
+  // 7: repeated columns, exactness check, published geographies (observations/geographies.json).
+  // 8: table-major row order and the serving index beside each Parquet file.
   // 9: six-digit table ids (the B99 allocation tables, B992701) read like every other table.
   // 10: published-form.json beside each partition (the Census Data API's text of its cells).
   version: 10,

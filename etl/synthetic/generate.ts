@@ -208,7 +208,7 @@ const unit = (h: string) => `((${h} % 1000003)::DOUBLE / 1000003)`;
 
 /**
  * Levels written as one file per state (level=tract/state=06/data_0.parquet), so a request for a
- * state's tracts reads one small file (docs/performance.md, "Per-state partitions").
+ * state's tracts reads one small file (docs/performance.md, "Table-major Parquet").
  */
 export const PER_STATE_LEVELS: readonly SyntheticLevel[] = ['tract', 'block_group'];
 

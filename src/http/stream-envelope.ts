@@ -25,7 +25,7 @@ const BATCH_BYTES = 64 * 1024;
 /**
  * Chunks the operation renders itself (VerbResult.itemsJson), and so the kept ones, are larger:
  * one takes ~0.1 ms to render, and at 64 KB the turns, frames and writes of a 15 MB answer (230 of
- * them) cost ~2.5 ms more (all US counties × 10, bench:national, issue 13).
+ * them) cost ~2.5 ms more (all US counties × 10, bench:national).
  */
 const RENDERED_BATCH_BYTES = 256 * 1024;
 /** Geometries shorter than this are copied into the batch text; longer ones are written by reference. */

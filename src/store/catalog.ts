@@ -140,7 +140,7 @@ export class CatalogStore {
         },
       });
       // Only code-like terms (B19013…) can match codes: a word query skips the per-hit code list
-      // (it dominated the CPU of /v1/variables?search=median income, issue 13).
+      // (it dominated the CPU of /v1/variables?search=median income).
       const terms = q
         .toUpperCase()
         .split(/[\s,;]+/)
@@ -169,7 +169,7 @@ export class CatalogStore {
   /**
    * Topics with the number of active variables (available in at least one vintage). Counted once:
    * the catalog never changes once loaded, and counting scanned every variable for every topic on
-   * each /v1/topics and /v1/variables?search= request (issue 13). Callers get fresh objects.
+   * each /v1/topics and /v1/variables?search= request. Callers get fresh objects.
    */
   topics(): (Topic & { variable_count: number })[] {
     this.topicCounts ??= this.file.topics.map((t) => ({

@@ -293,7 +293,7 @@ export class CensusTableStore {
    * Tables by id prefix (`B19013`, `b190`) or by words of their title and universe. Answers are
    * kept per query text (bounded, oldest out): the tables never change once loaded (a new build is
    * a new store), and the fuzzy prefix search over every title dominated the CPU of
-   * /v1/variables?search=… (issue 13). Callers get a copy.
+   * /v1/variables?search=…. Callers get a copy.
    */
   searchTables(q: string): string[] {
     const query = q.trim();

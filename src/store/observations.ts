@@ -59,7 +59,7 @@ type ResultCache = AnswerCache<StoredCells>;
  * A numeric column of a result chunk that holds no NULL, as its typed array: the vector's own
  * values (the node API keeps them as `items`, a private field) when it exposes them, else copied
  * item by item. Reading ~100,000 values through getItem and its validity check cost ~3 ms of an
- * all-counties × 10 answer (issue 13).
+ * all-counties × 10 answer.
  */
 export function numericColumn<A extends Int32Array | Float64Array>(
   vector: { getItem(i: number): unknown },
@@ -381,7 +381,7 @@ export class ObservationStore {
     const tableFilter = tableIds.length ? `table_id IN (${tableIds.map(sqlString).join(',')}) AND ` : '';
     // Per-state sources carry their own key filters. A request for every geography of the file(s)
     // (a wildcard the resolver expanded: all 3,222 counties) is read without its key list, which
-    // cost DuckDB more than the rows it filters out (~50 ms of 3,222 keys, issue 13).
+    // cost DuckDB more than the rows it filters out (~50 ms of 3,222 keys).
     const geoFilter =
       q.geoKeys === 'all' || perState || this.coversFiles(q.dataset, vintages, q.level, q.geoKeys)
         ? ''
@@ -396,7 +396,7 @@ export class ObservationStore {
    * annotations as numbers): a 45,000-cell answer of 5 codes comes back as 9,000 rows with one
    * geography string each instead of 45,000 rows of four strings each. Turning DuckDB's strings
    * into JS ones was most of the time spent reading large results, and aggregating the annotation
-   * strings themselves cost DuckDB more than the scan (docs/performance.md, issue 13). Annotations
+   * strings themselves cost DuckDB more than the scan (docs/performance.md). Annotations
    * travel as their place in the closed catalogue (src/domain/annotations.ts; 0: none); should a
    * file hold one outside it, the rows are read one per cell instead, strings and all.
    */

@@ -38,7 +38,7 @@ export function searchIds(buf: Buffer, width: 2 | 4, count: number, id: number, 
 /**
  * Index files up to HOLD_FILE_BYTES are read into memory once opened, within HOLD_BYTES for the
  * process: a lookup then copies from memory instead of two or three pread(2) calls, which cost
- * ~10 µs each on this machine's kernel (~20% of an all-states × 10 answer's CPU, issue 13).
+ * ~10 µs each on this machine's kernel (~20% of an all-states × 10 answer's CPU).
  * Larger files, and any past the budget, are read from the page cache as before.
  */
 const HOLD_FILE_BYTES = 32 * 1024 * 1024;

@@ -1,5 +1,5 @@
 // Serving index, format version 2 (written by etl/steps/serving-index.ts): the compact layout that
-// keeps a national build's indexes small (docs/performance.md, "Compact serving index").
+// keeps a national build's indexes small (docs/performance.md, "The serving index").
 //
 // Sections (little-endian; offsets and lengths in the footer's `sections`):
 //   values     one record per cell: estimate then MOE, each in the partition's narrowest exact
@@ -191,7 +191,7 @@ export class ServingIndexV2 extends IndexFile<ServingIndexV2Footer> {
    * The annotation entries of geography `g` (6 bytes each, by variable id), or undefined when it
    * has none (one check in memory). They are searched, not loaded into a Map: a state of acs1 has
    * thousands of annotated cells, and building a Map of them for every geography of every request
-   * was 22% of the CPU of an all-states × 10 answer with the cache off (issue 13).
+   * was 22% of the CPU of an all-states × 10 answer with the cache off.
    */
   private annotationsOf(g: number): Buffer | undefined {
     if (!this.annStarts) return undefined;

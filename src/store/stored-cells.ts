@@ -1,7 +1,7 @@
 // The cells a query found, held by block (one vintage × geography) and code column in typed
 // arrays, rather than one entry per cell under a `vintage|geo|code` string. On a 45,000-cell answer
 // (all California tracts × 5) building those keys, looking each up again and collecting the strings
-// and objects was most of the service's time after DuckDB's own (docs/performance.md, issue 13):
+// and objects was most of the service's time after DuckDB's own (docs/performance.md):
 // here a caller looks a block up once per geography and reads the codes by column number.
 
 export interface StoredCell {

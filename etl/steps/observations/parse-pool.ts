@@ -1,6 +1,6 @@
 // Source files parsed on worker threads. The JSON parse and cell validation are the step's biggest
 // JS cost; on worker threads they use both cores and overlap DuckDB's sort of the previous
-// partition (docs/performance.md, "6. ETL"). Results are handed back per file and written in file
+// partition (docs/performance.md, "The ETL"). Results are handed back per file and written in file
 // order by the caller, so the staging file and the build stay deterministic.
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';

@@ -60,7 +60,7 @@ const LOG_FLUSH_MS = 250;
 /**
  * The service's logger. Without an injected destination it writes to stdout asynchronously: pino's
  * default is a synchronous write(2) per line, two lines per request, which cost 6–9% of the CPU of
- * a busy server (issue 13). Lines are batched (LOG_BATCH_BYTES) and a timer writes a partial batch
+ * a busy server. Lines are batched (LOG_BATCH_BYTES) and a timer writes a partial batch
  * within LOG_FLUSH_MS, so a quiet server's lines still appear at once. src/server.ts waits for
  * the batch to be written (logger.flush) before a graceful shutdown exits, and pino writes what is
  * left synchronously on any other exit, so no line is lost; only a SIGKILL can drop the lines of
@@ -89,7 +89,7 @@ export function hardenLogger(logger: Logger): Logger {
  * One line per request instead of fastify's two ("incoming request", then "request completed"):
  * the completed line carries the request (method, redacted URL, host, address, user agent), the
  * status, the response time and the request id, which is everything the incoming line had. Half
- * the lines halve the logging cost per request (issue 13: pino was ~4.6% of a small request's
+ * the lines halve the logging cost per request (pino was ~4.6% of a small request's
  * CPU). A request that never completes is still named by the shutdown log (drain.ts) and by the
  * error lines of the code that failed it.
  */

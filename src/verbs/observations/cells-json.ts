@@ -4,7 +4,7 @@
 // variable shares is encoded once; a cell then costs three copies of those bytes and two numbers
 // written digit by digit, into chunks that go to the socket as they are. Rendering each cell as a JS
 // string, then flattening and encoding the batch, cost about as much as DuckDB's whole query on all
-// US counties × 10 (14.5 MB), most of it in string garbage (issue 13).
+// US counties × 10 (14.5 MB), most of it in string garbage.
 import { describeAnnotation } from '../../domain/annotations.js';
 import { gridCellCount, type EngineGrid } from './engine.js';
 
@@ -66,7 +66,7 @@ class Writer {
 /**
  * Answers up to this many cells are joined as one string and encoded once: encoding each shared
  * piece (three per variable, one per geography) costs more than it saves on a few cells (one state
- * × 5 variables, cache off: twice the rendering time of the string join, issue 13).
+ * × 5 variables, cache off: twice the rendering time of the string join).
  */
 export const TEXT_MAX_CELLS = 256;
 
