@@ -20,6 +20,7 @@ import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from './heavy-gate.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
+import { checkHost, originFormTarget } from './request-target.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -94,6 +95,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     routerOptions: { querystringParser: parseQueryString },
+    // Absolute-form targets (clients behind a forward proxy) are routed by their path.
+    rewriteUrl: originFormTarget,
     frameworkErrors: onFrameworkError,
     // Bound lazily: the logger exists only once the instance does.
     clientErrorHandler: clientErrorHandler(config.ERRORS_URL, logger as FastifyBaseLogger),
@@ -150,6 +153,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
     });
   });
+  // The Host goes into links: only a host[:port] is accepted (request-target.ts).
+  app.addHook('onRequest', checkHost);
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
   // When admission did not run here (a gate refused first, or the verb admitted itself) the
   // current state is read without charging.
