@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   'variable-not-found': { status: 404, title: 'Variable not found' },
   'geography-not-found': { status: 404, title: 'Geography not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'not-acceptable': { status: 406, title: 'Not acceptable' },
   'request-timeout': { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Result too large' },
