@@ -10,7 +10,14 @@ import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger, OneLinePerRequest } from './plugins/logging.js';
-import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
+import {
+  clientErrorHandler,
+  HSTS,
+  onFrameworkError,
+  rateLimitHeadersOf,
+  registerErrorHandling,
+  SECURITY_HEADERS,
+} from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
 import type { RouteMeta } from './route-helpers.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -132,6 +139,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     req.refunds = [];
     req.responseClosed = false;
     reply.header('X-Request-ID', req.id).headers(SECURITY_HEADERS);
+    if (req.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
     // Also on the raw response at once: the shutdown log lists aborted requests by it (drain.ts).
     reply.raw.setHeader('X-Request-ID', req.id);
     // Charge only what was served (docs/operations.md): units are taken up front by admission and
