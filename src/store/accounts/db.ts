@@ -83,7 +83,9 @@ const checkedThisRun = new WeakSet<Db>();
  */
 export function assertUsable(db: Db, fresh = false): void {
   const g = guardedFiles.get(db);
-  if (!g || (!fresh && checkedThisRun.has(db))) return;
+  // A closed connection has no files to guard (closing removed the WAL files): better-sqlite3
+  // refuses its statements itself.
+  if (!g || !db.open || (!fresh && checkedThisRun.has(db))) return;
   for (const id of g.identities) {
     const now = fs.statSync(id.file, { throwIfNoEntry: false });
     if (!now) throw new DatabaseFileLostError(id.file, 'deleted');
