@@ -145,7 +145,7 @@ program
         ? `build ${s.buildId} is already published in ${o.to}: nothing to do`
         : `build ${s.buildId} published to ${o.to}${s.latestMoved ? ' (latest now points to it)' : ''}`;
     process.stderr.write(
-      `${what}\n  ${s.files} files, ${(s.bytes / 1e6).toFixed(1)} MB; uploaded ${s.uploaded} (${(s.uploadedBytes / 1e6).toFixed(1)} MB), ${s.seconds.toFixed(1)} s\n`,
+      `${what}\n  ${s.files} files, ${(s.bytes / 1e6).toFixed(1)} MB; uploaded ${s.uploaded} (${(s.uploadedBytes / 1e6).toFixed(1)} MB)${s.replaced ? `, of which ${s.replaced} replaced blobs that did not hash to their key` : ''}, ${s.seconds.toFixed(1)} s\n`,
     );
   });
 

@@ -2,7 +2,10 @@
 // content-addressed set of objects (layout in src/store/published-build.ts). Order matters:
 // blobs first, then the build's index, then the `latest` pointer, so a replica following the
 // pointer never meets a build whose files are not all there. Publishing the same build again
-// uploads nothing; a build id already published with other content is refused.
+// uploads nothing once every blob already there has been read and found to hash to its key (a
+// damaged or tampered blob is uploaded again); a build id already published with other content
+// is refused.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveCurrentBuild } from '../src/store/data-dir.js';
@@ -41,6 +44,8 @@ export interface PublishSummary {
   /** Blobs uploaded now (the rest were already in the target). */
   uploaded: number;
   uploadedBytes: number;
+  /** Of those, blobs that were in the target with bytes that did not hash to their key. */
+  replaced: number;
   indexWritten: boolean;
   latestMoved: boolean;
   seconds: number;
@@ -60,6 +65,13 @@ function buildDirOf(dataDir: string, buildId: string | undefined): string {
   return dir;
 }
 
+/** Whether the blob under `sha`'s key hashes to it (read whole: what a replica pulling it would check). */
+async function blobHolds(store: ObjectStore, sha: string): Promise<boolean> {
+  const hash = createHash('sha256');
+  for await (const chunk of await store.stream(blobKey(sha))) hash.update(chunk as Buffer);
+  return hash.digest('hex') === sha;
+}
+
 export async function publishToStore(opts: PublishOptions): Promise<PublishSummary> {
   const started = Date.now();
   const log = opts.log ?? { info: () => {} };
@@ -75,14 +87,21 @@ export async function publishToStore(opts: PublishOptions): Promise<PublishSumma
   const todo = [...unique.entries()];
   let uploaded = 0;
   let uploadedBytes = 0;
+  let replaced = 0;
   let next = 0;
   let failed = false;
   const worker = async () => {
     while (next < todo.length && !failed) {
       const [sha, { file, bytes }] = todo[next++]!;
       const have = await store.stat(blobKey(sha));
-      // A blob of the wrong size (an interrupted copy by another tool) is replaced: its key says what it must hold.
-      if (have && have.bytes === bytes) continue;
+      // A blob already there is trusted only once its bytes hash to its key: one of the wrong size
+      // (an interrupted copy by another tool) or with other bytes (damaged, tampered with) is
+      // replaced, since the key says what it must hold.
+      if (have && have.bytes === bytes && (await blobHolds(store, sha))) continue;
+      if (have) {
+        replaced++;
+        log.info(`publish: blob ${sha.slice(0, 12)}… in the target does not hash to its key; uploading it again`);
+      }
       await store.writeFile(blobKey(sha), file, bytes);
       uploaded++;
       uploadedBytes += bytes;
@@ -130,6 +149,7 @@ export async function publishToStore(opts: PublishOptions): Promise<PublishSumma
     bytes: index.bytes,
     uploaded,
     uploadedBytes,
+    replaced,
     indexWritten,
     latestMoved,
     seconds: (Date.now() - started) / 1000,

@@ -46,20 +46,36 @@ const verifier = new Stripe('sk_webhook_verification_only');
 
 export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string, nowMs: number): Stripe.Event {
   if (!signature) throw new WebhookSignatureError('Missing Stripe-Signature header');
+  // Stripe sends exactly one timestamp. With several, the SDK verifies the signature against the
+  // last one while anything else reading the header may take another: `t=<now>,t=<far future>,
+  // v1=<signature for the future t>` passed the SDK (signed) and a first-t future check (now).
+  // There is no timestamp to trust in such a header, so it is refused before the SDK sees it.
+  const timestamps = signatureTimestamps(signature);
+  if (timestamps.length !== 1) throw new WebhookSignatureError('Expected exactly one timestamp in Stripe-Signature');
   let event: Stripe.Event;
   try {
+    // Signature over `${t}.${body}` with the endpoint secret, and t at most the tolerance old.
     event = verifier.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowMs);
   } catch (e) {
     throw new WebhookSignatureError((e as Error).message);
   }
   // The SDK only refuses timestamps too far in the past; one dated in the future (a signature
   // made with a skewed or tampered clock, replayable for as long as it stays "fresh") is refused
-  // past the same tolerance.
-  const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  // past the same tolerance. The one timestamp is the one the SDK verified.
+  const t = timestamps[0]!;
   if (!Number.isFinite(t) || t * 1000 > nowMs + WEBHOOK_TOLERANCE_SECONDS * 1000) {
     throw new WebhookSignatureError('Timestamp outside the tolerance zone (in the future)');
   }
   return event;
+}
+
+/** Every `t=` element of a Stripe-Signature header, split as the SDK splits it (`,` then `=`). */
+function signatureTimestamps(header: string): number[] {
+  return header
+    .split(',')
+    .map((item) => item.split('='))
+    .filter((kv) => kv[0] === 't')
+    .map((kv) => Number.parseInt(kv[1] ?? '', 10));
 }
 
 const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);

@@ -39,6 +39,27 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * The most of a client's own input an error repeats (in `detail` or a member such as `geo`): enough
+ * to recognise what was sent, never a copy of a long value sent back whole.
+ */
+export const MAX_QUOTED_INPUT = 100;
+/** How many items of a client's list an error names; the rest are counted. */
+export const MAX_QUOTED_ITEMS = 10;
+
+/** A client's input as an error may repeat it: cut to MAX_QUOTED_INPUT characters with an ellipsis. */
+export function quoteInput(input: string): string {
+  if (input.length <= MAX_QUOTED_INPUT) return input;
+  return `${Array.from(input.slice(0, MAX_QUOTED_INPUT))
+    .slice(0, MAX_QUOTED_INPUT - 1)
+    .join('')}…`;
+}
+
+/** The first MAX_QUOTED_ITEMS of a client's list, each cut by quoteInput, and how many were left out. */
+export function quoteList(items: readonly string[]): { shown: string[]; more: number } {
+  return { shown: items.slice(0, MAX_QUOTED_ITEMS).map(quoteInput), more: Math.max(0, items.length - MAX_QUOTED_ITEMS) };
+}
+
 /** The slug used in the problem `type` URI: `{errors_url}/<slug>`. */
 export function slugOf(code: ErrorCode): string {
   const entry = ERROR_CATALOGUE[code];

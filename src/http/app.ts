@@ -12,7 +12,14 @@ import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
 import { defaultSeams } from './seams.js';
 import { createLogger, hardenLogger, OneLinePerRequest } from './plugins/logging.js';
-import { clientErrorHandler, onFrameworkError, rateLimitHeadersOf, registerErrorHandling, SECURITY_HEADERS } from './plugins/errors.js';
+import {
+  clientErrorHandler,
+  HSTS,
+  onFrameworkError,
+  rateLimitHeadersOf,
+  registerErrorHandling,
+  SECURITY_HEADERS,
+} from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
 import type { RouteMeta } from './route-helpers.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -22,6 +29,7 @@ import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from './heavy-gate.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
+import { checkHost, originFormTarget } from './request-target.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -96,6 +104,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     routerOptions: { querystringParser: parseQueryString },
+    // Absolute-form targets (clients behind a forward proxy) are routed by their path.
+    rewriteUrl: originFormTarget,
     frameworkErrors: onFrameworkError,
     // Bound lazily: the logger exists only once the instance does.
     clientErrorHandler: clientErrorHandler(config.ERRORS_URL, logger as FastifyBaseLogger),
@@ -131,6 +141,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     req.refunds = [];
     req.responseClosed = false;
     reply.header('X-Request-ID', req.id).headers(SECURITY_HEADERS);
+    if (req.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
     // Also on the raw response at once: the shutdown log lists aborted requests by it (drain.ts).
     reply.raw.setHeader('X-Request-ID', req.id);
     // Charge only what was served (docs/operations.md): units are taken up front by admission and
@@ -152,6 +163,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
     });
   });
+  // The Host goes into links: only a host[:port] is accepted (request-target.ts).
+  app.addHook('onRequest', checkHost);
   // Applied on errors too: a 403 or 404 to an authenticated caller still shows the quota state.
   // When admission did not run here (a gate refused first, or the verb admitted itself) the
   // current state is read without charging.

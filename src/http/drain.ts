@@ -8,7 +8,8 @@
 // grace period. So we track connections and responses ourselves:
 //
 //   - stop accepting (the listening socket closes; existing connections stay);
-//   - idle connections are ended at once with `socket.end()`, which sends what is queued, then FIN;
+//   - idle connections are ended with `socket.end()` (which sends what is queued, then FIN) one turn
+//     later, once requests already in the kernel have been read (see drain());
 //   - responses still in progress finish (streams included); their connections get
 //     `Connection: close` when headers are not yet sent, and are ended when the response is done;
 //   - `drained` resolves when the last response has closed;
@@ -70,8 +71,17 @@ export class Drainer {
       this.draining = true;
       // net.Server's close: stops listening without http.Server's destroy-what-looks-idle step.
       net.Server.prototype.close.call(this.server);
-      for (const [socket, n] of this.active) if (n === 0) socket.end();
       for (const e of this.inflight) if (!e.res.headersSent) e.res.shouldKeepAlive = false;
+      // Idle connections are ended one turn later, after the poll phase: a request whose bytes are
+      // already in the kernel (sent before the signal, not yet read because the signal's callback
+      // ran first or the loop was busy) is read and parsed there, so its connection is no longer
+      // idle. Ended at once, such a connection got a FIN, and then a reset when the server found
+      // the unread request: the client's ECONNRESET with no response, for a request sent well
+      // before SIGTERM. (A request only partly arrived by then can still meet the FIN: telling it
+      // apart would need a 'data' listener, which takes every connection off the parser's fast path.)
+      setImmediate(() => {
+        for (const [socket, n] of this.active) if (n === 0) socket.end();
+      });
     }
     if (this.inflight.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VerbResult } from '../context/verb-context.js';
+import { requestOrigin } from './request-target.js';
 
 export const DEFAULT_CENSUS_PROGRAM = 'U.S. Census Bureau';
 
@@ -48,7 +49,7 @@ const SECRET_PARAMS = ['api_key'];
 
 export function publicBase(req: FastifyRequest, baseUrl: string | undefined): string {
   if (baseUrl) return baseUrl.replace(/\/$/, '');
-  return `${req.protocol}://${req.host}`;
+  return requestOrigin(req);
 }
 
 export function selfUrl(req: FastifyRequest, baseUrl: string | undefined): URL {

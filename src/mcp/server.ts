@@ -216,6 +216,21 @@ async function callTool(
   }
 }
 
+/**
+ * The streamable HTTP transport requires a POST's Accept to list both application/json and
+ * text/event-stream. The SDK would refuse it with a JSON-RPC error as application/json; refused
+ * here first, it is a 406 problem+json like every other refusal before the exchange. The test is
+ * the SDK's own (a substring per type), so what passes here the SDK accepts.
+ */
+function assertAcceptable(req: FastifyRequest): void {
+  const accept = req.headers.accept ?? '';
+  if (accept.includes('application/json') && accept.includes('text/event-stream')) return;
+  throw new AppError(
+    'not-acceptable',
+    'The MCP endpoint answers a POST as application/json or text/event-stream: send Accept: application/json, text/event-stream (MCP clients do).',
+  );
+}
+
 /** One POST /mcp: Host/Origin, key and plan checked as plain HTTP, then a fresh stateless SDK exchange. */
 async function handle(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, reply: FastifyReply) {
   const { config } = deps.services;
@@ -223,6 +238,7 @@ async function handle(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, 
   const caller = await authenticate(deps, req);
   requireFeature(caller.plan, { kind: 'mcp' }, config.DASHBOARD_URL);
   req.caller = caller;
+  assertAcceptable(req);
 
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },

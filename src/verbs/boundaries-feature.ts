@@ -2,7 +2,7 @@
 // bare GeoJSON, not enveloped). ETag = file hash + key, strong.
 import type { Feature } from 'geojson';
 import { z } from 'zod';
-import { AppError } from '../domain/errors.js';
+import { AppError, quoteInput } from '../domain/errors.js';
 import { BoundaryStore } from '../store/boundaries.js';
 import type { BoundaryLevel } from '../store/boundaries/manifest.js';
 import { accessFor, checkAccess, editionSchema, levelSchema, resolutionSchema, shapeVintageSchema } from './boundaries-common.js';
@@ -23,7 +23,7 @@ export const boundariesFeatureInput = z.object({
 function levelOf(geoKey: string): BoundaryLevel {
   const type = geoKey.slice(0, geoKey.indexOf(':'));
   const lv = levelSchema.safeParse(type);
-  if (!lv.success) throw new AppError('invalid-geo-format', `unknown geography type "${type}"`);
+  if (!lv.success) throw new AppError('invalid-geo-format', `unknown geography type "${quoteInput(type)}"`);
   return lv.data;
 }
 
@@ -64,7 +64,7 @@ export const boundariesFeature = defineVerb({
     const f = await store.feature(entry, q.geo_key);
     if (!f) {
       const gaps = entry.gaps.length ? ` Known gaps of this file: ${entry.gaps.join('; ')}.` : '';
-      throw new AppError('geography-not-found', `No ${q.resolution} boundary for ${q.geo_key}.${gaps}`);
+      throw new AppError('geography-not-found', `No ${q.resolution} boundary for ${quoteInput(q.geo_key)}.${gaps}`);
     }
     const etag = BoundaryStore.etag(entry, `-${q.geo_key}`);
     return {

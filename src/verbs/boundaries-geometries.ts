@@ -1,7 +1,7 @@
 // Shapes for `/v1/data?include_geometry=true`: the caller (the data operation) has already checked
 // the include_geometry gate; this returns geometry per key, null where none exists.
 import type { Geometry } from 'geojson';
-import { AppError } from '../domain/errors.js';
+import { AppError, quoteInput } from '../domain/errors.js';
 import type { BoundaryStore } from '../store/boundaries.js';
 import { BOUNDARY_LEVELS, type BoundaryFileEntry, type BoundaryLevel, type Resolution } from '../store/boundaries/manifest.js';
 
@@ -42,7 +42,7 @@ export async function geometriesFor(
   const byLevel = new Map<BoundaryLevel, string[]>();
   for (const k of keys) {
     const level = k.slice(0, k.indexOf(':')) as BoundaryLevel;
-    if (!BOUNDARY_LEVELS.includes(level)) throw new AppError('invalid-geo-format', `unknown geography type in "${k}"`);
+    if (!BOUNDARY_LEVELS.includes(level)) throw new AppError('invalid-geo-format', `unknown geography type in "${quoteInput(k)}"`);
     const l = byLevel.get(level);
     if (l) l.push(k);
     else byLevel.set(level, [k]);

@@ -2,7 +2,7 @@
 // HTTP catalog routes and the MCP tools search_variables, list_topics, list_datasets.
 import { expandSearch } from '../domain/catalog/search-synonyms.js';
 import { CODE_PREFIX } from '../domain/census-codes.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, quoteInput } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
 import { DATASETS } from '../domain/datasets.js';
 import type { ObservationStore } from '../store/observations.js';
@@ -117,7 +117,7 @@ export const searchVariables = defineVerb({
     const topics = topicKeys.get('') ?? topicKeys.set('', new Set(catalog.topics().map((t) => t.topic_key)));
     if (input.topic !== undefined && !topics.has(input.topic)) {
       const list = [...topics].join(', ');
-      throw new AppError('validation-error', `Unknown topic "${input.topic}". Topics: ${list}.`, {
+      throw new AppError('validation-error', `Unknown topic "${quoteInput(input.topic)}". Topics: ${list}.`, {
         errors: [{ field: 'topic', message: `Expected one of: ${list}`, type: 'enum' }],
       });
     }
@@ -164,7 +164,10 @@ export const getVariable = defineVerb({
           `${code} is a census code the Bureau published, but not a curated catalog variable: ask for it by code in /v1/data (variables=${code}), and see its table at /v1/tables/${table}.`,
         );
       }
-      throw new AppError('variable-not-found', `No variable "${input.name}" in the catalog.${withYear} Search with /v1/variables?search=…`);
+      throw new AppError(
+        'variable-not-found',
+        `No variable "${quoteInput(input.name)}" in the catalog.${withYear} Search with /v1/variables?search=…`,
+      );
     }
     return {
       data: {

@@ -1,7 +1,7 @@
 // GET /v1/geographies/{geo_key} — one geography with its parent hierarchy, the definitions it has
 // had across ACS vintages, and (counties) its metro.
 import { z } from 'zod';
-import { AppError } from '../domain/errors.js';
+import { AppError, quoteInput } from '../domain/errors.js';
 import { CHILD_TYPES, FIPS_SHAPE } from '../domain/geo/keys.js';
 import { parseSpecifier } from '../domain/geo/specifier.js';
 import { LATEST_VINTAGE, vintageField, viewOf, type GeographyView } from './geo-support.js';
@@ -37,7 +37,7 @@ export const geographyGet = defineVerb({
     if (spec.kind !== 'key') {
       throw new AppError(
         'invalid-geo-format',
-        `${q.geo_key} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`,
+        `${quoteInput(q.geo_key)} is not a single geography key; use {type}:{fips}, e.g. county:48453. Wildcards and names work in data requests and in the children and list operations.`,
       );
     }
     const key = `${spec.type}:${spec.fips}`;

@@ -1,7 +1,7 @@
 // The one entry point data operations use to turn `geo` specifiers into geographies of a vintage:
 // parse every specifier, apply the plan gates to wildcard and name expansions, count the expansion
 // against the plan's limit BEFORE any data is fetched, then build the records.
-import { AppError } from '../domain/errors.js';
+import { AppError, quoteInput } from '../domain/errors.js';
 import { expansionLimitError, requireFeature, type Plan } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
 import { resolvePlaceName, type NameTarget } from '../store/geographies/resolve-name.js';
@@ -167,8 +167,8 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
         const needed = FIPS_LENGTH[s.type];
         throw new AppError(
           'geography-not-found',
-          `${s.raw} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`,
-          { extensions: { geo: s.raw } },
+          `${quoteInput(s.raw)} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`,
+          { extensions: { geo: quoteInput(s.raw) } },
         );
       }
       rowsOf[expansions.length] = { type: s.type, rows };
@@ -196,11 +196,12 @@ export function resolveGeographies(store: GeographyStore, specs: string | readon
       }
       gate(s.type, s.raw, `place name expanded to every ${s.type} of ${targetName}`, opts);
       const m = store.members(targetKey, s.type, opts.vintage);
-      if (m.unsupported) throw new AppError('validation-error', `${s.raw}: ${m.unsupported}`, { extensions: { geo: s.raw } });
+      if (m.unsupported)
+        throw new AppError('validation-error', `${quoteInput(s.raw)}: ${m.unsupported}`, { extensions: { geo: quoteInput(s.raw) } });
       for (const n of m.notes) if (!notes.includes(n)) notes.push(n);
       if (m.keys.length === 0)
-        throw new AppError('geography-not-found', `${s.raw}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`, {
-          extensions: { geo: s.raw },
+        throw new AppError('geography-not-found', `${quoteInput(s.raw)}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`, {
+          extensions: { geo: quoteInput(s.raw) },
         });
       const e: Expansion = {
         spec: s.raw,

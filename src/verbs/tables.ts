@@ -1,7 +1,7 @@
 // GET /v1/tables (search Detailed Tables by id or words) and GET /v1/tables/{table_id} (one
 // table's title, universe and columns in a vintage, with where it was published and where this
 // service holds its values). The MCP tool search_variables lists matching tables too.
-import { AppError } from '../domain/errors.js';
+import { AppError, quoteInput } from '../domain/errors.js';
 import { DATASETS, checkVintage, parseDataset, type DatasetKey } from '../domain/datasets.js';
 import { pageSizeFor } from '../domain/plans.js';
 import type { TableInVintage, TableSummary } from '../store/census-tables.js';
@@ -70,7 +70,7 @@ export const getTable = defineVerb({
     if (!tables.hasTable(id)) {
       throw new AppError(
         'not-found',
-        `No Detailed Table "${input.table_id}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`,
+        `No Detailed Table "${quoteInput(input.table_id)}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`,
       );
     }
     const published = tables.tableVintages(id);

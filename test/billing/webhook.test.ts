@@ -105,6 +105,27 @@ describe('signature', () => {
   });
 });
 
+describe('signature header with several timestamps', () => {
+  it('t=<now>,t=<now+1,000,000>,v1=<signature for the future t> is refused (was: accepted)', async () => {
+    const { h, a } = setup();
+    const t = Math.floor(h.clock.t / 1000);
+    const payload = JSON.stringify(subEvent('customer.subscription.created', t, { status: 'active', plan: 'pro', accountId: a.id }));
+    const future = sdk.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: t + 1_000_000 });
+    for (const signature of [`t=${t},${future}`, `${future},t=${t}`]) {
+      const e = await failure(billingWebhook({ ctx: h.ctx(), input: { rawBody: Buffer.from(payload), signature } }));
+      expect(e.status).toBe(400);
+    }
+    // Two copies of a valid timestamp are refused as well: Stripe sends one.
+    const now = sdk.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: t });
+    expect(
+      (await failure(billingWebhook({ ctx: h.ctx(), input: { rawBody: Buffer.from(payload), signature: `t=${t},${now}` } }))).status,
+    ).toBe(400);
+    expect(getAccount(h.store.db, a.id)?.plan).toBe('free');
+    // The same body with its one valid header is accepted.
+    await expect(billingWebhook({ ctx: h.ctx(), input: { rawBody: Buffer.from(payload), signature: now } })).resolves.toBeTruthy();
+  });
+});
+
 describe('idempotency and ordering', () => {
   it('a duplicate delivery of the same event is acknowledged and not re-applied', async () => {
     const { h, a } = setup();

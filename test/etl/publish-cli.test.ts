@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openObjectStore } from '../../src/store/object-store/index.js';
-import { indexKey, LATEST_KEY } from '../../src/store/published-build.js';
+import { blobKey, indexKey, LATEST_KEY } from '../../src/store/published-build.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startLocalS3, type LocalS3 } from '../support/s3.js';
 
@@ -67,12 +67,39 @@ describe('etl publish (CLI)', () => {
     expect(again.out).toContain('uploaded 0');
   }, 60_000);
 
+  it('a blob tampered with in the target (same size) is uploaded again, not trusted (was: "uploaded 0")', async () => {
+    const target = path.join(tmp, 'target-tampered');
+    expect((await etl(['publish', '--to', target, '-d', dataDir])).code).toBe(0);
+    const blobs = path.join(target, 'blobs', 'sha256');
+    const [victim] = fs.readdirSync(blobs);
+    const good = fs.readFileSync(path.join(blobs, victim!));
+    const bad = Buffer.from(good);
+    bad[0] = bad[0]! ^ 0xff; // same size, other bytes
+    fs.writeFileSync(path.join(blobs, victim!), bad);
+    const again = await etl(['publish', '--build', 'b-small', '--to', target, '-d', dataDir]);
+    expect(again.code, again.out).toBe(0);
+    expect(again.out).toContain('uploaded 1');
+    expect(again.out).toContain('1 replaced');
+    expect(fs.readFileSync(path.join(blobs, victim!))).toEqual(good);
+    // Now everything there hashes to its key: nothing to do.
+    expect((await etl(['publish', '--build', 'b-small', '--to', target, '-d', dataDir])).out).toContain('uploaded 0');
+  }, 60_000);
+
   it('publishes to s3:// with the endpoint and credentials from the environment', async () => {
     const r = await etl(['publish', '--to', s3.url('cli'), '--build', 'b-small', '-d', dataDir], s3.env);
     expect(r.code, r.out).toBe(0);
     const store = await openObjectStore(s3.url('cli'), s3.env);
     expect(JSON.parse((await store.read(LATEST_KEY))!.toString('utf8')).build_id).toBe('b-small');
     expect(await store.read(indexKey('b-small'))).toBeDefined();
+    // A blob overwritten in the bucket with other bytes of the same size is uploaded again.
+    const index = JSON.parse((await store.read(indexKey('b-small')))!.toString('utf8')) as { files: { sha256: string }[] };
+    const key = blobKey(index.files[0]!.sha256);
+    const good = (await store.read(key))!;
+    await store.write(key, Buffer.alloc(good.length, 0x20));
+    const again = await etl(['publish', '--to', s3.url('cli'), '--build', 'b-small', '-d', dataDir], s3.env);
+    expect(again.code, again.out).toBe(0);
+    expect(again.out).toContain('uploaded 1');
+    expect(await store.read(key)).toEqual(good);
   }, 60_000);
 
   it('an unknown build: exit 1, one line, latest unchanged', async () => {

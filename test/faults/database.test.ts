@@ -1,8 +1,9 @@
-// A failing accounts database (issue 12), on a real server process: an unwritable WAL index
-// (`chattr +i` on -shm), a read-only database, a full disk. Each answers 503
+// A failing accounts database (issue 12), on a real server process: the file deleted under it, an
+// unwritable WAL index (`chattr +i` on -shm), a read-only database, a full disk. Each answers 503
 // dependency-unavailable (never 500, never SIGBUS), /health says `degraded` with the reason, and
 // both recover by themselves when the fault goes. Needs root's chattr and mount (tmpfs); a test
 // whose tool is not permitted here is skipped, not passed.
+import Database from 'better-sqlite3';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +33,53 @@ async function serverOn(dbPath: string): Promise<{ server: ServerProcess; key: s
 }
 
 const topics = (s: ServerProcess, key: string) => get(`${s.url}/v1/topics`, { 'X-API-Key': key });
+
+describe('database file deleted under a running server', () => {
+  it('503 from the next request on, health names it, nothing is charged into the deleted file (was: 300 of 300 answered 200 and charged into it, health "ok")', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'accounts.sqlite');
+    const { server, key } = await serverOn(db);
+    try {
+      for (let i = 0; i < 3; i++) expect((await topics(server, key)).status).toBe(200);
+      // Hard links keep the inodes reachable, so what the server writes after the deletion can be
+      // counted afterwards. The path names are what is deleted, as `rm` would.
+      const kept = path.join(dir, 'kept.sqlite');
+      fs.linkSync(db, kept);
+      fs.linkSync(`${db}-wal`, `${kept}-wal`);
+      const logged = (file: string) => {
+        const c = new Database(file, { readonly: true });
+        try {
+          return (c.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number }).n;
+        } finally {
+          c.close();
+        }
+      };
+      const before = logged(db);
+      expect(before).toBe(3);
+      for (const f of [db, `${db}-wal`, `${db}-shm`]) fs.rmSync(f);
+
+      const answers = await Promise.all(Array.from({ length: 20 }, () => topics(server, key)));
+      for (const r of answers) {
+        expect(r.status).toBe(503);
+        expect(r.json()).toMatchObject({ type: expect.stringMatching(/dependency-unavailable$/) });
+        expect(r.body).not.toContain(dir);
+      }
+      const h = await get(`${server.url}/health`);
+      expect(h.status).toBe(503);
+      expect(h.json()).toMatchObject({ status: 'degraded', database: 'unavailable', database_error: 'SQLITE_READONLY_DBMOVED' });
+      // A key the admin CLI writes into the new file at the path is not silently refused as
+      // unknown (401): the server says its database is unavailable until it is restarted.
+      const newKey = adminKey(db, 'pro');
+      expect((await topics(server, newKey)).status).toBe(503);
+      expect((await get(`${server.url}/v1/topics`)).status).toBe(401); // no key: refused before the database
+
+      await server.stop();
+      expect(logged(kept)).toBe(before);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+});
 
 describe.skipIf(!CHATTR)('unwritable WAL index (chattr +i on -shm)', () => {
   it('503 on the next request instead of SIGBUS killing the process; health degraded; recovers when writable again (was: process killed by SIGBUS, nothing logged)', async () => {

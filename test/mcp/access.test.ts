@@ -276,6 +276,20 @@ describe('transport', () => {
     }
   });
 
+  it('an Accept without text/event-stream (or without application/json) is 406 problem+json, not a JSON-RPC error', async () => {
+    const { key } = await svc.issueKey('pro');
+    for (const accept of ['application/json', 'text/event-stream', '*/*']) {
+      const res = await rawPost(svc.url, { authorization: `Bearer ${key}`, accept });
+      expect(res.status, accept).toBe(406);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const body = (await res.json()) as { type: string; status: number; detail: string; request_id: string };
+      expect(body).toMatchObject({ type: expect.stringMatching(/\/not-acceptable$/), status: 406 });
+      expect(body.detail).toContain('text/event-stream');
+      expect(body.request_id).toBe(res.headers.get('x-request-id'));
+      expect(body).not.toHaveProperty('jsonrpc');
+    }
+  });
+
   it('stateless: no session id is issued; GET /mcp is 405', async () => {
     const { key } = await svc.issueKey('pro');
     const res = await rawPost(svc.url, { authorization: `Bearer ${key}` });

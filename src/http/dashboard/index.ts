@@ -16,6 +16,7 @@ import { LOGIN_COOKIE, SESSION_COOKIE, clearCookie, readCookies, readSessionCook
 import { createDevProvider, registerDevIdp } from './dev-idp.js';
 import { escapeHtml, page } from './html.js';
 import { DashboardOidc, type LoginTransaction } from './oidc-client.js';
+import { requestOrigin } from '../request-target.js';
 
 /** Scripts and styles come only from this origin; nothing may frame the dashboard. */
 const CSP =
@@ -46,7 +47,7 @@ function htmlPage(
 /** Public origin of this deployment: BASE_URL, else what the request says (honouring TRUST_PROXY). */
 function originOf(req: FastifyRequest): string {
   const base = req.server.services.config.BASE_URL;
-  return base ? new URL(base).origin : `${req.protocol}://${req.host}`;
+  return base ? new URL(base).origin : requestOrigin(req);
 }
 
 /** Only paths inside the dashboard are accepted as the place to return to (no open redirect). */

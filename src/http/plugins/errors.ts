@@ -15,6 +15,12 @@ import { contextOf } from './context.js';
 
 /** Headers every response carries, errors included. */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff' } as const;
+/**
+ * HSTS for answers to requests that came over https (directly, or from a trusted proxy's
+ * X-Forwarded-Proto): one year, this host only (includeSubDomains would bind hosts this service
+ * does not run). Never on plain http, where a browser ignores it and an attacker could forge it.
+ */
+export const HSTS = 'max-age=31536000';
 /** Errors describe one moment (quota, a missing store): never cache them. */
 const ERROR_CACHE_CONTROL = 'no-store';
 

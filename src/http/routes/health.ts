@@ -27,7 +27,7 @@ const healthSchema = z.object({
     .string()
     .nullable()
     .describe(
-      'Why the database is unavailable (an SQLite or file-system code such as SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR_SHMMAP); null when ok.',
+      'Why the database is unavailable (an SQLite or file-system code such as SQLITE_FULL, SQLITE_READONLY, SQLITE_IOERR_SHMMAP, SQLITE_READONLY_DBMOVED when the file was deleted or replaced while open); null when ok.',
     ),
   source: z
     .object({

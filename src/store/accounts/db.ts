@@ -24,36 +24,91 @@ export class ShmUnwritableError extends Error {
   }
 }
 
-const shmFiles = new WeakMap<Db, string>();
+/**
+ * Thrown once the database file (or its WAL or WAL index) at DATABASE_PATH is no longer the one
+ * this connection opened: deleted, or replaced by another file. SQLite would go on reading and
+ * writing the unlinked inode, so every charge would land in a file nobody will ever read, while
+ * the admin CLI writes keys into the new one the server never sees. The code is SQLite's own name
+ * for this state, so transports answer 503 dependency-unavailable and /health names it. Only a
+ * restart opens the file that is now at the path (which may be empty, or a restored backup).
+ */
+export class DatabaseFileLostError extends Error {
+  readonly code = 'SQLITE_READONLY_DBMOVED';
+  constructor(
+    readonly file: string,
+    readonly reason: 'deleted' | 'replaced',
+  ) {
+    super(`the accounts database file ${file} was ${reason} while open; restart the server to open the one now at the path`);
+  }
+}
 
-/** Connections whose -shm passed the check in the current synchronous run of JavaScript. */
+interface FileIdentity {
+  file: string;
+  dev: number;
+  ino: number;
+}
+
+interface Guarded {
+  main: string;
+  shm: string;
+  /** The database and its WAL as opened: device and inode of each. */
+  identities: FileIdentity[];
+  /** Whether the WAL index existed once the database was open (its deletion is then a loss). */
+  shmOpened: boolean;
+}
+
+const guardedFiles = new WeakMap<Db, Guarded>();
+
+/** Connections whose files passed the checks in the current synchronous run of JavaScript. */
 const checkedThisRun = new WeakSet<Db>();
 
 /**
- * The guard every statement goes through (stmt() and every transaction call it). A write to a
- * mapped page of an unwritable -shm is a SIGBUS, which no handler can turn into an error, so the
- * connection is simply not used while the check fails; it is usable again as soon as the file is
- * (the mapping itself is fine), and never closed meanwhile (closing checkpoints, which writes).
+ * The guard every statement goes through (stmt() and every transaction call it). It refuses the
+ * connection while either check fails:
+ *   * the files at the path are still the ones opened (device and inode of the database and its
+ *     WAL, one stat(2) each; the WAL index still exists, which the access(2) below tells), else
+ *     DatabaseFileLostError, for good;
+ *   * the WAL index (`-shm`) is writable (one access(2)): a write to a mapped page of an
+ *     unwritable -shm is a SIGBUS, which no handler can turn into an error, so the connection is
+ *     simply not used while it fails; it is usable again as soon as the file is (the mapping
+ *     itself is fine), and never closed meanwhile (closing checkpoints, which writes).
  *
- * The check is one access(2) call, once per synchronous run of JavaScript: a passed check holds
- * until the microtask queued with it runs, i.e. until this code yields. A request's statements
- * (the key lookup, a batch of charges: up to eight statements and transactions) therefore cost one
- * call instead of one each. The file's state can change between the check and the write either
- * way (another process runs `chattr` when it likes); what matters is that no request starts
- * writing on a check older than the current run, so the request after a fault still gets its 503.
+ * The checks run once per synchronous run of JavaScript: a passed check holds until the microtask
+ * queued with it runs, i.e. until this code yields. A request's statements (the key lookup, a
+ * batch of charges: up to eight statements and transactions) therefore pay for the three system
+ * calls (about 10 µs on the loaded 2-core test machine) once, not once each. The files can change between the check and the write either way (another
+ * process deletes or runs `chattr` when it likes); what matters is that no request starts writing
+ * on a check older than the current run, so the request after a fault still gets its 503, and
+ * nothing is charged into a deleted file after the run that noticed it.
  */
 export function assertUsable(db: Db, fresh = false): void {
-  const shm = shmFiles.get(db);
-  if (!shm || (!fresh && checkedThisRun.has(db))) return;
+  const g = guardedFiles.get(db);
+  // A closed connection has no files to guard (closing removed the WAL files): better-sqlite3
+  // refuses its statements itself.
+  if (!g || !db.open || (!fresh && checkedThisRun.has(db))) return;
+  for (const id of g.identities) {
+    const now = fs.statSync(id.file, { throwIfNoEntry: false });
+    if (!now) throw new DatabaseFileLostError(id.file, 'deleted');
+    if (now.ino !== id.ino || now.dev !== id.dev) throw new DatabaseFileLostError(id.file, 'replaced');
+  }
   try {
-    fs.accessSync(shm, fs.constants.W_OK);
+    fs.accessSync(g.shm, fs.constants.W_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return; // unlinked: the mapping outlives the name, nothing to fault on
-    throw new ShmUnwritableError(shm, code ?? 'error');
+    if (code !== 'ENOENT') throw new ShmUnwritableError(g.shm, code ?? 'error');
+    if (g.shmOpened) throw new DatabaseFileLostError(g.shm, 'deleted');
+    return; // never there (not in WAL mode): nothing mapped to fault on
   }
   checkedThisRun.add(db);
   queueMicrotask(() => checkedThisRun.delete(db));
+}
+
+/** Device and inode of each file that exists now (the WAL files exist once WAL mode is on). */
+function identitiesOf(files: string[]): FileIdentity[] {
+  return files.flatMap((file) => {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    return st ? [{ file, dev: st.dev, ino: st.ino }] : [];
+  });
 }
 
 /** Whether close() is safe (it checkpoints the WAL through the mapping). */
@@ -94,7 +149,8 @@ export function openAccountsDb(file: string): Db {
     // The -shm file is mapped into memory; the main file never is (mmap_size stays 0 explicitly).
     db.pragma('mmap_size = 0');
     if (file !== ':memory:') {
-      shmFiles.set(db, `${path.resolve(file)}-shm`);
+      const main = path.resolve(file);
+      guardedFiles.set(db, { main, shm: `${main}-shm`, identities: identitiesOf([main]), shmOpened: false });
       guardTransactions(db);
     }
     db.pragma('busy_timeout = 10000');
@@ -103,6 +159,13 @@ export function openAccountsDb(file: string): Db {
     // commits, which for counters and logs is an acceptable trade for write latency.
     db.pragma('synchronous = NORMAL');
     migrate(db);
+    const g = guardedFiles.get(db);
+    // The WAL and its index exist now (the migration check read through them): they are recorded
+    // here, once they are the files this connection uses.
+    if (g) {
+      g.identities = identitiesOf([g.main, `${g.main}-wal`]);
+      g.shmOpened = fs.existsSync(g.shm);
+    }
     return db;
   } catch (e) {
     if (db?.open) closeAccountsDb(db);

@@ -185,4 +185,11 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (account_id, name)
   );
   `,
+  `
+  -- A sign-in identity belongs to at most one live account. A soft-deleted account keeps its
+  -- identity until the purge (for the record) without holding it: the same person signing in
+  -- again gets a fresh account instead of a unique-constraint failure.
+  DROP INDEX accounts_subject;
+  CREATE UNIQUE INDEX accounts_subject ON accounts(oidc_issuer, oidc_subject) WHERE oidc_subject IS NOT NULL AND deleted_at IS NULL;
+  `,
 ];

@@ -7,7 +7,7 @@
 // Names are parsed first (parseVariableNames); codes and tables are checked against what was
 // published once the vintages are known (bindVariables), so "not published in 2005, published in
 // 2007–2018" can be said precisely.
-import { AppError } from '../../domain/errors.js';
+import { AppError, MAX_QUOTED_ITEMS, quoteInput, quoteList } from '../../domain/errors.js';
 import type { DatasetKey } from '../../domain/datasets.js';
 import type { CatalogStore, CatalogVariable } from '../../store/catalog.js';
 import { CENSUS_TABLE_WILDCARD, CensusTableStore } from '../../store/census-tables.js';
@@ -87,10 +87,11 @@ export function parseVariableNames(
       ? ' api_name values carry no vintage year; pass the year as vintage.'
       : '';
     const closest = [...new Set(suggestions)].slice(0, 5);
+    const named = quoteList(unknown);
     throw new AppError(
       'variable-not-found',
-      `Unknown variable${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.${yearHint} Neither a catalog api_name nor a census code or table the Census Bureau published in any vintage. Search at /v1/variables?search=… or /v1/tables?search=…${closest.length ? `; closest: ${closest.join(', ')}` : ''}.`,
-      { extensions: { unknown_variables: unknown, suggestions: closest } },
+      `Unknown variable${unknown.length > 1 ? 's' : ''}: ${named.shown.join(', ')}${named.more ? ` and ${named.more} more` : ''}.${yearHint} Neither a catalog api_name nor a census code or table the Census Bureau published in any vintage. Search at /v1/variables?search=… or /v1/tables?search=…${closest.length ? `; closest: ${closest.join(', ')}` : ''}.`,
+      { extensions: { unknown_variables: named.shown, suggestions: closest } },
     );
   }
   return { items };
@@ -145,7 +146,9 @@ export function bindVariables(
     if (item.kind === 'code') {
       const published = ctx.vintages.some((y) => isPublished(ctx, item.code, y));
       if (!published)
-        missing.push(`${item.raw} was not published in ${span}. ${ctx.tables ? whereElse(ctx.tables, ctx.dataset, item.code) : ''}`.trim());
+        missing.push(
+          `${quoteInput(item.raw)} was not published in ${span}. ${ctx.tables ? whereElse(ctx.tables, ctx.dataset, item.code) : ''}`.trim(),
+        );
       else add({ source: 'census_code', api_name: item.code, census_code: item.code, table_id: tableOf(item.code) });
       continue;
     }
@@ -162,14 +165,22 @@ export function bindVariables(
     for (const code of ordered) add({ source: 'census_code', api_name: code, census_code: code, table_id: item.table });
   }
   if (missing.length) {
-    throw new AppError('variable-not-found', `${missing.join(' ')} Search at /v1/variables?search=… or /v1/tables?search=….`, {
-      extensions: {
-        unknown_variables: parsed.items
-          .filter((i) => i.kind !== 'catalog')
-          .map((i) => (i as { raw: string }).raw)
-          .filter((r) => missing.some((m) => m.includes(r) || m.includes(r.replace('*', '')))),
+    // The sentences quote their input already (quoteInput); only how many are listed is capped.
+    const more = missing.length - MAX_QUOTED_ITEMS;
+    throw new AppError(
+      'variable-not-found',
+      `${missing.slice(0, MAX_QUOTED_ITEMS).join(' ')}${more > 0 ? ` And ${more} more.` : ''} Search at /v1/variables?search=… or /v1/tables?search=….`,
+      {
+        extensions: {
+          unknown_variables: quoteList(
+            parsed.items
+              .filter((i) => i.kind !== 'catalog')
+              .map((i) => quoteInput((i as { raw: string }).raw))
+              .filter((r) => missing.some((m) => m.includes(r) || m.includes(r.replace('*', '')))),
+          ).shown,
+        },
       },
-    });
+    );
   }
   if (out.length > MAX_EXPANDED_VARIABLES) {
     throw new AppError(

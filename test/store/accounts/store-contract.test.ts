@@ -259,6 +259,25 @@ describe.each(BACKENDS)('accounts store on $name', (backend) => {
     expect(twice[0].account.plan).toBe('free');
   });
 
+  it('signing in again after deleting the account gives a fresh Free account, not the deleted one', async () => {
+    const s = (await backend.fresh())();
+    const claims = { issuer: 'https://idp.example', subject: 'sub-gone', email: 'again@example.org', emailVerified: true };
+    const first = await s.resolveSignIn(claims, T0);
+    expect(first.created).toBe(true);
+    await s.setPlan(first.account.id, 'pro', T0);
+    expect(await s.softDeleteAccount(first.account.id, T0 + 1)).toBe(true);
+    const again = await s.resolveSignIn(claims, T0 + 2);
+    expect(again.created).toBe(true);
+    expect(again.account.id).not.toBe(first.account.id);
+    expect(again.account).toMatchObject({ plan: 'free', email: 'again@example.org', oidc_subject: 'sub-gone', deleted_at: null });
+    expect(await s.getAccount(first.account.id)).toBeUndefined();
+    // The identity still names one live account: the next sign-in finds it, creates nothing.
+    expect(await s.resolveSignIn(claims, T0 + 3)).toMatchObject({ created: false, account: { id: again.account.id } });
+    // The deleted row is still purged on schedule, leaving the new account alone.
+    expect((await s.runRetention(T0 + 31 * 86_400_000)).accountsPurged).toBe(1);
+    expect((await s.getAccount(again.account.id))?.id).toBe(again.account.id);
+  });
+
   it('billing events apply once, in one transaction, and move the plan', async () => {
     const s = (await backend.fresh())();
     const a = await s.issueKey({ email: 'pay@example.org', plan: 'free', name: 'k', now: T0 });

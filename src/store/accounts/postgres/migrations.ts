@@ -263,4 +263,83 @@ export const PG_MIGRATIONS: readonly string[] = [
     UNIQUE (account_id, name)
   );
   `,
+  `
+  -- A sign-in identity belongs to at most one live account. A soft-deleted account keeps its
+  -- identity until the purge (for the record) without holding it: the same person signing in
+  -- again gets a fresh account instead of a unique-constraint failure.
+  DROP INDEX accounts_subject;
+  CREATE UNIQUE INDEX accounts_subject ON accounts(oidc_issuer, oidc_subject) WHERE oidc_subject IS NOT NULL AND deleted_at IS NULL;
+  `,
+  `
+  -- cds_admit commits durably: it no longer turns synchronous_commit off for its transaction, so
+  -- an admitted request's charge and log row are on disk before the request is answered, also
+  -- across a crash or immediate stop of the database server (asynchronously, an immediate stop
+  -- under load lost 3 of 2,773 answered requests' rows). One statement, so one WAL flush, per
+  -- event-loop turn's batch of admissions. Same body otherwise; cds_release stays asynchronous (a
+  -- lost release only keeps a slot until its expiry).
+  CREATE OR REPLACE FUNCTION cds_admit(
+    p_account TEXT, p_key TEXT, p_period TEXT, p_minute BIGINT, p_cost BIGINT, p_monthly BIGINT, p_burst BIGINT,
+    p_route TEXT, p_ip TEXT, p_now BIGINT, p_lease TEXT, p_max_concurrent INTEGER, p_lease_expires BIGINT
+  ) RETURNS TABLE (outcome TEXT, monthly_used BIGINT, burst_used BIGINT, in_flight INTEGER, log_id BIGINT)
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    m BIGINT;
+    b BIGINT;
+    n INTEGER;
+    lid BIGINT;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_account, 0));
+    -- Expired slots (of a replica that died) are not counted; they are swept when the cap is hit.
+    SELECT count(*) INTO n FROM concurrency_leases WHERE account_id = p_account AND expires_at > p_now;
+    IF p_lease IS NOT NULL THEN
+      IF n >= p_max_concurrent THEN
+        DELETE FROM concurrency_leases WHERE account_id = p_account AND expires_at <= p_now;
+        RETURN QUERY SELECT 'concurrency'::TEXT,
+          coalesce((SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period), 0),
+          coalesce((SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), 0), n, NULL::BIGINT;
+        RETURN;
+      END IF;
+      INSERT INTO concurrency_leases (id, account_id, expires_at) VALUES (p_lease, p_account, p_lease_expires);
+      n := n + 1;
+    END IF;
+    -- The counter rows usually exist: UPDATE first, create the row only when it is missing.
+    UPDATE usage_periods u SET units = u.units + p_cost, requests = u.requests + 1
+      WHERE u.account_id = p_account AND u.period = p_period AND u.units + p_cost <= p_monthly RETURNING u.units INTO m;
+    IF m IS NULL THEN
+      INSERT INTO usage_periods (account_id, period) VALUES (p_account, p_period) ON CONFLICT DO NOTHING;
+      UPDATE usage_periods u SET units = u.units + p_cost, requests = u.requests + 1
+        WHERE u.account_id = p_account AND u.period = p_period AND u.units + p_cost <= p_monthly RETURNING u.units INTO m;
+    END IF;
+    IF m IS NULL THEN
+      IF p_lease IS NOT NULL THEN
+        DELETE FROM concurrency_leases WHERE id = p_lease;
+        n := n - 1;
+      END IF;
+      RETURN QUERY SELECT 'monthly'::TEXT,
+        (SELECT u.units FROM usage_periods u WHERE u.account_id = p_account AND u.period = p_period),
+        coalesce((SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), 0), n, NULL::BIGINT;
+      RETURN;
+    END IF;
+    UPDATE usage_minutes w SET requests = w.requests + 1
+      WHERE w.account_id = p_account AND w.window_start = p_minute AND w.requests + 1 <= p_burst RETURNING w.requests INTO b;
+    IF b IS NULL THEN
+      INSERT INTO usage_minutes (account_id, window_start) VALUES (p_account, p_minute) ON CONFLICT DO NOTHING;
+      UPDATE usage_minutes w SET requests = w.requests + 1
+        WHERE w.account_id = p_account AND w.window_start = p_minute AND w.requests + 1 <= p_burst RETURNING w.requests INTO b;
+    END IF;
+    IF b IS NULL THEN
+      UPDATE usage_periods u SET units = u.units - p_cost, requests = u.requests - 1 WHERE u.account_id = p_account AND u.period = p_period;
+      IF p_lease IS NOT NULL THEN
+        DELETE FROM concurrency_leases WHERE id = p_lease;
+        n := n - 1;
+      END IF;
+      RETURN QUERY SELECT 'burst'::TEXT, m - p_cost,
+        (SELECT w.requests FROM usage_minutes w WHERE w.account_id = p_account AND w.window_start = p_minute), n, NULL::BIGINT;
+      RETURN;
+    END IF;
+    INSERT INTO request_log (account_id, key_id, at, route, units, ip) VALUES (p_account, p_key, p_now, p_route, p_cost, p_ip)
+      RETURNING id INTO lid;
+    RETURN QUERY SELECT 'ok'::TEXT, m, b, n, lid;
+  END $$;
+  `,
 ];
