@@ -235,7 +235,7 @@ function scan(b: Buffer, file: string, sink: ByteRowSink): ByteBodySummary {
       // Not tabulated for this geography (api-body.ts): null values, no annotation, not stored.
       if (v.ea !== undefined && es < 0 && ms < 0 && blank(starts, ends, v.ea) && (v.ma === undefined || blank(starts, ends, v.ma)))
         continue;
-      let estimate = v.ea === undefined || blank(starts, ends, v.ea) ? plainAt(b, starts, ends, v.e) : undefined;
+      const estimate = v.ea === undefined || blank(starts, ends, v.ea) ? plainAt(b, starts, ends, v.e) : undefined;
       let moe: number | null | undefined = null;
       let moeAnnotation: AnnotationCode | null = 'missing_in_source';
       if (v.m !== undefined) {

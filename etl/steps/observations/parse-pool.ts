@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import { InputError } from '../../step.js';
-import type { FileSummary, StagedFile } from './staging.js';
+import type { StagedFile } from './staging.js';
 import type { FileCells } from './cell-columns.js';
 import type { IndexWritten } from '../serving-index-write.js';
 
