@@ -35,7 +35,7 @@ const STATE_2018_POINT = '/v1/data?variables=B19013_001E,B01003_001E&geo=state:0
 const STATE_SERIES = '/v1/timeseries?variables=B19013_001E&geo=state:*&dataset=acs1&from=2005&to=2018';
 const NATION_POINT = '/v1/data?variables=B19013_001E,B01003_001E&geo=nation:1&dataset=acs1&vintage=2012';
 const COUNTY_POINT = '/v1/data?variables=B01003_001E,B25001_001E&geo=county:06001,county:16001&dataset=acs5&vintage=2023';
-const COUNTY_ALL = '/v1/data?variables=B01003_001E,B25001_001E&geo=county:*&dataset=acs5&vintage=2023&page_size=5000';
+const COUNTY_ALL = '/v1/data?variables=B01003_001E,B25001_001E&geo=county:*&dataset=acs5&vintage=2023';
 
 interface Target {
   rel: string;

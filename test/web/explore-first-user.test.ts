@@ -172,7 +172,7 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     expect(await allViolations(page)).toEqual([]);
   });
   it('gives the ranked table’s missing values their reason in words, not a code', async () => {
-    const q = 'variables=B19013E_001E&geo=state:*&dataset=acs1&vintage=2005&page_size=5000';
+    const q = 'variables=B19013E_001E&geo=state:*&dataset=acs1&vintage=2005';
     const data = await api<{
       data: { geo_name: string; estimate: number | null; estimate_annotation: { code: string; meaning: string } | null }[];
     }>(`/v1/data?${q}`);
@@ -331,7 +331,7 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
   });
   it('leaves Puerto Rico out of the legend classes of a map it is not drawn on, and says so', async () => {
     const states = await api<{ data: { geo_key: string; geo_name: string; estimate: number | null }[] }>(
-      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018&page_size=5000',
+      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2018',
     );
     const pr = states.data.find((c) => c.geo_key === 'state:72')!;
     const drawn = states.data.filter((c) => c.geo_key !== 'state:72' && c.estimate !== null).map((c) => c.estimate!);
@@ -360,7 +360,7 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     page.on('response', onResponse);
     await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2018&level=tract&within=county:17031&geo=county:17031');
     await page.waitForFunction(() => document.querySelectorAll('svg.map path.shape').length > 1000, undefined, { timeout: 60_000 });
-    const cook = await api<{ data: unknown[] }>('/v1/data?variables=B01003_001E&geo=tract:17031*&dataset=acs5&vintage=2018&page_size=5000');
+    const cook = await api<{ data: unknown[] }>('/v1/data?variables=B01003_001E&geo=tract:17031*&dataset=acs5&vintage=2018');
     const shapes = await page.locator('svg.map path.shape').count();
     expect(shapes).toBeGreaterThan(0.95 * cook.data.length);
     await page.waitForLoadState('networkidle');
