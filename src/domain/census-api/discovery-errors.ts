@@ -31,7 +31,7 @@ export function servedSummary(served: ServedDataset[]): string {
 export function unknownDataset(path: string, served: ServedDataset[]): DiscoveryError {
   return {
     status: 404,
-    body: `error: unknown dataset '${path}'. This service holds ${servedSummary(served)} (the list with links: /data.json)`,
+    body: `error: unknown/unsupported dataset '${path}'. This service holds ${servedSummary(served)} (the list with links: /data.json)`,
   };
 }
 

@@ -44,7 +44,7 @@ describe('the served-dataset summary in an unknown-dataset error', () => {
     expect(servedSummary(list)).toBe('acs/acs1 2005–2007, 2009, 2010, 2012; acs/acs5 2017, 2018');
     expect(unknownDataset('2020/dec/pl', list)).toEqual({
       status: 404,
-      body: "error: unknown dataset '2020/dec/pl'. This service holds acs/acs1 2005–2007, 2009, 2010, 2012; acs/acs5 2017, 2018 (the list with links: /data.json)",
+      body: "error: unknown/unsupported dataset '2020/dec/pl'. This service holds acs/acs1 2005–2007, 2009, 2010, 2012; acs/acs5 2017, 2018 (the list with links: /data.json)",
     });
   });
 });

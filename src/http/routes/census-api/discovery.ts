@@ -62,7 +62,7 @@ const documentResponses = (what: string) => ({
   304: { description: 'Not Modified: If-None-Match matched the ETag; no body.' },
   404: {
     description:
-      "The Bureau's plain-text form: `error: unknown dataset '…'` (with what this service holds), `error: unknown variable '…'` or `error: unknown group '…'`.",
+      "The Bureau's plain-text form: `error: unknown/unsupported dataset '…'` (with what this service holds), `error: unknown variable '…'` or `error: unknown group '…'`.",
     content: { 'text/plain': { schema: { type: 'string' } } },
   },
 });

@@ -94,7 +94,7 @@ describe('GET /data.json', () => {
     expect(doc.dataset[0]).toMatchObject({ c_vintage: 2017, c_dataset: ['acs', 'acs5'], temporal: '2013/2017' });
     const res = await get('/data/2016/acs/acs1.json');
     expect(res.statusCode).toBe(404);
-    expect(res.body).toMatch(/^error: unknown dataset '2016\/acs\/acs1'/);
+    expect(res.body).toMatch(/^error: unknown\/unsupported dataset '2016\/acs\/acs1'/);
   });
 
   it('builds links from BASE_URL when the deployment sets one', async () => {
@@ -258,7 +258,7 @@ describe('variables/{code}.json', () => {
       const res = await get(url);
       expect(res.statusCode, url).toBe(404);
       expect(res.body, url).toMatch(
-        /^error: unknown dataset '.*'\. This service holds acs\/acs1 2005–2015, 2017, 2018; acs\/acs5 2017, 2022, 2023/,
+        /^error: unknown\/unsupported dataset '.*'\. This service holds acs\/acs1 2005–2015, 2017, 2018; acs\/acs5 2017, 2022, 2023/,
       );
     }
   });
@@ -342,7 +342,7 @@ describe("fastify's router", () => {
     for (const url of ['/data/2018/acs/acs1s.json', '/data/2018/acs/acs1/subject/variables.json', '/data/2020/dec/pl']) {
       const r = await res(url);
       expect(r.statusCode, url).toBe(404);
-      expect(r.body, url).toMatch(/^error: unknown dataset/);
+      expect(r.body, url).toMatch(/^error: unknown(\/unsupported)? dataset/);
     }
   });
 });
