@@ -38,10 +38,22 @@ function headers(): Record<string, string> {
   return apiKey ? { 'X-API-Key': apiKey } : { 'X-CSRF-Token': csrf };
 }
 
-async function call(path: string): Promise<Response> {
+/**
+ * A page makes several requests at once (map, series, comparison, names), and a plan admits only so
+ * many at a time (Free: 2). A request refused for that alone (429, limit_type concurrency) is sent
+ * again once the others have had time to finish, a few times with growing waits, instead of
+ * showing the reader an error for the page's own eagerness. Other 429s (burst, monthly) are shown.
+ */
+const CONCURRENCY_RETRIES = 6;
+
+async function call(path: string, attempt = 0): Promise<Response> {
   const res = await fetch(path, { headers: headers(), credentials: apiKey ? 'omit' : 'same-origin' });
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (res.status === 429 && body.limit_type === 'concurrency' && attempt < CONCURRENCY_RETRIES) {
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      return call(path, attempt + 1);
+    }
     throw new ApiError({ status: res.status, ...body } as Problem);
   }
   return res;
