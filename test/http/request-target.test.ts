@@ -40,12 +40,12 @@ describe('absolute-form request targets', () => {
   it('are routed by their path; links use the target authority', async () => {
     const r = parse(
       await raw(
-        `GET http://127.0.0.1:${port}/v1/topics?limit=2 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${svc.keys.pro}\r\nConnection: close\r\n\r\n`,
+        `GET http://127.0.0.1:${port}/v1/variables?limit=2 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${svc.keys.pro}\r\nConnection: close\r\n\r\n`,
       ),
     );
     expect(r.status).toBe(200);
     const body = JSON.parse(r.body);
-    expect(body.links.self).toBe(`http://127.0.0.1:${port}/v1/topics?limit=2`);
+    expect(body.links.self).toBe(`http://127.0.0.1:${port}/v1/variables?limit=2`);
     expect(body.data.length).toBeGreaterThan(0);
   });
 
@@ -140,9 +140,9 @@ describe('the Host header', () => {
   });
 
   it('HTTP/1.0 without a Host: links name the address the request came in on', async () => {
-    const r = parse(await raw(`GET /v1/topics?limit=1 HTTP/1.0\r\nX-API-Key: ${svc.keys.pro}\r\n\r\n`));
+    const r = parse(await raw(`GET /v1/variables?limit=1 HTTP/1.0\r\nX-API-Key: ${svc.keys.pro}\r\n\r\n`));
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body).links.self).toBe(`http://127.0.0.1:${port}/v1/topics?limit=1`);
+    expect(JSON.parse(r.body).links.self).toBe(`http://127.0.0.1:${port}/v1/variables?limit=1`);
   });
 
   it('isValidHost accepts host[:port] only', () => {
