@@ -87,10 +87,14 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await page.getByLabel('Geography', { exact: true }).press('Enter');
     await page.getByLabel('Geography', { exact: true }).blur();
     await page.getByRole('heading', { name: /Over time: Fairfield County, Connecticut/ }).waitFor();
-    await expect(page.getByTestId('definition-changes').textContent()).resolves.toContain('Not defined from 2022: last defined in 2021');
-    await expect(page.getByRole('list', { name: 'Notes from the API about this geography' }).textContent()).resolves.toContain(
-      'exists in ACS vintages 2005–2021',
-    );
+    // The heading names the new place as soon as it is resolved; its series (and the changes and
+    // notes drawn from it) follow when the request answers, so those are polled, not read once.
+    await expect
+      .poll(() => page.getByTestId('definition-changes').textContent(), { timeout: 15_000 })
+      .toContain('Not defined from 2022: last defined in 2021');
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Notes from the API about this geography' }).textContent(), { timeout: 15_000 })
+      .toContain('exists in ACS vintages 2005–2021');
     await page.getByText('No values for these years (reasons in the table).').waitFor();
     await expectNoViolations();
 
