@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { accountCreateRegion, createRegionInput } from '../../../verbs/account-regions-create.js';
+import { MAX_SAVED_REGIONS } from '../../../verbs/account-regions-common.js';
 import { accountDeleteRegion } from '../../../verbs/account-regions-delete.js';
 import { accountListRegions } from '../../../verbs/account-regions-list.js';
 import { accountRenameRegion } from '../../../verbs/account-regions-rename.js';
@@ -27,8 +28,7 @@ export function regionRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/v1/account/regions',
     summary: 'Save a region',
-    description:
-      'A name and the members (geographies of one level, written as in `geo`; names and wildcards are resolved to keys now, for the latest 5-year vintage). 409 when the name is taken or 100 regions are saved.',
+    description: `A name and the members (geographies of one level, written as in \`geo\`; names and wildcards are resolved to keys now, for the latest 5-year vintage). 409 when the name is taken or ${MAX_SAVED_REGIONS} regions are saved.`,
     body: createRegionInput,
     data: regionSchema,
     handler: async ({ ctx, body, reply }) => {

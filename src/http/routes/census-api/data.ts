@@ -41,7 +41,7 @@ async function keyFromQuery(req: FastifyRequest): Promise<void> {
 const MAX_SEGMENT = 100;
 
 const DESCRIPTION =
-  "The Census Data API's query, answered from this service's data: `get=` (NAME, GEO_ID, codes with E/M/EA/MA, group(X)), `for=`/`in=` with the Bureau's level names, or `ucgid=`; `key=` or X-API-Key. The answer is the Bureau's format — a JSON array of arrays, header first, every value a string or null, geography columns last — with every cell as the Bureau published it (jam values, annotation symbols, number text). Errors are the Bureau's: 400 `error: …` text, 204 with no body when nothing matches, 302 to /data/missing_key.html or /data/invalid_key.html for a missing or invalid key. Admission, plan gates (wildcards: Pro and above), cost and limits are those of /v1/data for the same cells. docs/census-api.md.";
+  "The Census Data API's query, answered from this service's data: `get=` (NAME, GEO_ID, codes with E/M/EA/MA, group(X)), `for=`/`in=` with the Bureau's level names, or `ucgid=`; `key=` or X-API-Key. The answer is the Bureau's format — a JSON array of arrays, header first, every value a string or null, geography columns last — with every cell as the Bureau published it (jam values, annotation symbols, number text). Errors are the Bureau's: 400 `error: …` text, 204 with no body when nothing matches, 302 to /data/missing_key.html or /data/invalid_key.html for a missing or invalid key. Admission, plan gates, cost and limits are those of /v1/data for the same cells. docs/census-api.md.";
 
 export function censusApiDataRoutes(app: FastifyInstance): void {
   void app.register(async (api) => {
