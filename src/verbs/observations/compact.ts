@@ -1,7 +1,7 @@
 // `format=compact`: the cells of one data answer as a columnar table. The long format repeats the
 // geography name, the variable label, unit, dataset and vintage in every cell (about 500 bytes a
 // cell); here each is written once and the values are geographies × variables arrays, with the
-// annotation of a null value as its code and the codes' meanings listed once (docs/api.md).
+// annotation of a null value as its code and the codes' meanings listed once (docs/formats.md).
 // Lossless: every field of every cell can be rebuilt from it.
 import { describeAnnotation, type AnnotationInfo } from '../../domain/annotations.js';
 import type { EngineGrid } from './engine.js';

@@ -13,7 +13,7 @@ import type { ObservationStore } from '../../store/observations.js';
 import { StoredCells } from '../../store/stored-cells.js';
 import { isCensusCode, isPublished, type RequestedVariable } from './variables.js';
 
-/** One value as every data endpoint returns it (documented in docs/api.md). */
+/** One value as every data endpoint returns it (documented in docs/data.md). */
 export interface ObservationCell {
   geo_key: string;
   geo_name: string;

@@ -1,4 +1,4 @@
-// Output schemas of the data operations (get-data, compare, timeseries): documented in /openapi.json and the REST serializer (docs/api.md).
+// Output schemas of the data operations (get-data, compare, timeseries): documented in /openapi.json and the REST serializer (docs/data.md).
 import { z } from 'zod';
 import { cellDollarsSchema } from './dollars.js';
 
@@ -79,7 +79,7 @@ export const comparedCellSchema = observationCellSchema.extend({
     .nullable(),
 });
 
-/** `format=compact` on /v1/data (src/verbs/observations/compact.ts; docs/api.md). */
+/** `format=compact` on /v1/data (src/verbs/observations/compact.ts; docs/formats.md). */
 export const compactDataSchema = z
   .object({
     format: z.literal('compact'),
