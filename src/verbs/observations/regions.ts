@@ -13,7 +13,8 @@ import { extractRegions, type RegionSpec } from '../../domain/regions/specifier.
 import type { GeoTerm } from '../../domain/cost.js';
 import type { Resolution } from '../../store/catalog.js';
 import type { GeographyRecord } from '../../store/geographies.js';
-import { resolveGeographies, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
+import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
+import { resolveSpecifiers, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { computeGridShared } from './answer-cache.js';
 import { answerKeyOfRequest } from './answer-key.js';
 import { cellsOf, type EngineGrid, type EngineResult, type GridSlice } from './engine.js';
@@ -80,18 +81,20 @@ export async function readSavedRegions(specs: readonly RegionSpec[], saved?: Sav
   return out;
 }
 
+/** A region with its members parsed (once: prepare.ts reads their levels before resolving them). */
+export type ParsedRegionSpec = RegionSpec & { parsed?: readonly GeoSpecifier[] };
+
 /** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
 export async function resolveRegions(
-  store: Parameters<typeof resolveGeographies>[0],
-  specs: readonly RegionSpec[],
+  store: Parameters<typeof resolveSpecifiers>[0],
+  specs: readonly ParsedRegionSpec[],
   opts: ResolveOptions,
   saved?: SavedRegionLookup,
 ): Promise<ResolvedRegion[]> {
   const out: ResolvedRegion[] = [];
   for (const spec of specs) {
     const [read] = await readSavedRegions([spec], saved);
-    const members = read!.members!;
-    const resolution = resolveGeographies(store, members, opts);
+    const resolution = resolveSpecifiers(store, spec.parsed ?? parseGeoList(read!.members!), opts);
     const levels = [...new Set(resolution.geographies.map((g) => g.type))];
     if (levels.length !== 1) {
       throw new AppError(
