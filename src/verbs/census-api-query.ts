@@ -48,7 +48,8 @@ export function servedDatasets(partitions: ReadonlySet<string>): string[] {
   });
 }
 
-function unknownDataset(path: string, served: string[]): CensusApiError {
+/** The Bureau's "unknown dataset" answer for a path this service does not hold, naming those it does. */
+export function unknownDataset(path: string, served: string[]): CensusApiError {
   return new CensusApiError(
     'unknown-dataset',
     `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
