@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
@@ -17,6 +16,7 @@ import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
 import { admitRequest } from '../src/verbs/admit-request.js';
 import { defaultSeams } from '../src/http/seams.js';
 import type { Stores, VerbContext } from '../src/context/verb-context.js';
+import { loadRun, type LoadRun } from './lib/load-run.js';
 
 const DATA_DIR = process.env.DATA_DIR ?? 'data';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -29,10 +29,7 @@ const CASES = [
   { name: 'GET /v1/geocode (lat/lng)', path: '/v1/geocode?lat=38.8977&lng=-77.0365' },
 ];
 
-async function run(url: string, headers: Record<string, string>) {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
+const run = (url: string, headers: Record<string, string>) => loadRun({ url, connections: CONNECTIONS, duration: DURATION, headers });
 
 async function main() {
   const buildDir = resolveCurrentBuild(path.resolve(DATA_DIR));
@@ -92,8 +89,8 @@ async function main() {
   );
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   for (const [i, c] of CASES.entries()) {
-    const subject: Awaited<ReturnType<typeof run>>[] = [];
-    const baseline: Awaited<ReturnType<typeof run>>[] = [];
+    const subject: LoadRun[] = [];
+    const baseline: LoadRun[] = [];
     // Interleave so load from other processes hits both sides alike.
     for (let round = 0; round < 2; round++) {
       baseline.push(await run(bareBase + i, {}));

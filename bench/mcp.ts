@@ -17,7 +17,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { Command } from 'commander';
 import pino from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +29,7 @@ import { openDataStores } from '../src/store/open.js';
 import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
 import { admitRequest } from '../src/verbs/admit-request.js';
 import { testBuildDir } from '../test/support/build.js';
+import { loadRun, type LoadRun } from './lib/load-run.js';
 
 const opts = new Command()
   .option('--seconds <n>', 'duration of each timed run', '4')
@@ -77,13 +77,6 @@ const mcp = (await (await fetch(`${base}/mcp`, { method: 'POST', headers: mcpHea
 if (mcp.result?.isError || !mcp.result?.content[0]?.text.includes('$75,277 ± $317'))
   throw new Error(`MCP answered ${JSON.stringify(mcp).slice(0, 300)}`);
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
 type Request = { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
 const toolCall = (name: string, a: object) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: a } });
@@ -102,13 +95,11 @@ const PAIRS: Array<{ label: string; rest: Request; mcp: Request }> = [
   },
 ];
 
-async function run(request: Request): Promise<Run> {
-  const r = await autocannon({ url: base, connections: Number(opts.connections), duration: Number(opts.seconds), requests: [request] });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
+const run = (request: Request): Promise<LoadRun> =>
+  loadRun({ url: base, connections: Number(opts.connections), duration: Number(opts.seconds), requests: [request] });
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const summary = (rs: Run[]) => ({
+const summary = (rs: LoadRun[]) => ({
   rps: mean(rs.map((r) => r.rps)),
   p50: mean(rs.map((r) => r.p50)),
   p99: mean(rs.map((r) => r.p99)),
@@ -121,7 +112,7 @@ for (const pair of PAIRS) {
   // Warm-up (JIT, DuckDB caches), then interleaved rounds.
   await run(pair.rest);
   await run(pair.mcp);
-  const results: Record<'rest' | 'mcp', Run[]> = { rest: [], mcp: [] };
+  const results: Record<'rest' | 'mcp', LoadRun[]> = { rest: [], mcp: [] };
   for (let i = 0; i < Number(opts.rounds); i++) {
     results.rest.push(await run(pair.rest));
     results.mcp.push(await run(pair.mcp));

@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Stores, VerbContext } from '../src/context/verb-context.js';
@@ -16,6 +15,7 @@ import { resolveCurrentBuild } from '../src/store/data-dir.js';
 import { openDataStores } from '../src/store/open.js';
 import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
 import { admitRequest } from '../src/verbs/admit-request.js';
+import { loadRun } from './lib/load-run.js';
 
 const DATA_DIR = process.env.DATA_DIR ?? 'data';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -64,10 +64,7 @@ async function main() {
     const r = await fetch(s.url, { headers: { 'x-api-key': key } });
     if (r.status !== 200) throw new Error(`${PATH} answered ${r.status}`);
   }
-  const run = async (url: string) => {
-    const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { 'x-api-key': key } });
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors };
-  };
+  const run = (url: string) => loadRun({ url, connections: CONNECTIONS, duration: DURATION, headers: { 'x-api-key': key } });
   console.log(`${CONNECTIONS} connections × ${DURATION} s per run, ${ROUNDS} interleaved rounds; ${os.cpus().length} cores; ${PATH}`);
   const a: Awaited<ReturnType<typeof run>>[] = [];
   const b: Awaited<ReturnType<typeof run>>[] = [];
@@ -89,7 +86,7 @@ async function main() {
   const scrape = await measured.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
   const line = scrape.body.split('\n').find((l) => l.startsWith('census_http_requests_total{') && l.includes('status="200"'));
   console.log(`  scrape: ${scrape.body.length} bytes; ${line}`);
-  const bad = [...a, ...b].reduce((s, r) => s + r.bad, 0);
+  const bad = [...a, ...b].reduce((s, r) => s + r.non2xx + r.errors, 0);
   if (bad) console.log(`  warning: ${bad} non-2xx or errored responses`);
   await plain.app.close();
   await measured.app.close();

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import type { DuckPool } from './duckdb.js';
 import { sqlString } from './duckdb.js';
-import { DamagedFile, identityOf, isRacy, type FileIntegrity } from './file-integrity.js';
+import { DamagedFile, HEALTH_RESTAT_MS, identityOf, isRacy, type FileIntegrity } from './file-integrity.js';
 
 export interface PartitionFault {
   /** `dataset/vintage/level`. */
@@ -41,6 +41,8 @@ interface State {
   /** Its files were hashed against the manifest at `verified` (else only the format checks ran). */
   hashed?: boolean;
   fault?: { reason: string; since: string; identity: Identity; file?: string };
+  /** When faults() last looked at its files (Date.now()). */
+  lookedAt?: number;
 }
 
 const MAGIC = Buffer.from('PAR1');
@@ -85,6 +87,8 @@ export class PartitionGuard {
   ) {
     this.integrity = integrity?.recorded ? integrity : undefined;
     for (const [k, v] of partitions) this.states.set(k, { file: v.file, rels: v.rels, rows: v.rows, lazy: v.lazy });
+    // require() compares their identities before every query.
+    this.integrity?.checkedOnUse([...this.states.values()].flatMap((st) => st.rels));
   }
 
   /** The identities of the partition's files now ('' for a missing one, '-' when the Parquet file is missing). */
@@ -151,10 +155,17 @@ export class PartitionGuard {
     return undefined;
   }
 
-  /** Current faults, each re-checked first (so /health recovers by itself once files are back). */
+  /**
+   * Current faults, each re-checked first (so /health recovers by itself once files are back).
+   * A partition without a fault is looked at every HEALTH_RESTAT_MS only: require() re-checks it
+   * before any query reads it anyway.
+   */
   async faults(): Promise<PartitionFault[]> {
     const out: PartitionFault[] = [];
+    const now = Date.now();
     for (const [k, st] of this.states) {
+      if (!st.fault && now - (st.lookedAt ?? -Infinity) < HEALTH_RESTAT_MS) continue;
+      st.lookedAt = now;
       const id = this.identityNow(st);
       const settled = !this.integrity || !id.split('|').some(isRacy);
       if (!st.fault && id === st.verified && settled) continue;

@@ -16,6 +16,7 @@ import { DATASETS, checkVintage, type DatasetKey } from '../domain/datasets.js';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize } from '../domain/row-cap.js';
 import { computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
+import { answerKeyOfInput } from './observations/answer-key.js';
 import type { GridSlice } from './observations/engine.js';
 import { geoTerms, isWildcard, prepare } from './observations/prepare.js';
 import { resolveGeographies } from './resolve-geographies.js';
@@ -47,7 +48,8 @@ export function servedDatasets(partitions: ReadonlySet<string>): string[] {
   });
 }
 
-function unknownDataset(path: string, served: string[]): CensusApiError {
+/** The Bureau's "unknown dataset" answer for a path this service does not hold, naming those it does. */
+export function unknownDataset(path: string, served: string[]): CensusApiError {
   return new CensusApiError(
     'unknown-dataset',
     `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
@@ -248,12 +250,12 @@ export const censusApiQuery = defineVerb({
     }
     checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
     await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
-    const grid = await computeGridShared(p.stores, p.stores.catalog, {
-      dataset: p.dataset,
-      vintages: [vintage],
-      variables: p.variables,
-      geographies: p.geo.geographies,
-    });
+    const grid = await computeGridShared(
+      p.stores,
+      p.stores.catalog,
+      { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies },
+      answerKeyOfInput('census-api-query', input),
+    );
     // A grid handed out from the answer cache keeps its renderings (the same query asked again
     // answers the same array, whose JSON the transport keeps in turn).
     const shared = sharedKeyOf(grid);

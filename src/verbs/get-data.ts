@@ -6,6 +6,7 @@ import type { Geometry } from 'geojson';
 import { withLazyData, type VerbResult } from '../context/verb-context.js';
 import { geometriesFor } from './boundaries-geometries.js';
 import { cellsShared, compactShared, computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
+import { answerKeyOfInput } from './observations/answer-key.js';
 import { cellsJsonChunks } from './observations/cells-json.js';
 import { isCompactData, type CompactData } from './observations/compact.js';
 import { gridCellCount, type ObservationCell } from './observations/engine.js';
@@ -86,7 +87,8 @@ export const getData = defineVerb({
     });
     // Regions' rows follow the listed geographies' (observations/regions.ts).
     const computeGrid = async () => {
-      const grid = await computeGridShared(p.stores, p.stores.catalog, request);
+      // Keyed by everything asked (the listed geographies' grid and the renderings kept beside it).
+      const grid = await computeGridShared(p.stores, p.stores.catalog, request, answerKeyOfInput('get-data', input));
       return regions ? withRegionSlices(grid, regions) : grid;
     };
 

@@ -5,7 +5,7 @@ import { AppError, quoteInput } from '../domain/errors.js';
 import { expansionLimitError, requireFeature, type Plan } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
 import { resolvePlaceName, type NameTarget } from '../store/geographies/resolve-name.js';
-import { parseSpecifier, splitGeoParam, type GeoSpecifier } from '../domain/geo/specifier.js';
+import { parseGeoList, type GeoSpecifier } from '../domain/geo/specifier.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 
 /** The caller's plan: its wildcard gates (requireFeature) and expansion limit (plans table). */
@@ -126,14 +126,17 @@ function viaOf(t: NameTarget): ExpansionVia {
 
 /** Resolve `geo` specifiers (each may hold several, `;`-separated) for one vintage. */
 export function resolveGeographies(store: GeographyStore, specs: string | readonly string[], opts: ResolveOptions): ResolvedGeographies {
-  const list = splitGeoParam(specs);
-  if (list.length === 0) {
+  // Every specifier is parsed before any is resolved: a format error anywhere fails fast.
+  return resolveSpecifiers(store, parseGeoList(specs), opts);
+}
+
+/** Resolve parsed specifiers (domain/geo/specifier.ts) for one vintage. */
+export function resolveSpecifiers(store: GeographyStore, parsed: readonly GeoSpecifier[], opts: ResolveOptions): ResolvedGeographies {
+  if (parsed.length === 0) {
     throw new AppError('unprocessable-request', 'geo is required: give at least one geography specifier such as state:48.', {
       errors: [{ field: 'geo', message: 'Field required', type: 'missing' }],
     });
   }
-  // Every specifier is parsed before any is resolved: a format error anywhere fails fast.
-  const parsed = list.map(parseSpecifier);
   const notes: string[] = [];
   const expansions: Expansion[] = [];
   // Aligned with `expansions`: the table rows of its keys when known, so records are built straight

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { DamagedFile, FileIntegrity } from '../../src/store/file-integrity.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DamagedFile, FileIntegrity, HEALTH_RESTAT_MS } from '../../src/store/file-integrity.js';
 import { AppError } from '../../src/domain/errors.js';
 
 let dir: string;
@@ -114,5 +114,40 @@ describe('FileIntegrity', () => {
     expect(fi.deferredStores).toEqual([]);
     expect(await fi.recover(stores)).toEqual([]);
     expect(loads).toBe(1);
+  });
+
+  describe('/health polls (faults) on files checked on every use', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('looks at an intact one only every HEALTH_RESTAT_MS, a damaged one on every poll; a read finds damage at once', async () => {
+      const start = Date.now();
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(start);
+      fs.writeFileSync(path.join(dir, 'part.parquet'), body);
+      const fi = new FileIntegrity(dir, { 'catalog/catalog.json': sum(body), 'part.parquet': sum(body) });
+      fi.checkedOnUse(['part.parquet']);
+      await fi.check('catalog/catalog.json');
+      await fi.check('part.parquet');
+      vi.setSystemTime(Date.now() + 2_000); // past the racy window of the writes above
+      expect(await fi.faults()).toEqual([]);
+      flip('part.parquet', 1000);
+      flip('catalog/catalog.json', 1000);
+      vi.setSystemTime(Date.now() + 2_000);
+      // The file read at start is looked at on every poll; the one checked on use is not, yet.
+      expect((await fi.faults()).map((f) => f.file)).toEqual(['catalog/catalog.json']);
+      vi.setSystemTime(Date.now() + HEALTH_RESTAT_MS);
+      expect((await fi.faults()).map((f) => f.file)).toEqual(['catalog/catalog.json', 'part.parquet']);
+      // Repaired: the next poll says so, without waiting.
+      flip('part.parquet', 1000);
+      flip('catalog/catalog.json', 1000);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect(await fi.faults()).toEqual([]);
+      // Damaged again within the interval: not polled yet, but the request that reads it refuses it.
+      flip('part.parquet', 7);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect(await fi.faults()).toEqual([]);
+      expect(await rejection(fi.check('part.parquet'))).toBeInstanceOf(DamagedFile);
+      expect((await fi.faults()).map((f) => f.file)).toEqual(['part.parquet']);
+    });
   });
 });

@@ -64,3 +64,8 @@ export function parseSpecifier(input: string): GeoSpecifier {
     `${type} takes FIPS digits (${FIPS_SHAPE[type]}); place names are resolved only for ${NAME_RESOLVABLE_TYPES.join(', ')}`,
   );
 }
+
+/** Split and parse `geo` values: every specifier, normalised (`us` → nation, `block group` → block_group). */
+export function parseGeoList(values: string | readonly string[] | undefined): GeoSpecifier[] {
+  return splitGeoParam(values).map(parseSpecifier);
+}

@@ -1,6 +1,6 @@
 // The answers of repeated identical data requests, kept. A build never changes once live, so the
 // engine's answer to the same request (dataset, vintages, variables as resolved, geographies) is
-// the same every time: on all states × 10 variables, building the 520 cells and their labels was
+// the same every time (keys: answer-key.ts): on all states × 10 variables, building the 520 cells and their labels was
 // ~12% of the request's CPU and rendering them as JSON (the response schema's pass and
 // JSON.stringify) ~20% more. Kept here: the engine's grid (engine.ts), per observation store (so
 // per build), least recently used out, and beside it, built on first use, the long-format cells
@@ -12,6 +12,7 @@ import { AnswerCache } from '../../store/answer-cache.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { storeMetrics } from '../../store/metrics.js';
 import type { ObservationStore } from '../../store/observations.js';
+import type { AnswerKey } from './answer-key.js';
 import { compactGrid, type CompactData } from './compact.js';
 import {
   cellsOf,
@@ -54,14 +55,6 @@ export const isSharedCompact = (data: object): boolean => sharedCompact.has(data
 
 const caches = new WeakMap<ObservationStore, AnswerCache<Kept>>();
 
-/** Everything the engine's answer depends on besides the build. */
-function keyOf(req: EngineRequest): string {
-  const geos = req.geographies
-    .map((g) => `${g.key}\u0001${g.type}\u0001${g.name}\u0001${g.population}\u0001${g.definition}`)
-    .join('\u0002');
-  return `${req.dataset}|${req.vintages.join(',')}|${JSON.stringify(req.variables)}|${geos}`;
-}
-
 /** The engine's own objects frozen (not the geography records it points at: those are the store's). */
 function freezeGrid(grid: EngineGrid): EngineGrid {
   for (const s of grid.slices) {
@@ -72,18 +65,21 @@ function freezeGrid(grid: EngineGrid): EngineGrid {
   return Object.freeze(grid);
 }
 
-/** computeGrid, answered from the cache for a request seen before on this build. */
+/**
+ * computeGrid, answered from the cache for a request seen before on this build. `key` says what was
+ * asked (answer-key.ts): a verb's parsed input when the grid is that verb's answer, else `req`.
+ */
 export async function computeGridShared(
   stores: EngineStores,
   catalog: Pick<CatalogStore, 'resolveForVintage'>,
   req: EngineRequest,
+  key: AnswerKey,
 ): Promise<EngineGrid> {
   const obs = stores.observations;
   const size = req.vintages.length * req.variables.length * req.geographies.length;
   if (!obs.cachesResults || weightOf(size) > MAX_ANSWER_WEIGHT) return computeGrid(stores, catalog, req);
   let cache = caches.get(obs);
   if (!cache) caches.set(obs, (cache = new AnswerCache<Kept>(MAX_WEIGHT, (k) => weightOf(k.cells))));
-  const key = keyOf(req);
   const hit = cache.get(key);
   storeMetrics.cache('data_answers', hit !== undefined);
   if (hit) return hit.grid;

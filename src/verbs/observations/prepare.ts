@@ -3,27 +3,21 @@
 // any data is read), compute the cost and charge it. Only then does the engine run.
 import { z } from 'zod';
 import { DATASETS, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
-import { splitGeoParam } from '../../domain/geo/specifier.js';
+import { parseGeoParam } from '../../domain/geo/geo-param.js';
+import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import type { GeoTerm } from '../../domain/cost.js';
 import type { CatalogStore } from '../../store/catalog.js';
 import { CensusTableStore } from '../../store/census-tables.js';
 import { ObservationStore } from '../../store/observations.js';
-import { definitionOf, resolveGeographies, type ResolvedGeographies } from '../resolve-geographies.js';
+import { definitionOf, resolveSpecifiers, type ResolvedGeographies } from '../resolve-geographies.js';
 import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
 import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
-import {
-  extractRegions,
-  readSavedRegions,
-  regionGeoTerms,
-  resolveRegions,
-  type ResolvedRegion,
-  type SavedRegionLookup,
-} from './regions.js';
+import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -69,12 +63,10 @@ function latestLoadedVintage(
   obs: ObservationStore,
   catalog: CatalogStore,
   dataset: DatasetKey,
-  geo: string | readonly string[] | undefined,
+  geo: readonly GeoSpecifier[],
   parsed: ParsedVariables,
 ): number | undefined {
-  const levels = [
-    ...new Set(splitGeoParam(geo).map((s) => (s.includes(':') ? s.slice(0, s.indexOf(':')) : 'nation').trim().toLowerCase())),
-  ];
+  const levels = [...new Set(geo.map((s) => s.type))];
   const named = tablesNamed(parsed);
   for (const v of [...DATASETS[dataset].vintages].reverse()) {
     for (const level of levels) {
@@ -111,11 +103,15 @@ export async function prepare(
   const geographies = storeOf(ctx.stores, 'geographies');
   const tables = storeIfOpen(ctx.stores, 'censusTables');
   const dataset = parseDataset(input.dataset);
-  const extracted = extractRegions(input.geo);
-  const rest = extracted.rest;
-  const regionSpecs = await readSavedRegions(extracted.regions, vintage.regions?.saved);
+  // `geo` is read here once; everything below takes the parsed specifiers.
+  const geoParam = parseGeoParam(input.geo);
+  const rest = geoParam.specifiers;
+  const regionSpecs = (await readSavedRegions(geoParam.regions, vintage.regions?.saved)).map((r) => ({
+    ...r,
+    parsed: parseGeoList(r.members),
+  }));
   // The levels the default vintage is looked for at: the listed geographies' and the regions' members'.
-  const levelsOf = [...rest, ...regionSpecs.map((r) => r.members!)];
+  const levelsOf = [...rest, ...regionSpecs.flatMap((r) => r.parsed)];
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;
@@ -132,7 +128,7 @@ export async function prepare(
   const gates = { vintage: definitionVintage, plan, dashboardUrl: ctx.config.DASHBOARD_URL };
   const geo =
     rest.length > 0 || regionSpecs.length === 0
-      ? resolveGeographies(geographies, rest, gates)
+      ? resolveSpecifiers(geographies, rest, gates)
       : {
           geographies: [],
           expansions: [],

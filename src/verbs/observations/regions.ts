@@ -13,8 +13,10 @@ import { extractRegions, type RegionSpec } from '../../domain/regions/specifier.
 import type { GeoTerm } from '../../domain/cost.js';
 import type { Resolution } from '../../store/catalog.js';
 import type { GeographyRecord } from '../../store/geographies.js';
-import { resolveGeographies, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
+import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
+import { resolveSpecifiers, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { computeGridShared } from './answer-cache.js';
+import { answerKeyOfRequest } from './answer-key.js';
 import { cellsOf, type EngineGrid, type EngineResult, type GridSlice } from './engine.js';
 import { isCensusCode, type CensusCodeVariable, type RequestedVariable } from './variables.js';
 import type { PreparedRequest } from './prepare.js';
@@ -79,18 +81,20 @@ export async function readSavedRegions(specs: readonly RegionSpec[], saved?: Sav
   return out;
 }
 
+/** A region with its members parsed (once: prepare.ts reads their levels before resolving them). */
+export type ParsedRegionSpec = RegionSpec & { parsed?: readonly GeoSpecifier[] };
+
 /** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
 export async function resolveRegions(
-  store: Parameters<typeof resolveGeographies>[0],
-  specs: readonly RegionSpec[],
+  store: Parameters<typeof resolveSpecifiers>[0],
+  specs: readonly ParsedRegionSpec[],
   opts: ResolveOptions,
   saved?: SavedRegionLookup,
 ): Promise<ResolvedRegion[]> {
   const out: ResolvedRegion[] = [];
   for (const spec of specs) {
     const [read] = await readSavedRegions([spec], saved);
-    const members = read!.members!;
-    const resolution = resolveGeographies(store, members, opts);
+    const resolution = resolveSpecifiers(store, spec.parsed ?? parseGeoList(read!.members!), opts);
     const levels = [...new Set(resolution.geographies.map((g) => g.type))];
     if (levels.length !== 1) {
       throw new AppError(
@@ -190,12 +194,9 @@ export async function regionGrid(
   const column = new Map(extraCodes.map((c, i) => [c, nv + i]));
 
   for (const region of regions) {
-    const grid = await computeGridShared({ observations: p.stores.observations, geographies: p.stores.geographies, tables }, catalog, {
-      dataset,
-      vintages: [...vintages],
-      variables,
-      geographies: region.members,
-    });
+    const req = { dataset, vintages: [...vintages], variables, geographies: region.members };
+    const stores = { observations: p.stores.observations, geographies: p.stores.geographies, tables };
+    const grid = await computeGridShared(stores, catalog, req, answerKeyOfRequest(req));
     for (const [k, v] of grid.loaded) loaded.set(k, v);
     for (const [k, v] of grid.loadedInOther) loadedInOther.set(k, v);
     const missing: RegionMissing[] = [];
@@ -327,12 +328,8 @@ export const rowKeysOf = (p: PreparedRequest): string[] => [...p.geo.geographies
 
 /** computeCells with the regions' rows after the listed geographies' (compare and timeseries). */
 export async function computeCellsWithRegions(p: PreparedRequest, vintages: number[]): Promise<EngineResult & { regions: RegionMeta[] }> {
-  const grid = await computeGridShared(p.stores, p.stores.catalog, {
-    dataset: p.dataset,
-    vintages,
-    variables: p.variables,
-    geographies: p.geo.geographies,
-  });
+  const req = { dataset: p.dataset, vintages, variables: p.variables, geographies: p.geo.geographies };
+  const grid = await computeGridShared(p.stores, p.stores.catalog, req, answerKeyOfRequest(req));
   const regions = p.regions.length ? await regionGrid(p, p.regions, vintages) : null;
   const all = regions ? withRegionSlices(grid, regions) : grid;
   return {

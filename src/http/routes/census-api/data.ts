@@ -7,7 +7,7 @@
 // are registered beside these by their own module and win over the catch-all.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { censusApiQuery, censusApiQueryInput, servedDatasets } from '../../../verbs/census-api-query.js';
+import { censusApiQuery, censusApiQueryInput, servedDatasets, unknownDataset } from '../../../verbs/census-api-query.js';
 import { CensusApiError, quoted } from '../../../domain/census-api/errors.js';
 import { storeOf } from '../../../context/stores.js';
 import { contextOf } from '../../plugins/context.js';
@@ -117,11 +117,7 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
         reply.headers(rateLimitHeadersOf(req));
         throw new AppError('uri-too-long', 'A path segment is longer than this service accepts.');
       }
-      const served = servedDatasets(storeOf(contextOf(req).stores, 'observations').partitions);
-      throw new CensusApiError(
-        'unknown-dataset',
-        `unknown/unsupported dataset ${quoted(path)}. This service answers ACS detailed tables at: ${served.join(', ')} (see /data.json).`,
-      );
+      throw unknownDataset(path, servedDatasets(storeOf(contextOf(req).stores, 'observations').partitions));
     });
   });
 }
