@@ -26,7 +26,7 @@ import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
 import { registerDashboard } from './dashboard/index.js';
-import { HeavyGate } from './heavy-gate.js';
+import { HeavyGate } from '../verbs/lifecycle/heavy-gate.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
 import { checkHost, originFormTarget } from './request-target.js';

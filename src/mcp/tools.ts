@@ -32,17 +32,11 @@ export interface ToolDef {
    * error, not silently ignored, because ignoring it would answer a different question.
    */
   input: z.ZodObject;
-  /** The verb's DISABLED_FEATURES flag, checked before the arguments (as REST checks it before the query). */
-  feature?: string;
   /**
-   * Parse the arguments (field errors placed `arguments → …`), wait in the heavy queue when the
-   * verb says the request may be large, run the verb and render its result.
+   * Invoke the verb (src/verbs/lifecycle/invoke.ts: kill switch first, then the arguments read
+   * here with field errors placed `arguments → …`, gates, heavy queue, charge, run) and render its result.
    */
-  call(
-    ctx: VerbContext,
-    args: Record<string, unknown>,
-    hooks: { heavy(): Promise<void> },
-  ): Promise<{ result: VerbResult<unknown>; text: string }>;
+  call(ctx: VerbContext, args: Record<string, unknown>): Promise<{ result: VerbResult<unknown>; text: string }>;
 }
 
 interface Binding<S extends z.ZodObject, O> {
@@ -63,14 +57,16 @@ function tool<S extends z.ZodObject, O>(verb: Verb<S, O>, b: Binding<S, O>): Too
     title: b.title,
     description: b.description,
     input,
-    feature: verb.spec.feature,
-    async call(ctx, args, hooks) {
-      const strict = input.safeParse(args);
-      if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
-      const own = verb.spec.input.safeParse(args);
-      if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
-      if (verb.spec.heavy?.(own.data)) await hooks.heavy();
-      const result = await verb({ ctx, input: own.data });
+    async call(ctx, args) {
+      // Read here rather than by the verb's schema, so field errors are placed `arguments → …`.
+      const parse = () => {
+        const strict = input.safeParse(args);
+        if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
+        const own = verb.spec.input.safeParse(args);
+        if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
+        return own.data;
+      };
+      const result = await verb.invoke({ ctx, input: args, parse });
       return { result, text: b.render(result) };
     },
   };
