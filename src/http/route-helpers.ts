@@ -44,6 +44,7 @@ import { envelopeSchema, linksSchema, metaSchema, renderEnvelope, renderMetaAndL
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
+import { csvTerms } from '../verbs/describe-plans.js';
 
 export type Format = 'json' | 'csv' | 'compact';
 
@@ -305,7 +306,7 @@ export function defineRoute<
             .enum(formats as [Format, ...Format[]])
             .optional()
             .describe(
-              `Response format; csv is a Pro feature capped at 10,000 rows.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
+              `Response format; csv: ${csvTerms()}.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
             ),
         })
       : spec.querystring;

@@ -22,6 +22,7 @@ import {
   renderTopics,
   renderVariables,
 } from './render.js';
+import { dataCostTerms, wildcardTerms } from '../verbs/describe-plans.js';
 
 export interface ToolDef {
   name: string;
@@ -77,7 +78,9 @@ const PAGE_OFFSET = 'Index of the first result, for the next page (default 0).';
 
 const GEO_GUIDE =
   'Geography keys are {type}:{fips} with leading zeros: nation:1, state:06, county:48453, metro:12420, cd:4835, tract:48453001100, block_group:484530011001. ' +
-  'Wildcards (county:48*, tract:48453*) and names (county:Travis County, TX) expand to many geographies: county/metro/cd/tract wildcards need the Pro plan, block_group wildcards the Business plan; direct keys work on every plan. ' +
+  'Wildcards (county:48*, tract:48453*) and names (county:Travis County, TX) expand to many geographies: ' +
+  wildcardTerms() +
+  '; direct keys work on every plan. ' +
   'Use search_geographies or geocode to find keys.';
 
 const REGION_GUIDE =
@@ -95,7 +98,7 @@ export const TOOLS: readonly ToolDef[] = [
       'American Community Survey estimates (with margins of error) for one or more variables and geographies in one vintage. ' +
       'Example: variables "B19013_001E" (median household income), geo "state:06", dataset "acs1", vintage 2018 → California $75,277 ± $317. ' +
       `Variables are api_names or census codes from search_variables. ${GEO_GUIDE} ${REGION_GUIDE} ${VALUE_GUIDE} ` +
-      'Costs quota units: 1 per geography (a wildcard: 1 per 10 geographies it expands to) plus 1 per extra variable.',
+      `Costs quota units: ${dataCostTerms()}.`,
     render: (r) => renderData(longFormat(r)),
   }),
   tool(compareGeographies, {
