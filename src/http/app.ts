@@ -10,7 +10,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from '../config.js';
 import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
-import { defaultSeams } from './seams.js';
+import { defaultSeams } from '../verbs/lifecycle/seams.js';
 import { createLogger, hardenLogger, OneLinePerRequest } from './plugins/logging.js';
 import {
   clientErrorHandler,

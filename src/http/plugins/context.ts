@@ -4,31 +4,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Caller, Stores, VerbContext } from '../../context/verb-context.js';
-import { requestScope, type Admission, type RequestScope } from '../../verbs/lifecycle/request-scope.js';
+import { requestScope, type RequestScope } from '../../verbs/lifecycle/request-scope.js';
+import type { Seams } from '../../verbs/lifecycle/seams.js';
 
-/** Verifies a raw API key; throws AppError('invalid-api-key') for unknown, malformed or revoked keys. */
-export type KeyAuthenticator = (rawKey: string, ctx: VerbContext) => Promise<Caller>;
-/** Verifies a dashboard sign-in token (Authorization: Bearer); throws AppError('invalid-token'). */
-export type TokenAuthenticator = (token: string, ctx: VerbContext) => Promise<Caller>;
-/** Admission control (quota, burst, concurrency, ToS): the lifecycle's, src/verbs/lifecycle/request-scope.ts. */
-export type { Admission } from '../../verbs/lifecycle/request-scope.js';
-/** Verifies a dashboard session cookie (and its CSRF token on state-changing calls). */
-export type SessionAuthenticator = (
-  session: { sessionId: string; csrfToken?: string; stateChanging: boolean; forData?: boolean },
-  ctx: VerbContext,
-) => Promise<Caller>;
-
-export interface Seams {
-  authenticateKey?: KeyAuthenticator;
-  authenticateToken?: TokenAuthenticator;
-  authenticateSession?: SessionAuthenticator;
-  admit?: Admission;
-  /** Current rate-limit headers without charging, for authenticated responses that skipped admission. */
-  rateLimitHeaders?: (ctx: VerbContext) => Record<string, string>;
-  /** Called when every authenticated response ends; returns a concurrency slot a verb took (idempotent). */
-  release?: (ctx: VerbContext) => void;
-}
-
+export type { Admission, KeyAuthenticator, SessionAuthenticator, Seams, TokenAuthenticator } from '../../verbs/lifecycle/seams.js';
 export interface Services {
   config: Config;
   stores: Stores;

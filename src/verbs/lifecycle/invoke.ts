@@ -8,6 +8,7 @@
 //   heavy queue      503 + Retry-After        (large requests wait for a slot; a full queue refuses)
 //   charge           429 / 403                (a fixed cost here; 'expanded' verbs charge in the run)
 //   run              any; a 5xx gives the charges back
+//   row cap          413                      (format=csv: rows past the plan's cap, never truncated)
 //
 // REST (src/http/verb-route.ts), MCP (src/mcp/tools.ts) and the CLI turn a request into `ctx` and
 // `input` and the result into bytes; the request's charges, slots and refunds are held by the
@@ -18,6 +19,7 @@ import { costOf, type RequestShape } from '../../domain/cost.js';
 import { isAppError } from '../../domain/errors.js';
 import { requireFeature, type Plan } from '../../domain/plans.js';
 import { parseInput } from '../../domain/validation.js';
+import { checkRowCap } from '../../domain/row-cap.js';
 import { callerPlan } from '../caller-plan.js';
 import { assertFeatureEnabled } from '../feature-flags.js';
 import type { VerbFormat, VerbSpec } from '../define-verb.js';
@@ -75,7 +77,11 @@ export async function invoke<S extends z.ZodObject, O>(
   if (format === 'csv' || spec.heavy?.(parsed)) await ctx.request?.queueHeavy();
   try {
     if (spec.cost !== 'expanded') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
-    return await spec.run({ ctx, input: parsed, plan, maxRows, format, charge: (shape) => chargeShape(ctx, plan, shape) });
+    const result = await spec.run({ ctx, input: parsed, plan, maxRows, format, charge: (shape) => chargeShape(ctx, plan, shape) });
+    // The cap holds for every verb with a CSV rendering: those that know their size early refuse
+    // before reading any value; for the rest, the rows of the answer are counted here.
+    if (maxRows !== undefined && Array.isArray(result.data)) checkRowCap(result.data.length, maxRows);
+    return result;
   } catch (e) {
     if (isOurFailure(e)) ctx.request?.refundCharges();
     throw e;

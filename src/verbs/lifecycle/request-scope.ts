@@ -12,7 +12,7 @@ import type { HeavyGate } from './heavy-gate.js';
  * Admission control (quota, burst, concurrency, ToS): throws 429/403 AppErrors, returns the
  * rate-limit headers to put on the response. `release` (optional) is called when the response is
  * finished, so concurrency slots are returned. Production wires it to admitRequest
- * (src/http/seams.ts); tests may pass their own.
+ * (seams.ts); tests may pass their own.
  */
 export type Admission = (args: {
   ctx: VerbContext;

@@ -1,5 +1,5 @@
 // The order of an operation's lifecycle (src/verbs/lifecycle/invoke.ts), on real admission: a
-// SQLite accounts store, admitRequest wired as in production (src/http/seams.ts), a real heavy
+// SQLite accounts store, admitRequest wired as in production (src/verbs/lifecycle/seams.ts), a real heavy
 // queue and the request scope every transport builds. Each test asserts what the store counted.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { requireFeature } from '../../../src/domain/plans.js';
 import { createAccount } from '../../../src/store/accounts/accounts-repo.js';
 import { stmt } from '../../../src/store/accounts/db.js';
 import type { Caller, VerbContext } from '../../../src/context/verb-context.js';
-import { defaultSeams } from '../../../src/http/seams.js';
+import { defaultSeams } from '../../../src/verbs/lifecycle/seams.js';
 import { defineVerb } from '../../../src/verbs/define-verb.js';
 import { admitRequest } from '../../../src/verbs/admit-request.js';
 import { HeavyGate } from '../../../src/verbs/lifecycle/heavy-gate.js';
