@@ -62,7 +62,7 @@ export interface BuildAppOptions {
   /** Defaults to a pino logger at config.LOG_LEVEL on stdout; always gets key redaction. */
   logger?: Logger;
   now?: () => Date;
-  /** Authentication and admission (plugins/context.ts). Default: the accounts verbs (seams.ts). */
+  /** Authentication and admission (src/verbs/lifecycle/seams.ts). Default: the accounts verbs. */
   seams?: Seams;
   /** Extra routes (tests, embedding), registered after the built-in ones. */
   extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
