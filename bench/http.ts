@@ -14,7 +14,7 @@ import { resolveCurrentBuild } from '../src/store/data-dir.js';
 import { openDataStores } from '../src/store/open.js';
 import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';
 import { admitRequest } from '../src/verbs/admit-request.js';
-import { defaultSeams } from '../src/http/seams.js';
+import { defaultSeams } from '../src/verbs/lifecycle/seams.js';
 import type { Stores, VerbContext } from '../src/context/verb-context.js';
 import { loadRun, type LoadRun } from './lib/load-run.js';
 

@@ -23,7 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
-import { defaultSeams } from '../src/http/seams.js';
+import { defaultSeams } from '../src/verbs/lifecycle/seams.js';
 import { openAccountStores } from '../src/store/accounts/index.js';
 import { openDataStores } from '../src/store/open.js';
 import { adminIssueKey } from '../src/verbs/account-admin-issue-key.js';

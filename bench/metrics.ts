@@ -9,7 +9,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Stores, VerbContext } from '../src/context/verb-context.js';
 import { buildApp } from '../src/http/app.js';
-import { defaultSeams } from '../src/http/seams.js';
+import { defaultSeams } from '../src/verbs/lifecycle/seams.js';
 import { openAccountStores } from '../src/store/accounts/index.js';
 import { resolveCurrentBuild } from '../src/store/data-dir.js';
 import { openDataStores } from '../src/store/open.js';

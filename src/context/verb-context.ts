@@ -33,6 +33,11 @@ export interface VerbContext {
    * gates and before fetching data. Transports provide it; absent (CLI, unit tests) = no metering.
    */
   charge?: (units: number) => Promise<void>;
+  /**
+   * The request's slots and refunds (src/verbs/lifecycle/request-scope.ts): the lifecycle queues
+   * heavy requests and gives charges back through it. Absent (CLI, unit tests): no queue, no refund.
+   */
+  request?: { queueHeavy(): Promise<void>; refundCharges(): void };
 }
 
 /** What an operation returns; the transport wraps it in the response envelope. */

@@ -10,7 +10,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from '../config.js';
 import type { Stores } from '../context/verb-context.js';
 import { type Seams } from './plugins/context.js';
-import { defaultSeams } from './seams.js';
+import { defaultSeams } from '../verbs/lifecycle/seams.js';
 import { createLogger, hardenLogger, OneLinePerRequest } from './plugins/logging.js';
 import {
   clientErrorHandler,
@@ -26,7 +26,7 @@ import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
 import { registerDashboard } from './dashboard/index.js';
-import { HeavyGate } from './heavy-gate.js';
+import { HeavyGate } from '../verbs/lifecycle/heavy-gate.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
 import { checkHost, originFormTarget } from './request-target.js';
@@ -62,7 +62,7 @@ export interface BuildAppOptions {
   /** Defaults to a pino logger at config.LOG_LEVEL on stdout; always gets key redaction. */
   logger?: Logger;
   now?: () => Date;
-  /** Authentication and admission (plugins/context.ts). Default: the accounts verbs (seams.ts). */
+  /** Authentication and admission (src/verbs/lifecycle/seams.ts). Default: the accounts verbs. */
   seams?: Seams;
   /** Extra routes (tests, embedding), registered after the built-in ones. */
   extraRoutes?: (app: FastifyInstance) => void | Promise<void>;

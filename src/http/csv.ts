@@ -3,13 +3,12 @@
 // Numbers are written as numbers, digit for digit as the JSON body writes them (JSON.stringify):
 // a negative estimate is data, not a formula, and quoting it would turn it into text.
 //
-// Large tables are streamed (csvBody): csv-stringify renders 10,000 rows in 40–160 ms, which held
+// Large tables are streamed (csvBody): csv-stringify renders ten thousand rows in 40–160 ms, which held
 // the event loop for every other request; in slices of CSV_SLICE_ROWS it yields between slices.
 import { Readable } from 'node:stream';
 import { stringify, type Options } from 'csv-stringify/sync';
 import { checkRowCap } from '../domain/row-cap.js';
 
-export const CSV_ROW_CAP = 10_000;
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -40,12 +39,12 @@ export function safeFilename(name: string): string {
 }
 
 /**
- * Render a table, refusing (413 payload-too-large) rather than truncating past the cap: a silently
- * shortened file is easy to mistake for the whole result. The detail tells the caller how to
- * narrow the request.
+ * Render a table. With a cap, more rows are refused (413 payload-too-large) rather than truncated:
+ * a silently shortened file is easy to mistake for the whole result. The plan's cap is the verb's
+ * (src/verbs/lifecycle/invoke.ts applies it before any value is read); this renderer has none of its own.
  */
-export function renderCsv(table: CsvTable, cap: number = CSV_ROW_CAP): string {
-  checkRowCap(table.rows.length, cap);
+export function renderCsv(table: CsvTable, cap?: number): string {
+  if (cap !== undefined) checkRowCap(table.rows.length, cap);
   return renderRows([table.columns.map((c) => escapeCell(c)), ...table.rows.map((r) => r.map(escapeCell))]);
 }
 
@@ -67,9 +66,9 @@ const CSV_SLICE_ROWS = 250;
  * slice at a time with a turn of the event loop between slices. The cap is checked up front either
  * way, so an oversized export is refused (413) before any byte is sent.
  */
-export function csvBody(table: CsvTable, cap: number = CSV_ROW_CAP): string | Readable {
+export function csvBody(table: CsvTable, cap?: number): string | Readable {
   if (table.rows.length <= CSV_STREAM_MIN_ROWS) return renderCsv(table, cap);
-  checkRowCap(table.rows.length, cap);
+  if (cap !== undefined) checkRowCap(table.rows.length, cap);
   const { rows } = table;
   async function* slices(): AsyncGenerator<string> {
     yield renderRows([table.columns.map((c) => escapeCell(c))]);

@@ -13,12 +13,13 @@
 //     feature: 'topics',          // listed in DISABLED_FEATURES → 503 feature-unavailable
 //     querystring: z.object({ ... }),
 //     data: z.array(topicSchema),
-//     costOf: () => 1,            // units charged by the admission seam before the handler runs
+//     costOf: () => ({ kind: 'lookup' }), // the shape admission prices and charges before the handler
 //     handler: ({ ctx, query }) => listTopics({ ctx, input: query }),
 //   });
 //
 // Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → admission
-// (quota; rate-limit headers; routes of verbs: the verb admits itself) → handler → envelope/CSV.
+// (quota; rate-limit headers; routes of verbs: the verb's lifecycle admits, src/verbs/lifecycle)
+// → handler → envelope/CSV. docs/architecture.md draws it.
 // Routes that render an operation are declared with defineVerbRoute (verb-route.ts): their
 // schemas, flag, formats, CSV gate, row cap and cost come from the verb. Anything thrown becomes a
 // problem body in plugins/errors.ts. `formats: ['json', 'csv']` adds a `format` query parameter;
@@ -31,18 +32,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTP
 import { AppError } from '../domain/errors.js';
 import { validationError } from '../domain/validation.js';
 import Negotiator from 'negotiator';
-import { costOf as lookupCost } from '../domain/cost.js';
+import type { RequestShape } from '../domain/cost.js';
+import { chargeRequest } from '../verbs/lifecycle/invoke.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
 import { assertFeatureEnabled } from '../verbs/feature-flags.js';
-import { csvRowCap } from '../verbs/define-verb.js';
 import { authenticate, type AuthMode } from './plugins/auth.js';
-import { contextOf } from './plugins/context.js';
+import { contextOf, openScope } from './plugins/context.js';
 import { isSharedAnswer, isSharedCompact } from '../verbs/observations/answer-cache.js';
 import { envelopeSchema, linksSchema, metaSchema, renderEnvelope, renderMetaAndLinks } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
+import { csvTerms } from '../verbs/describe-plans.js';
 
 export type Format = 'json' | 'csv' | 'compact';
 
@@ -92,11 +94,11 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   params?: P;
   body?: B;
   /**
-   * Units charged by admission before the handler runs (default: a lookup, src/domain/cost.ts, as MCP tools).
-   * 'verb': the verb calls admitRequest itself, after expanding the request (data, compare,
-   * timeseries), and the transport only reports headers and releases the slot.
+   * What admission charges before the handler runs: a request shape priced by src/domain/cost.ts
+   * (default: a lookup), or units. 'verb': the route renders a verb, whose lifecycle charges
+   * (src/verbs/lifecycle/invoke.ts).
    */
-  costOf?: ((input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => number) | 'verb';
+  costOf?: ((input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => RequestShape | number) | 'verb';
   /** Hide from the OpenAPI document (internal or test routes). */
   hide?: boolean;
   /**
@@ -122,8 +124,6 @@ export interface RouteSpec<
   formats?: Format[];
   paginated?: boolean;
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<R>>;
-  /** Requests that may expand to large answers wait in the heavy queue (heavy-gate.ts). */
-  heavy?: (query: z.output<Q>) => boolean;
   csv?: (result: VerbResult<R>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
   /**
    * `format=compact`: the envelope's data rebuilt by this function. Its schema is part of `data`
@@ -222,11 +222,8 @@ function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | un
   return {
     onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       await authenticate(req, meta.auth);
-      if (req.caller) {
-        const { seams } = req.server.services;
-        // 'close' fires on completion and on client abort alike, so a slot is never leaked.
-        if (seams.release) reply.raw.once('close', () => seams.release?.(contextOf(req)));
-      }
+      // The request's charges, slots and refunds, from here to the response's end.
+      openScope(req, reply);
       assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     // After authentication (a request without a key is a 401 first), before admission (never charged).
@@ -234,8 +231,7 @@ function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | un
       if (known) refuseUnknownParameters(req.query, known);
       if (negotiate) refuseUnacceptable(req);
     },
-    preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
-      const { seams } = req.server.services;
+    preHandler: async (req: FastifyRequest) => {
       const stores = req.stores ?? req.server.services.stores;
       const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
       if (missing.length > 0) {
@@ -243,16 +239,9 @@ function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | un
         req.log.warn({ missing }, 'store unavailable');
         throw new AppError('dependency-unavailable', 'A data source this endpoint needs is temporarily unavailable; retry with backoff.');
       }
-      if (req.caller && seams.admit && costOf !== 'verb') {
+      if (req.caller && costOf !== 'verb') {
         const input = { query: req.query, params: req.params, body: req.body } as never;
-        const cost = costOf ? costOf(input, req.caller) : lookupCost(req.caller.plan, { kind: 'lookup' });
-        const instance = req.url.split('?')[0] ?? req.url;
-        // Usage is counted by route template (`/v1/geographies/:geo_key`), not by each path.
-        const route = req.routeOptions.url;
-        const admitted = await seams.admit({ ctx: contextOf(req), caller: req.caller, cost, ip: req.ip, instance, route });
-        Object.assign(req.responseHeaders, admitted.headers ?? {});
-        if (admitted.release) reply.raw.once('close', admitted.release);
-        if (admitted.refund) req.refunds.push(admitted.refund);
+        await chargeRequest(contextOf(req), costOf ? costOf(input, req.caller) : { kind: 'lookup' });
       }
     },
   };
@@ -317,7 +306,7 @@ export function defineRoute<
             .enum(formats as [Format, ...Format[]])
             .optional()
             .describe(
-              `Response format; csv is a Pro feature capped at 10,000 rows.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
+              `Response format; csv: ${csvTerms()}.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
             ),
         })
       : spec.querystring;
@@ -334,22 +323,19 @@ export function defineRoute<
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
-      if (spec.heavy?.(query) || query.format === 'csv') {
-        // Held until the response is written to its end (or abandoned).
-        const release = await req.server.heavyGate.acquire();
-        // Timed out (REQUEST_TIMEOUT_MS) or abandoned while waiting: give the slot straight back.
-        if (reply.sent || reply.raw.writableEnded || reply.raw.destroyed) {
-          release();
-          return reply;
-        }
-        reply.raw.once('close', release);
+      let result: VerbResult<R>;
+      try {
+        result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
+      } catch (e) {
+        // Timed out (REQUEST_TIMEOUT_MS) or abandoned meanwhile, e.g. in the heavy queue: already answered.
+        if (reply.sent || reply.raw.destroyed) return reply;
+        throw e;
       }
-      const result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
       if (!reply.hasHeader('Cache-Control')) setCaching(reply, cacheControlFor(meta.auth));
       if (query.format === 'csv' && spec.csv) {
         const table = spec.csv(result, { query, params });
-        // A backstop: the verb refused an oversized export before reading any value.
-        const body = csvBody(table, csvRowCap(contextOf(req)));
+        // The plan's row cap was applied by the verb (the lifecycle's CSV gate) before any value was read.
+        const body = csvBody(table);
         if (typeof body !== 'string') keepStreamPastTimeout(req, reply);
         return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
       }

@@ -1,6 +1,6 @@
 // A route that renders one operation (src/verbs/define-verb.ts). Its query and path schemas are
-// derived from the verb's input (verb-schemas.ts), its kill switch, formats and heavy-queue
-// predicate are the verb's, and the verb charges itself (costOf 'verb'): the route adds only what
+// derived from the verb's input (verb-schemas.ts), its kill switch and formats are the verb's, and
+// the verb's lifecycle queues and charges it (costOf 'verb'): the route adds only what
 // is HTTP's own — the URL, auth mode, the stores it needs (503 before anything runs), the response
 // documentation and the CSV/compact renderings.
 import type { z } from 'zod';
@@ -40,7 +40,6 @@ export function defineVerbRoute<S extends z.ZodObject, O>(app: FastifyInstance, 
   const rest = restSchemas(verb.spec.input, spec.rest);
   const data = spec.data ?? verb.spec.output;
   if (!data) throw new Error(`${spec.url}: the verb ${verb.spec.name} declares no output schema`);
-  const heavy = verb.spec.heavy;
   defineRoute<z.ZodObject, z.ZodObject, z.ZodUndefined, z.ZodType, O>(app, {
     url: spec.url,
     summary: spec.summary,
@@ -57,12 +56,6 @@ export function defineVerbRoute<S extends z.ZodObject, O>(app: FastifyInstance, 
     fields: rest.fields,
     costOf: 'verb',
     data,
-    heavy: heavy
-      ? (query) => {
-          const input = verb.spec.input.safeParse(rest.toInput(query, {}));
-          return input.success && heavy(input.data);
-        }
-      : undefined,
     handler: ({ ctx, query, params }) => verb.invoke({ ctx, input: rest.toInput(query, params ?? {}), format: formatOf(query) }),
     csv: spec.csv ? (result) => spec.csv!(result) : undefined,
     compact: spec.compact,

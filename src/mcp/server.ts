@@ -22,7 +22,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { SERVICE_VERSION } from '../version.js';
-import { assertFeatureEnabled } from '../verbs/feature-flags.js';
+import { requestScope } from '../verbs/lifecycle/request-scope.js';
 import { requireFeature } from '../domain/plans.js';
 import { BEARER_CHALLENGE, bearerToken } from '../presentation/credentials.js';
 import type { Caller, VerbContext } from '../context/verb-context.js';
@@ -162,37 +162,32 @@ async function callTool(
   const requestId = randomUUID();
   const ctx = baseContext(deps, req, caller, requestId, instance);
   const { seams } = services;
-  const releases: Array<() => void> = [];
-  const refunds: Array<() => void> = [];
-  ctx.charge = async (units: number) => {
-    if (!seams.admit) return;
-    const admitted = await seams.admit({ ctx, caller, cost: units, ip: req.ip, instance });
-    if (admitted.release) releases.push(admitted.release);
-    if (admitted.refund) {
-      refunds.push(admitted.refund);
-      // A response cut off before its end refunds every call it carried (app.ts).
-      req.refunds.push(admitted.refund);
-    }
+  let finished = false;
+  // The call's charges, heavy slot and refunds (src/verbs/lifecycle/request-scope.ts), held until it ends.
+  const scope = requestScope({
+    caller,
+    admit: seams.admit,
+    heavyGate: app.heavyGate,
+    ip: req.ip,
+    instance,
     // RateLimit headers as on REST: the JSON response is written after the calls complete, so
     // the state after this charge is what the client sees.
-    if (!reply.raw.headersSent) for (const [k, v] of Object.entries(admitted.headers ?? {})) reply.raw.setHeader(k, v);
-  };
+    setHeaders: (headers) => {
+      if (!reply.raw.headersSent) for (const [k, v] of Object.entries(headers)) reply.raw.setHeader(k, v);
+    },
+    // A response cut off before its end refunds every call it carried (app.ts).
+    onRefund: (refund) => req.refunds.push(refund),
+    closed: () => finished,
+    atEnd: () => seams.release?.(ctx),
+  });
+  ctx.charge = (units) => scope.charge(ctx, units);
+  ctx.request = scope;
   const started = performance.now();
-  let finished = false;
   try {
     const tool = byName.get(name);
     if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
-    // The verb checks its kill switch too; checked here first so a switched-off tool answers 503 whatever the arguments.
-    assertFeatureEnabled(config, tool.feature);
-    // Wildcards and geometry wait in the same heavy queue as their REST routes (heavy-gate.ts);
-    // the verb says which requests those are. It also charges the call (ctx.charge).
-    const heavy = async () => {
-      const release = await app.heavyGate.acquire();
-      // Granted after the deadline answered: nothing will run, so the slot goes straight back.
-      if (finished) release();
-      else releases.push(release);
-    };
-    const { result, text } = await withDeadline(tool.call(ctx, args ?? {}, { heavy }), config.REQUEST_TIMEOUT_MS);
+    // The verb's lifecycle: kill switch before the arguments, gates, heavy queue, charge, run.
+    const { result, text } = await withDeadline(tool.call(ctx, args ?? {}), config.REQUEST_TIMEOUT_MS);
     ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
     return {
       content: [{ type: 'text', text }],
@@ -204,15 +199,15 @@ async function callTool(
     };
   } catch (e) {
     const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
-    // Charge only what was served: a call that failed on our side (5xx) gives its units back.
-    if (out.error.status >= 500) for (const r of refunds) r();
+    // Charge only what was served: the lifecycle refunds a run that failed on our side; this is
+    // the deadline, which answered while the run went on.
+    if (out.error.status >= 500) scope.refundCharges();
     if (out.unexpected) ctx.log.error({ err: e, tool: name, mcp_call: requestId }, 'mcp tool failed');
     else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
     return out.result;
   } finally {
     finished = true;
-    for (const r of releases) r();
-    seams.release?.(ctx);
+    scope.end();
   }
 }
 

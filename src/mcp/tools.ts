@@ -22,6 +22,7 @@ import {
   renderTopics,
   renderVariables,
 } from './render.js';
+import { dataCostTerms, wildcardTerms } from '../verbs/describe-plans.js';
 
 export interface ToolDef {
   name: string;
@@ -32,17 +33,11 @@ export interface ToolDef {
    * error, not silently ignored, because ignoring it would answer a different question.
    */
   input: z.ZodObject;
-  /** The verb's DISABLED_FEATURES flag, checked before the arguments (as REST checks it before the query). */
-  feature?: string;
   /**
-   * Parse the arguments (field errors placed `arguments → …`), wait in the heavy queue when the
-   * verb says the request may be large, run the verb and render its result.
+   * Invoke the verb (src/verbs/lifecycle/invoke.ts: kill switch first, then the arguments read
+   * here with field errors placed `arguments → …`, gates, heavy queue, charge, run) and render its result.
    */
-  call(
-    ctx: VerbContext,
-    args: Record<string, unknown>,
-    hooks: { heavy(): Promise<void> },
-  ): Promise<{ result: VerbResult<unknown>; text: string }>;
+  call(ctx: VerbContext, args: Record<string, unknown>): Promise<{ result: VerbResult<unknown>; text: string }>;
 }
 
 interface Binding<S extends z.ZodObject, O> {
@@ -63,14 +58,16 @@ function tool<S extends z.ZodObject, O>(verb: Verb<S, O>, b: Binding<S, O>): Too
     title: b.title,
     description: b.description,
     input,
-    feature: verb.spec.feature,
-    async call(ctx, args, hooks) {
-      const strict = input.safeParse(args);
-      if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
-      const own = verb.spec.input.safeParse(args);
-      if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
-      if (verb.spec.heavy?.(own.data)) await hooks.heavy();
-      const result = await verb({ ctx, input: own.data });
+    async call(ctx, args) {
+      // Read here rather than by the verb's schema, so field errors are placed `arguments → …`.
+      const parse = () => {
+        const strict = input.safeParse(args);
+        if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
+        const own = verb.spec.input.safeParse(args);
+        if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
+        return own.data;
+      };
+      const result = await verb.invoke({ ctx, input: args, parse });
       return { result, text: b.render(result) };
     },
   };
@@ -81,7 +78,9 @@ const PAGE_OFFSET = 'Index of the first result, for the next page (default 0).';
 
 const GEO_GUIDE =
   'Geography keys are {type}:{fips} with leading zeros: nation:1, state:06, county:48453, metro:12420, cd:4835, tract:48453001100, block_group:484530011001. ' +
-  'Wildcards (county:48*, tract:48453*) and names (county:Travis County, TX) expand to many geographies: county/metro/cd/tract wildcards need the Pro plan, block_group wildcards the Business plan; direct keys work on every plan. ' +
+  'Wildcards (county:48*, tract:48453*) and names (county:Travis County, TX) expand to many geographies: ' +
+  wildcardTerms() +
+  '; direct keys work on every plan. ' +
   'Use search_geographies or geocode to find keys.';
 
 const REGION_GUIDE =
@@ -99,7 +98,7 @@ export const TOOLS: readonly ToolDef[] = [
       'American Community Survey estimates (with margins of error) for one or more variables and geographies in one vintage. ' +
       'Example: variables "B19013_001E" (median household income), geo "state:06", dataset "acs1", vintage 2018 → California $75,277 ± $317. ' +
       `Variables are api_names or census codes from search_variables. ${GEO_GUIDE} ${REGION_GUIDE} ${VALUE_GUIDE} ` +
-      'Costs quota units: 1 per geography (a wildcard: 1 per 10 geographies it expands to) plus 1 per extra variable.',
+      `Costs quota units: ${dataCostTerms()}.`,
     render: (r) => renderData(longFormat(r)),
   }),
   tool(compareGeographies, {

@@ -8,21 +8,21 @@
 //     formats: ['json', 'csv'],      // csv: the plan's CSV gate and row cap apply
 //     gate: ({ input, plan }) => …,  // plan gates that need no store (before any charge)
 //     cost: { kind: 'lookup' },      // priced by src/domain/cost.ts; 'expanded': the run charges
-//     heavy: (input) => …,           // may expand to a large answer (the transports' heavy queue)
+//     heavy: (input) => …,           // may expand to a large answer: waits in the heavy queue
 //     run: async ({ ctx, input, plan, maxRows, charge }) => …,
 //   });
 //
-// Calling `getData({ ctx, input, format })` runs, in this order: the kill switch, the input parse
-// (a 422/400 AppError with neutral field names), the CSV gate, the plan gates, the charge, the
-// run. REST derives its query and path schemas from `input` (src/http/verb-route.ts), MCP its tool
+// Calling `getData({ ctx, input, format })` runs the one lifecycle (src/verbs/lifecycle/invoke.ts):
+// the kill switch, the input parse (a 422/400 AppError with neutral field names), the CSV gate, the
+// plan gates, the heavy queue, the charge, the run, and the refund when the run fails on our side. REST derives its query and path schemas from `input` (src/http/verb-route.ts), MCP its tool
 // schemas (src/mcp/tools.ts); neither decides a rule of its own.
 import type { z } from 'zod';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
-import { costOf, type RequestShape } from '../domain/cost.js';
-import { requireFeature, type Plan } from '../domain/plans.js';
-import { parseInput } from '../domain/validation.js';
-import { callerPlan } from './caller-plan.js';
-import { assertFeatureEnabled } from './feature-flags.js';
+import type { RequestShape } from '../domain/cost.js';
+import type { Plan } from '../domain/plans.js';
+import { invoke, type InvokeArgs } from './lifecycle/invoke.js';
+
+export { csvExportGate } from './lifecycle/invoke.js';
 
 /** How the transport will render the answer; `csv` is an export, gated by plan and row cap. */
 export type VerbFormat = 'json' | 'csv' | 'compact';
@@ -52,7 +52,7 @@ export interface VerbSpec<S extends z.ZodObject, O> {
   gate?: (args: { ctx: VerbContext; input: z.output<S>; plan: Plan }) => void;
   /** A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands. */
   cost: RequestShape | ((input: z.output<S>) => RequestShape) | 'expanded';
-  /** Requests that may expand to large answers: the transports queue them (src/http/heavy-gate.ts). */
+  /** Requests that may expand to large answers: they wait in the heavy queue (lifecycle/heavy-gate.ts). */
   heavy?: (input: z.output<S>) => boolean;
   run: (args: RunArgs<z.output<S>>) => Promise<VerbResult<O>>;
 }
@@ -67,47 +67,12 @@ export interface VerbCall<S extends z.ZodObject> {
 export interface Verb<S extends z.ZodObject, O> {
   (args: VerbCall<S>): Promise<VerbResult<O>>;
   /** The same call with input as a transport received it (query values, tool arguments): the verb parses it. */
-  invoke(args: { ctx: VerbContext; input?: unknown; format?: VerbFormat }): Promise<VerbResult<O>>;
+  invoke(args: InvokeArgs<S>): Promise<VerbResult<O>>;
   readonly spec: VerbSpec<S, O>;
 }
 
-/** The CSV export gate (kill switch, then plan), returning the plan's row cap. */
-export function csvExportGate(ctx: Pick<VerbContext, 'config'>, plan: Plan): number {
-  assertFeatureEnabled(ctx.config, 'csv');
-  requireFeature(plan, { kind: 'csv' }, ctx.config.DASHBOARD_URL);
-  return plan.limits.csvRowCap;
-}
-
-/** The CSV row cap of the caller's plan (the renderer's backstop; the run refuses earlier). */
-export function csvRowCap(ctx: Pick<VerbContext, 'caller'>): number {
-  return callerPlan(ctx).limits.csvRowCap;
-}
-
-async function chargeShape(ctx: VerbContext, plan: Plan, shape: RequestShape): Promise<number> {
-  const units = costOf(plan, shape);
-  await ctx.charge?.(units);
-  return units;
-}
-
 export function defineVerb<S extends z.ZodObject, O>(spec: VerbSpec<S, O>): Verb<S, O> {
-  const invoke = async ({
-    ctx,
-    input,
-    format = 'json',
-  }: {
-    ctx: VerbContext;
-    input?: unknown;
-    format?: VerbFormat;
-  }): Promise<VerbResult<O>> => {
-    assertFeatureEnabled(ctx.config, spec.feature);
-    const parsed = parseInput(spec.input, input);
-    const plan = callerPlan(ctx);
-    if (format !== 'json' && !spec.formats?.includes(format)) throw new Error(`${spec.name}: no ${format} rendering`);
-    const maxRows = format === 'csv' ? csvExportGate(ctx, plan) : undefined;
-    spec.gate?.({ ctx, input: parsed, plan });
-    if (spec.cost !== 'expanded') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
-    return spec.run({ ctx, input: parsed, plan, maxRows, format, charge: (shape) => chargeShape(ctx, plan, shape) });
-  };
-  const verb = (args: VerbCall<S>) => invoke(args);
-  return Object.assign(verb, { invoke, spec });
+  const run = (args: InvokeArgs<S>) => invoke(spec, args);
+  const verb = (args: VerbCall<S>) => run(args);
+  return Object.assign(verb, { invoke: run, spec });
 }

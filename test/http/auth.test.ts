@@ -1,4 +1,4 @@
-// Authentication and admission through the production seams (src/http/seams.ts → accounts verbs)
+// Authentication and admission through the production seams (src/verbs/lifecycle/seams.ts → accounts verbs)
 // on a real SQLite accounts store.
 import fs from 'node:fs';
 import os from 'node:os';

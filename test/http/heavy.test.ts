@@ -3,7 +3,7 @@
 // heavy requests queue among themselves while light ones pass.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEAVY_VARIABLES } from '../../bench/lib/heavy-request.js';
-import { HeavyGate } from '../../src/http/heavy-gate.js';
+import { HeavyGate } from '../../src/verbs/lifecycle/heavy-gate.js';
 import { MAX_GEOMETRY_GEOGRAPHIES, MAX_RESPONSE_CELLS } from '../../src/domain/row-cap.js';
 import { startService, type Service } from '../support/service.js';
 

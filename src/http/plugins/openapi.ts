@@ -9,6 +9,7 @@ import type { Config } from '../../config.js';
 import { SERVICE_VERSION } from '../../version.js';
 import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
 import type { RouteMeta } from '../route-helpers.js';
+import { csvRowCapText, csvTerms } from '../../verbs/describe-plans.js';
 
 export const API_VERSION = SERVICE_VERSION;
 
@@ -20,7 +21,7 @@ Conventions (details in docs/api.md):
 - Several \`variables\` are comma-separated; several \`geo\` specifiers are separated by \`;\` (names contain commas); repeating either parameter also works.
 - \`dataset\` defaults to \`acs5\`; \`vintage\` defaults to the latest vintage loaded for that dataset.
 - Pagination: \`limit\` (default 50, reduced to the plan maximum) and \`offset\` (default 0); \`meta.total_count\`, \`links.next\`, \`links.prev\`.
-- \`format=csv\` (Pro and above) returns text/csv as an attachment; more than 10,000 rows is refused with 413 payload-too-large (never silently truncated).
+- \`format=csv\` returns text/csv as an attachment: ${csvTerms()}.
 - Errors are RFC 9457 problem details (\`application/problem+json\`): 422 when a parameter is missing or cannot be read as its type, 400 when it is readable but not acceptable.`;
 
 const problemSchema = {
@@ -89,7 +90,9 @@ function errorResponses(meta: RouteMeta | undefined, parts: { input: boolean; pa
     r['415'] = problemResponse('unsupported-media-type: send application/json.');
   }
   if (meta?.formats.includes('csv'))
-    r['413'] = problemResponse('payload-too-large: the CSV would exceed 10,000 rows, or an expansion is larger than any plan allows.');
+    r['413'] = problemResponse(
+      `payload-too-large: the CSV would exceed ${csvRowCapText()} rows, or an expansion is larger than any plan allows.`,
+    );
   r['500'] = problemResponse('internal-error; quote request_id when contacting support.');
   r['503'] = problemResponse('dependency-unavailable or feature-unavailable; retry with backoff.');
   return r;

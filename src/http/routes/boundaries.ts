@@ -17,6 +17,7 @@ import { centroids } from '../../verbs/centroids.js';
 import type { VerbResult } from '../../context/verb-context.js';
 import { defineRawRoute } from '../route-helpers.js';
 import { restSchemas } from '../verb-schemas.js';
+import { boundaryCostTerms, levelsByPlan } from '../../verbs/describe-plans.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
@@ -63,7 +64,10 @@ export function boundaryRoutes(app: FastifyInstance) {
     url: '/v1/boundaries/:target',
     summary: 'Boundaries: every geography of a type (FeatureCollection) or one geography (Feature)',
     description:
-      '`{target}` is a geography type (`state`, `county`, `metro`, `cd`, `tract`, …) for a streamed FeatureCollection of every geography of the type, or a geo key (`state:06`, `county:48453`) for one Feature. Bare GeoJSON (`application/geo+json`, not enveloped); `X-Boundary-Vintage` names the boundary vintage; strong `ETag` with `If-None-Match` → 304. Levels by plan: Free nation and state; Pioneer adds county, metro, cd; Pro adds tract; Business adds block_group and 5m; Enterprise 500k. Other levels or resolutions → 403 `feature-requires-upgrade` with `upgrade_url`. A slot the data lacks (e.g. state 5m) → 404 with the reason. Costs 0 units.',
+      '`{target}` is a geography type (`state`, `county`, `metro`, `cd`, `tract`, …) for a streamed FeatureCollection of every geography of the type, or a geo key (`state:06`, `county:48453`) for one Feature. Bare GeoJSON (`application/geo+json`, not enveloped); `X-Boundary-Vintage` names the boundary vintage; strong `ETag` with `If-None-Match` → 304. Levels by plan: ' +
+      levelsByPlan('boundaries') +
+      '. Other levels or resolutions → 403 `feature-requires-upgrade` with `upgrade_url`. A slot the data lacks (e.g. state 5m) → 404 with the reason. ' +
+      `${boundaryCostTerms()}.`,
     tags: ['boundaries'],
     auth: 'api-key',
     needs: ['boundaries'],
@@ -89,7 +93,8 @@ export function boundaryRoutes(app: FastifyInstance) {
     url: '/v1/centroids/:geo_type',
     summary: 'Centroid points of every geography of a type (GeoJSON, for dot maps)',
     description:
-      "A streamed GeoJSON FeatureCollection of Points (`application/geo+json`, not enveloped); the collection's `centroids` member says which kind of point the level has (`population_center` or `internal_point`) and its source. `X-Boundary-Vintage`, strong `ETag`, If-None-Match → 304. Levels by plan as for boundaries (Free nation and state … Business block_group). Costs 0 units.",
+      "A streamed GeoJSON FeatureCollection of Points (`application/geo+json`, not enveloped); the collection's `centroids` member says which kind of point the level has (`population_center` or `internal_point`) and its source. `X-Boundary-Vintage`, strong `ETag`, If-None-Match → 304. Levels by plan: " +
+      `${levelsByPlan('centroids')}. ${boundaryCostTerms()}.`,
     tags: ['boundaries'],
     auth: 'api-key',
     needs: ['boundaries'],

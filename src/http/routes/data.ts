@@ -10,6 +10,7 @@ import type { ObservationCell } from '../../verbs/observations/engine.js';
 import type { CsvTable } from '../csv.js';
 import { defineVerbRoute } from '../verb-route.js';
 import { withChangeColumns, withDollarsColumns } from '../csv-dollars.js';
+import { csvRowCapText, plansWith } from '../../verbs/describe-plans.js';
 
 /** REST wording of the fields the three operations share. */
 const common = {
@@ -85,7 +86,9 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/data',
     summary: 'Estimates with margins of error for variables and geographies',
     description:
-      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, Pro+) has the same columns, annotations as codes; more than 10,000 rows is refused with 413.' +
+      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, ' +
+      plansWith({ kind: 'csv' }) +
+      `) has the same columns, annotations as codes; more than ${csvRowCapText()} rows is refused with 413.` +
       DOLLARS_SENTENCE +
       SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
@@ -96,7 +99,9 @@ export function dataRoutes(app: FastifyInstance) {
         describe:
           'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.',
       },
-      include_geometry: { describe: "Add each geography's GeoJSON geometry (20m) to its cells; Pro plan and above." },
+      include_geometry: {
+        describe: `Add each geography's GeoJSON geometry (20m) to its cells; ${plansWith({ kind: 'include_geometry' })}.`,
+      },
     },
     csv: (result) => withDollarsColumns(cellsCsv('data', longFormat(result)), longFormat(result).data),
     // The verb builds the compact table itself when asked for it (observations/compact.ts).

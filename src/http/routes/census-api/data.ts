@@ -72,15 +72,7 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
         handler: async ({ ctx, query, params, req, reply }) => {
           refuseOtherParameters(req.url);
           const input = { dataset, vintage: params.vintage, get: query.get, for: query.for, in: query.in, ucgid: query.ucgid };
-          if (censusApiQuery.spec.heavy?.(censusApiQueryInput.parse(input))) {
-            // Wildcards wait in the heavy queue, as on /v1/data.
-            const release = await req.server.heavyGate.acquire();
-            if (reply.sent || reply.raw.writableEnded || reply.raw.destroyed) {
-              release();
-              return reply;
-            }
-            reply.raw.once('close', release);
-          }
+          // Wildcards wait in the heavy queue, as on /v1/data: the verb's lifecycle queues them.
           const result = await censusApiQuery.invoke({ ctx, input });
           reply.header('Cache-Control', 'private, no-store');
           if (result.data.length === 0) return reply.code(204).send();

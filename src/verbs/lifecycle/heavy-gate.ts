@@ -3,7 +3,7 @@
 // at most HEAVY_CONCURRENCY are computed and serialized at once, and light requests (/v1/topics,
 // one geography) never queue behind them. Measured in bench/heavy.ts. A slot is held until the
 // response is fully written (streams included), since serialization is most of the work.
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../../domain/errors.js';
 
 export class HeavyGate {
   private running = 0;

@@ -1,0 +1,66 @@
+// The plan and price wording every transport shows (route and tool descriptions, the OpenAPI
+// document), written from the plan table (src/domain/plans.ts) and the cost table
+// (src/domain/cost.ts), so a change of plan or price is one edit there and the docs follow.
+import { costOf, EXPANSION_PER_UNIT } from '../domain/cost.js';
+import { PLAN_IDS, PLANS, requiredPlanFor, type Feature } from '../domain/plans.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The cheapest plan with a feature, as "Pro and above". */
+export function plansWith(f: Feature): string {
+  const plan = requiredPlanFor(f);
+  return plan.id === PLAN_IDS[PLAN_IDS.length - 1] ? plan.name : `${plan.name} and above`;
+}
+
+/** The CSV export's row cap on the cheapest plan that has CSV. */
+export function csvRowCapText(): string {
+  return count(requiredPlanFor({ kind: 'csv' }).limits.csvRowCap);
+}
+
+/** `format=csv`: who has it and its cap. */
+export function csvTerms(): string {
+  return `CSV export (format=csv) is for ${plansWith({ kind: 'csv' })}; more than ${csvRowCapText()} rows is refused with 413 payload-too-large (never silently truncated)`;
+}
+
+/** "Free nation and state; Pioneer adds county, metro, cd; …": what each plan adds to the one before. */
+export function levelsByPlan(kind: 'boundaries' | 'centroids'): string {
+  const parts: string[] = [];
+  let levels: readonly string[] = [];
+  let resolutions: readonly string[] | undefined;
+  for (const id of PLAN_IDS) {
+    const f = PLANS[id].features;
+    const own = kind === 'boundaries' ? f.boundaryLevels : f.centroidLevels;
+    const newLevels = own.filter((l) => !levels.includes(l));
+    const newRes = kind === 'boundaries' && resolutions ? f.resolutions.filter((r) => !resolutions!.includes(r)) : [];
+    const added = [newLevels.join(', '), ...newRes].filter((s) => s !== '');
+    if (added.length > 0) {
+      const what = added.join(' and ');
+      parts.push(parts.length === 0 ? `${PLANS[id].name} ${what.replace(/, ([^,]*)$/, ' and $1')}` : `${PLANS[id].name} adds ${what}`);
+    }
+    levels = own;
+    resolutions = f.resolutions;
+  }
+  return parts.join('; ');
+}
+
+/** Which plan each kind of wildcard needs. */
+export function wildcardTerms(): string {
+  const tract = requiredPlanFor({ kind: 'wildcard', level: 'tract' }).name;
+  const bg = requiredPlanFor({ kind: 'wildcard', level: 'block_group' }).name;
+  return `county/metro/cd/tract wildcards need the ${tract} plan, block_group wildcards the ${bg} plan`;
+}
+
+/** include_geometry's plan. */
+export function geometryTerms(): string {
+  return `${plansWith({ kind: 'include_geometry' })}`;
+}
+
+/** What a data request costs (src/domain/cost.ts). */
+export function dataCostTerms(): string {
+  return `1 per geography (a wildcard: 1 per ${EXPANSION_PER_UNIT} geographies it expands to) plus 1 per extra variable`;
+}
+
+/** What a boundary or centroid download costs a plan that has access to it. */
+export function boundaryCostTerms(): string {
+  return `Costs ${costOf(PLANS[PLAN_IDS[0]], { kind: 'boundaries', level: 'nation' })} units`;
+}
