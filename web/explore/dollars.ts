@@ -6,7 +6,9 @@
 // CPI-U-RS, the index the Bureau uses for ACS income comparisons); the labels then say that year.
 import type { Cell } from './api.js';
 
-const DOLLAR_YEAR = /\s*\(in \d{4} inflation-adjusted dollars\)/gi;
+// Both the Bureau's "(in 2018 inflation-adjusted dollars)" and the catalog's "(in inflation-adjusted
+// dollars of the survey year)": with constant dollars neither is true, and each value says its year.
+const DOLLAR_YEAR = /\s*\(in (?:\d{4} )?inflation-adjusted dollars(?: of the survey year)?\)/gi;
 
 /** A label without its "(in YYYY inflation-adjusted dollars)" (the year belongs to each value). */
 export function withoutDollarYear(label: string): string {
