@@ -16,6 +16,8 @@ export class ApiError extends Error {
   }
 }
 
+import { followPolicy, queue } from '../shared/concurrency.js';
+
 let apiKey = '';
 let csrf = '';
 
@@ -40,14 +42,25 @@ function headers(): Record<string, string> {
 
 /**
  * A page makes several requests at once (map, series, comparison, names), and a plan admits only so
- * many at a time (Free: 2). A request refused for that alone (429, limit_type concurrency) is sent
- * again once the others have had time to finish, a few times with growing waits, instead of
- * showing the reader an error for the page's own eagerness. Other 429s (burst, monthly) are shown.
+ * many at a time (Free: 2). Every request waits its turn in one queue sized from the plan's
+ * concurrency limit (shared/concurrency.ts), so the page stays under it. A request still refused
+ * for that alone (429, limit_type concurrency: another tab or script of the same account was
+ * busy) is sent again after a growing wait, a few times; other 429s (burst, monthly) are shown.
  */
 const CONCURRENCY_RETRIES = 6;
 
-async function call(path: string, attempt = 0): Promise<Response> {
+async function send(path: string): Promise<Response> {
   const res = await fetch(path, { headers: headers(), credentials: apiKey ? 'omit' : 'same-origin' });
+  followPolicy(res.headers.get('RateLimit-Policy'));
+  return res;
+}
+
+async function call(path: string, attempt = 0): Promise<Response> {
+  // The body is read inside the queue's turn: the server holds the slot until it has sent it.
+  const res = await queue(async () => {
+    const r = await send(path);
+    return new Response(await r.blob(), { status: r.status, statusText: r.statusText, headers: r.headers });
+  });
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 429 && body.limit_type === 'concurrency' && attempt < CONCURRENCY_RETRIES) {
@@ -61,6 +74,19 @@ async function call(path: string, attempt = 0): Promise<Response> {
 
 export async function getJson<T>(path: string): Promise<T> {
   return (await call(path)).json() as Promise<T>;
+}
+
+/** A JSON body sent to the account's API (the session's CSRF token or the key goes along). */
+export async function postJson<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { ...headers(), 'Content-Type': 'application/json' },
+    credentials: apiKey ? 'omit' : 'same-origin',
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok) throw new ApiError({ status: res.status, ...json } as Problem);
+  return json as T;
 }
 
 export async function getBlob(path: string): Promise<Blob> {
@@ -87,6 +113,9 @@ export interface Cell {
   moe_numeric: number | null;
   estimate_annotation: { code: string; meaning: string } | null;
   moe_annotation: { code: string; meaning: string } | null;
+  /** With `dollars=YYYY`: how a value was restated (the CPI-U-RS factor and years), or why it was not. */
+  dollars?:
+    { adjusted: true; factor: number; source_year: number; target_year: number; index: string } | { adjusted: false; reason: string };
   comparison?: {
     reference_geo_key: string;
     difference: number | null;

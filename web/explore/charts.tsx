@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { cvOf, fmt, reliability, type Cell } from './api.js';
 import type { DefinitionChange } from './definitions.js';
-import { dollarsNote, isDollars } from './dollars.js';
+import { constantDollarYear, dollarsNote, isDollars } from './dollars.js';
 
 type SortKey = 'name' | 'estimate' | 'moe' | 'cv';
 
@@ -90,8 +90,14 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
   const changeAt = new Map(changes.map((d) => [d.vintage, d]));
   const span = `${years[0]}–${years[years.length - 1]}`;
   const dollars = isDollars(cells[0]);
-  const dollarsWords =
-    dollars && years.length > 1 ? ', each year in its own year’s dollars (not adjusted for inflation between years)' : '';
+  const constant = dollars ? constantDollarYear(cells) : null;
+  const dollarsWords = !dollars
+    ? ''
+    : constant !== null
+      ? `, in constant ${constant} dollars (restated with the CPI-U-RS)`
+      : years.length > 1
+        ? ', each year in its own year’s dollars (not adjusted for inflation between years)'
+        : '';
   const table = (
     <div class="table-wrap">
       <table data-testid="series-table">
@@ -247,9 +253,11 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
       </svg>
       <figcaption class="hint">
         Line: estimate. Band: 90% margin of error. Dashed lines: years without a value (reasons below).
-        {dollarsWords
-          ? ' Dollars: each year in its own year’s dollars, as the Census Bureau publishes them (not adjusted for inflation).'
-          : ''}
+        {constant !== null
+          ? ` Dollars: every year restated in ${constant} dollars with the CPI-U-RS, the index the Census Bureau uses for ACS income comparisons; the MOE is scaled by the same factor.`
+          : dollarsWords
+            ? ' Dollars: each year in its own year’s dollars, as the Census Bureau publishes them (not adjusted for inflation).'
+            : ''}
         {changes.length > 0 ? ' Solid orange lines (◆): the geography’s definition changes there; the line does not join across them.' : ''}
       </figcaption>
       {changeList}

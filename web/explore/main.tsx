@@ -2,8 +2,9 @@
 // between places, from this service's own public API. Every view's state is in the URL (share
 // it) and every view shows the exact API request behind it ("copy as curl").
 import { render, type ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, curlFor, getBlob, getJson, hasCredentials, humanLabel, isRawLabel, loadSession, useKey, type Cell } from './api.js';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, curlFor, getBlob, getJson, hasCredentials, humanLabel, isRawLabel, loadSession, type Cell } from './api.js';
+import { KeyForm } from '../shared/key-form.js';
 import { RankedTable, SeriesChart } from './charts.js';
 import { CompareTable } from './compare.js';
 import { definitionChanges, type Definition, type DefinitionChange } from './definitions.js';
@@ -12,6 +13,7 @@ import { ChoroplethMap, type Shapes } from './map.js';
 import { copyText } from './clipboard.js';
 import { allOrViewError } from './gates.js';
 import { PlacePicker, resolvePlace, US, type Place } from './places.js';
+import { RegionFigure, regionPath, SaveRegion, useRegion } from './region.js';
 
 interface View {
   variable: string;
@@ -23,6 +25,10 @@ interface View {
   compare: string[];
   from: string;
   to: string;
+  /** Members of the reader's custom region (geographies of one level), answered as `geo=region(…)`. */
+  region: string[];
+  /** The series in one year's dollars (`dollars=YYYY`), or '' for each year's own, as published. */
+  dollars: string;
 }
 
 const DEFAULTS: View = {
@@ -35,7 +41,12 @@ const DEFAULTS: View = {
   compare: [],
   from: '2005',
   to: '2018',
+  region: [],
+  dollars: '',
 };
+
+/** A region on this page holds up to this many places (a county map's service area; tracts of a neighbourhood). */
+const MAX_REGION = 50;
 
 function readView(): View {
   const p = new URLSearchParams(location.search);
@@ -52,6 +63,8 @@ function readView(): View {
     from: get('from'),
     // The series ends at the map's year unless the URL says otherwise.
     to: p.get('to') ?? get('vintage'),
+    region: (p.get('region') ?? '').split(';').filter(Boolean).slice(0, MAX_REGION),
+    dollars: /^\d{4}$/.test(p.get('dollars') ?? '') ? p.get('dollars')! : '',
   };
 }
 
@@ -82,6 +95,14 @@ function geoSpec(v: View, withinName: string | undefined): string | null {
   if (byName(v.within)) return withinName ? `${v.level}:${withinName}` : null;
   if (v.level === 'county') return v.within.startsWith('state:') ? `county:${v.within.slice('state:'.length)}*` : 'county:*';
   return v.within.startsWith('county:') ? `tract:${v.within.slice('county:'.length)}*` : null;
+}
+
+/** The years a series can be restated in: its own years, newest first (and a year the URL asked for). */
+function dollarYears(from: string, to: string, asked: string): string[] {
+  const years = new Set<string>();
+  for (let y = Number(to); y >= Number(from) && years.size < 30; y--) years.add(String(y));
+  if (asked) years.add(asked);
+  return [...years].sort((a, b) => Number(b) - Number(a));
 }
 
 /** Notes of a series' meta that are about this geography (e.g. Connecticut's counties replaced in 2022). */
@@ -279,7 +300,6 @@ function App() {
   const [view, setView] = useState<View>(readView());
   const [ready, setReady] = useState(false);
   const [who, setWho] = useState<string>();
-  const [keyInput, setKeyInput] = useState('');
   const [map, setMap] = useState<{ shapes: Shapes; cells: Cell[]; arrivedAt: number }>();
   const [mapError, setMapError] = useState<unknown>();
   const [series, setSeries] = useState<{ cells: Cell[]; notes: string[] }>();
@@ -330,7 +350,7 @@ function App() {
     : null;
   // ACS 5-year estimates start in 2009; an earlier `from` is moved there rather than refused.
   const from = view.dataset === 'acs5' ? String(Math.max(2009, Number(view.from) || 2009)) : view.from;
-  const seriesPath = `/v1/timeseries?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(view.geo)}&dataset=${view.dataset}&from=${from}&to=${view.to}`;
+  const seriesPath = `/v1/timeseries?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(view.geo)}&dataset=${view.dataset}&from=${from}&to=${view.to}${view.dollars ? `&dollars=${view.dollars}` : ''}`;
   const comparePath = `/v1/compare?variables=${encodeURIComponent(view.variable)}&geo=${encodeURIComponent(view.compare.join(';'))}&dataset=${view.dataset}&vintage=${view.vintage}`;
 
   // A parent area from a shared URL is a key: its name comes from /v1/geographies/{key}.
@@ -392,6 +412,12 @@ function App() {
     );
   }, [ready, comparePath]);
 
+  const regionRequest = view.region.length > 0 ? regionPath(view.variable, view.region, view.dataset, view.vintage) : null;
+  const region = useRegion(ready, regionRequest);
+  const members = useMemo(() => new Set(view.region), [view.region.join(';')]);
+  const toggleMember = (key: string) =>
+    update({ region: view.region.includes(key) ? view.region.filter((k) => k !== key) : [...view.region, key].slice(0, MAX_REGION) });
+
   const downloadCsv = async () => {
     if (!dataPath) return;
     try {
@@ -408,39 +434,15 @@ function App() {
   const select = (c: Cell) => update({ geo: c.geo_key });
   const addCompare = (key: string) => update({ compare: [...new Set([...view.compare, key])].slice(0, 5) });
 
-  if (!ready) {
+  if (!ready)
     return (
-      <main id="main" class="card">
-        <h1>Census explorer</h1>
-        <p class="lead">Maps, tables and time series of ACS estimates with their margins of error.</p>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            useKey(keyInput);
-            setReady(hasCredentials());
-          }}
-        >
-          <label for="api-key">Your API key</label>
-          <input
-            id="api-key"
-            type="password"
-            autoComplete="off"
-            value={keyInput}
-            onInput={(e) => setKeyInput((e.target as HTMLInputElement).value)}
-            aria-describedby="key-hint"
-            required
-          />
-          <p id="key-hint" class="hint">
-            Kept in this page’s memory only (gone when you close or reload it). Or{' '}
-            <a href="/dashboard/auth/login?next=/dashboard">sign in to the dashboard</a> and come back.
-          </p>
-          <button type="submit" class="primary">
-            Explore
-          </button>
-        </form>
-      </main>
+      <KeyForm
+        title="Census explorer"
+        lead="Maps, tables and time series of ACS estimates with their margins of error."
+        action="Explore"
+        onReady={() => setReady(true)}
+      />
     );
-  }
 
   // The series' latest year names the variable as it is now (older labels carry older dollars).
   const first = map?.cells[0] ?? series?.cells.at(-1) ?? compare?.[0];
@@ -456,7 +458,10 @@ function App() {
           type: view.within.split(':')[0]!,
         };
   const seriesName = series?.cells[0]?.geo_name ?? view.geo;
-  const nameOf = (key: string) => compare?.find((c) => c.geo_key === key)?.geo_name ?? (key === view.geo ? seriesName : key);
+  const nameOf = (key: string) =>
+    compare?.find((c) => c.geo_key === key)?.geo_name ??
+    map?.cells.find((c) => c.geo_key === key)?.geo_name ??
+    (key === view.geo ? seriesName : key);
   // A disabled button says why (a sixth place, or one already compared).
   const addRefusal = view.compare.includes(view.geo)
     ? `${seriesName} is already in the comparison.`
@@ -481,6 +486,7 @@ function App() {
         {map && dataPath && <Skip to="table-title">Skip to the ranked table</Skip>}
         <Skip to="series-title">Skip to the time series</Skip>
         <Skip to="compare-title">Skip to the comparison</Skip>
+        <Skip to="region-title">Skip to the region</Skip>
       </div>
       <header class="top">
         <div class="brand">
@@ -602,6 +608,8 @@ function App() {
               arrivedAt={map.arrivedAt}
               selected={view.geo}
               onSelect={select}
+              members={members}
+              onToggleMember={(c) => toggleMember(c.geo_key)}
               label={label}
             />
           )}
@@ -657,7 +665,32 @@ function App() {
                 onChange={(e) => update({ to: (e.target as HTMLInputElement).value })}
               />
             </div>
+            {(view.dollars !== '' || isDollars(series?.cells[0])) && (
+              <div>
+                <label for="dollars">Dollars</label>
+                <select
+                  id="dollars"
+                  value={view.dollars}
+                  aria-describedby="dollars-hint"
+                  onChange={(e) => update({ dollars: (e.target as HTMLSelectElement).value })}
+                >
+                  <option value="">Each year’s own (as published)</option>
+                  {dollarYears(from, view.to, view.dollars).map((y) => (
+                    <option key={y} value={y}>
+                      In {y} dollars (CPI-U-RS)
+                    </option>
+                  ))}
+                </select>
+              </div>
+            )}
           </form>
+          {(view.dollars !== '' || isDollars(series?.cells[0])) && (
+            <p id="dollars-hint" class="hint">
+              The Bureau publishes each year in its own dollars, so a change between years includes inflation. Constant dollars restate
+              every year in one year’s dollars with the CPI-U-RS (the index the Bureau uses for ACS income comparisons); the MOE is scaled
+              by the same factor.
+            </p>
+          )}
           <p id="geo-hint" class="hint">
             A name (Texas, Travis County, TX), a key (state:06, county:48453) or a typed name the API resolves (county:Travis County, TX).
             Click a shape or a table row to pick it.
@@ -692,7 +725,15 @@ function App() {
               <span id="add-refusal" class="hint" data-testid="add-refusal">
                 {addRefusal}
               </span>
-            )}
+            )}{' '}
+            <button
+              type="button"
+              class="secondary small"
+              onClick={() => toggleMember(view.geo)}
+              aria-pressed={view.region.includes(view.geo)}
+            >
+              {view.region.includes(view.geo) ? `Remove ${seriesName} from the region` : `Add ${seriesName} to the region`}
+            </button>{' '}
             <a href={`/profile/${encodeURIComponent(series?.cells[0]?.geo_key ?? view.geo)}`} data-testid="series-profile">
               Profile of {seriesName}
             </a>
@@ -729,6 +770,42 @@ function App() {
           {compareError !== undefined && <Problem error={compareError} />}
           {compare && view.compare.length >= 2 && <CompareTable cells={compare} />}
           {view.compare.length >= 2 && <Request path={comparePath} />}
+        </Section>
+        <Section id="region-title" title="Region">
+          <p class="hint">
+            Several places of one level as one: Shift+click shapes on the map (or focus one and press Shift+Enter), or add the series’ place
+            with its button. Counts are summed; the API computes the MOE, percents and medians as the Census Bureau’s handbook says.
+          </p>
+          {view.region.length > 0 && (
+            <ul class="chips" aria-label="Places in the region" data-testid="region-members">
+              {view.region.map((k) => (
+                <li key={k}>
+                  {nameOf(k)} <span class="mono">{k}</span>{' '}
+                  <button
+                    type="button"
+                    class="link"
+                    aria-label={`Remove ${nameOf(k)} (${k}) from the region`}
+                    onClick={() => toggleMember(k)}
+                  >
+                    remove
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          {view.region.length === 0 ? (
+            <p>No places yet.</p>
+          ) : (
+            <p>
+              <button type="button" class="secondary small" onClick={() => update({ region: [] })}>
+                Clear the region
+              </button>
+            </p>
+          )}
+          {region.error !== undefined && <Problem error={region.error} />}
+          {region.answer && <RegionFigure answer={region.answer} nameOf={nameOf} />}
+          {regionRequest && <Request path={regionRequest} />}
+          {who && view.region.length > 0 && <SaveRegion members={view.region} />}
         </Section>
         <p class="hint">
           This page’s address holds the whole view: <CopyButton text={shareUrl} label="copy link to this view" class="link" />

@@ -3,7 +3,7 @@
 // grey with their reason. The map is one Tab stop (a roving tabindex: thousands of county shapes
 // must not each be a Tab stop); inside it the arrow keys move to the nearest shape that way, Home
 // and End to the first and last, Enter picks. Hover or focus shows estimate, MOE, CV and any
-// annotation. The time from data arrival to the drawn map is measured and shown.
+// annotation. Shift+click or Shift+Enter puts a shape in the reader's custom region (outlined). The time from data arrival to the drawn map is measured and shown.
 import type { Feature, FeatureCollection, Geometry } from 'geojson';
 import { geoAlbersUsa, geoConicEqualArea, geoPath, type GeoProjection } from 'd3-geo';
 import { Component } from 'preact';
@@ -95,11 +95,13 @@ class PathLayer extends Component<{
   breaks: number[];
   unit: string;
   selected?: string;
+  /** Keys of the places in the reader's custom region (outlined). */
+  members: Set<string>;
   onFocusShape: (e: Event) => void;
   onBlurShape: () => void;
 }> {
   override shouldComponentUpdate(next: PathLayer['props']): boolean {
-    return next.items !== this.props.items || next.selected !== this.props.selected;
+    return next.items !== this.props.items || next.selected !== this.props.selected || next.members !== this.props.members;
   }
   /** The one shape in the Tab order: the selected one when drawn, else the first. */
   entry(): string | undefined {
@@ -115,20 +117,21 @@ class PathLayer extends Component<{
     (this.base as Element).querySelector(`path.shape[data-geo="${entry}"]`)?.setAttribute('tabindex', '0');
   }
   override render() {
-    const { items, breaks, unit, selected } = this.props;
+    const { items, breaks, unit, selected, members } = this.props;
     const entry = this.entry();
     return (
       <g>
         {items.map(({ f, d, cell }) => {
           const c = cvOf(cell);
           const fill = cell.estimate === null ? NULL_FILL : RAMP[classOf(cell.estimate, breaks)]!;
-          const label = `${f.properties.name}: ${cell.estimate === null ? `no value (${cell.estimate_annotation?.meaning ?? 'not available'})` : `${fmt(cell.estimate, unit)} ± ${fmt(cell.moe_numeric, unit)}`}`;
+          const inRegion = members.has(cell.geo_key);
+          const label = `${f.properties.name}${inRegion ? ' (in the region)' : ''}: ${cell.estimate === null ? `no value (${cell.estimate_annotation?.meaning ?? 'not available'})` : `${fmt(cell.estimate, unit)} ± ${fmt(cell.moe_numeric, unit)}`}`;
           return [
             <path
               key={f.properties.geo_key}
               d={d}
               fill={fill}
-              class={selected === cell.geo_key ? 'shape selected' : 'shape'}
+              class={`shape${selected === cell.geo_key ? ' selected' : ''}${inRegion ? ' in-region' : ''}`}
               // Lower case: on SVG elements preact sets the attribute as written, and SVG's is `tabindex`.
               tabindex={cell.geo_key === entry ? 0 : -1}
               role="button"
@@ -153,6 +156,8 @@ export function ChoroplethMap({
   arrivedAt,
   selected,
   onSelect,
+  members,
+  onToggleMember,
   label,
 }: {
   shapes: Shapes;
@@ -160,6 +165,9 @@ export function ChoroplethMap({
   arrivedAt: number;
   selected?: string;
   onSelect: (c: Cell) => void;
+  members: Set<string>;
+  /** Shift+click or Shift+Enter: the shape joins or leaves the custom region. */
+  onToggleMember: (c: Cell) => void;
   /** The variable as a person reads it (not the raw census label). */
   label: string;
 }) {
@@ -220,22 +228,30 @@ export function ChoroplethMap({
         class="map"
         onMouseOver={delegate(show)}
         onMouseOut={() => setHover(undefined)}
-        onClick={delegate((cell) => onSelect(cell))}
+        onClick={(e) => delegate((cell) => (e.shiftKey || e.ctrlKey || e.metaKey ? onToggleMember(cell) : onSelect(cell)))(e)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' || e.key === ' ') {
             e.preventDefault();
-            delegate((cell) => onSelect(cell))(e);
+            delegate((cell) => (e.shiftKey ? onToggleMember(cell) : onSelect(cell)))(e);
           } else if (moveFocus(e.currentTarget as SVGSVGElement, e.target as Element, e.key)) e.preventDefault();
         }}
         role="group"
-        aria-label={`Map of ${label}: one Tab stop; arrow keys move between shapes, Enter picks one; the table below has the same values`}
+        aria-label={`Map of ${label}: one Tab stop; arrow keys move between shapes, Enter picks one, Shift+Enter adds it to or removes it from the region; the table below has the same values`}
       >
         <defs>
           <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <line x1="0" y1="0" x2="0" y2="6" stroke="#1b1f24" stroke-width="1.5" />
           </pattern>
         </defs>
-        <PathLayer items={drawn.items} breaks={breaks} unit={unit} selected={selected} onFocusShape={onFocusShape} onBlurShape={hide} />
+        <PathLayer
+          items={drawn.items}
+          breaks={breaks}
+          unit={unit}
+          selected={selected}
+          members={members}
+          onFocusShape={onFocusShape}
+          onBlurShape={hide}
+        />
       </svg>
       {hover && (
         <div class="tooltip" role="status" style={{ left: `${(hover.x / W) * 100}%`, top: `${hover.y}px` }} data-testid="tooltip">
@@ -292,6 +308,7 @@ export function ChoroplethMap({
       <p class="hint" data-testid="render-ms" data-ms={renderMs}>
         {drawn.items.length.toLocaleString('en-US')} shapes{renderMs !== undefined ? `, drawn ${renderMs} ms after the data arrived` : ''}.
         Keyboard: Tab reaches the map once; the arrow keys move between shapes, Home and End go to the first and last, Enter picks.
+        Shift+click or Shift+Enter adds a shape to the region (or removes it).
       </p>
     </div>
   );

@@ -60,27 +60,10 @@ export interface Profile {
 
 export const metrics = { requests: 0 };
 
-/**
- * At most two requests in flight: the Free plan's concurrency limit (docs/plans.md), which a
- * signed-in dashboard user is on; a third at once would be refused with 429. Requests wait in
- * the order they are asked for, so the headline figures go first.
- */
-export const MAX_IN_FLIGHT = 2;
-let inFlight = 0;
-const waiting: (() => void)[] = [];
-
+/** Every request goes through the shared client, whose queue keeps the page under the plan's concurrency limit. */
 async function get<T>(path: string): Promise<T> {
   metrics.requests++;
-  // A finished request hands its slot straight to the next waiting one.
-  if (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
-  else inFlight++;
-  try {
-    return await getJson<T>(path);
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else inFlight--;
-  }
+  return getJson<T>(path);
 }
 
 const settle = <T>(p: Promise<T>): Promise<Part<T>> =>

@@ -4,7 +4,9 @@
 // time, and links up, down and into the explorer. Built only on the public API.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { curlFor, hasCredentials, loadSession, useKey } from '../explore/api.js';
+import { curlFor, getJson, hasCredentials, loadSession, type Cell } from '../explore/api.js';
+import { withoutDollarYear } from '../explore/dollars.js';
+import { KeyForm } from '../shared/key-form.js';
 import { SeriesChart } from '../explore/charts.js';
 import { DistributionChart } from './distribution.js';
 import { FigureTable } from './figures.js';
@@ -137,16 +139,62 @@ function usePart<T>(pending: Promise<Part<T>> | null): Part<T> | undefined {
   return part;
 }
 
-function Trends({ pending, note }: { pending: Profile['trends']; note: string }) {
-  const trends = usePart(pending);
+/**
+ * The series of a few key figures, as published (each year in its own dollars) or, on request, in
+ * constant dollars of the profile's year (`dollars=YYYY`, one more request).
+ */
+function Trends({ pending, placeKey, choice }: { pending: Profile['trends']; placeKey: string; choice: Profile['choice'] }) {
+  const published = usePart(pending);
+  const [dollars, setDollars] = useState('');
+  const [restated, setRestated] = useState<Part<Cell[]>>();
   useEffect(() => {
-    if (trends) mark('trendsMs');
-  }, [trends]);
-  if (!trends) return <p aria-busy="true">Loading the series…</p>;
-  if (!trends.ok) return <Problem error={trends.error} />;
+    if (published) mark('trendsMs');
+  }, [published]);
+  useEffect(() => {
+    setRestated(undefined);
+    if (!dollars) return;
+    let live = true;
+    getJson<{ data: Cell[] }>(`${trendsPath(placeKey, choice)}&dollars=${dollars}`).then(
+      (r) => live && setRestated({ ok: true, value: r.data }),
+      (error: unknown) => live && setRestated({ ok: false, error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [dollars, placeKey, choice.dataset, choice.vintage]);
+  const trends = dollars ? restated : published;
+  const picker = (
+    <form class="controls no-print" onSubmit={(e) => e.preventDefault()}>
+      <div>
+        <label for="trend-dollars">Dollars</label>
+        <select id="trend-dollars" value={dollars} onChange={(e) => setDollars((e.target as HTMLSelectElement).value)}>
+          <option value="">Each year’s own (as published)</option>
+          <option value={String(choice.vintage)}>In {choice.vintage} dollars (CPI-U-RS)</option>
+        </select>
+      </div>
+    </form>
+  );
+  const note = dollars
+    ? `Dollar figures are restated in ${dollars} dollars with the CPI-U-RS, the index the Census Bureau uses for ACS income comparisons (the MOE by the same factor): a change between years is a change in real terms.`
+    : 'Dollar figures are in each survey year’s own inflation-adjusted dollars, as the Bureau publishes them: a change between years includes inflation. Choose constant dollars above to compare in real terms.';
+  if (!trends)
+    return (
+      <>
+        {picker}
+        <p aria-busy="true">Loading the series…</p>
+      </>
+    );
+  if (!trends.ok)
+    return (
+      <>
+        {picker}
+        <Problem error={trends.error} />
+      </>
+    );
   const cells = trends.value;
   return (
-    <div data-testid="trends-loaded">
+    <div data-testid="trends-loaded" data-dollars={dollars}>
+      {picker}
       <p class="hint" data-testid="dollars-note">
         {note}
       </p>
@@ -155,17 +203,14 @@ function Trends({ pending, note }: { pending: Profile['trends']; note: string })
         if (!series.length) return null;
         return (
           <div class="trend" key={v} data-variable={v}>
-            <h3>{series.at(-1)!.label}</h3>
-            <SeriesChart cells={series} label={series.at(-1)!.label} />
+            <h3>{withoutDollarYear(series.at(-1)!.label)}</h3>
+            <SeriesChart cells={series} label={withoutDollarYear(series.at(-1)!.label)} />
           </div>
         );
       })}
     </div>
   );
 }
-
-const DOLLARS_NOTE =
-  'Dollar figures are in each survey year’s own inflation-adjusted dollars, as the Bureau publishes them: a change between years includes inflation. Constant dollars will be offered here once the API serves them.';
 
 function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dataset: string, vintage: number) => void }) {
   const { place, choice, parents, headline, trends } = profile;
@@ -291,7 +336,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
       ))}
       <section class="panel" aria-labelledby="trends-title" id="trends" data-testid="section-trends">
         <h2 id="trends-title">Over time ({datasetLabel})</h2>
-        <Trends pending={trends} note={DOLLARS_NOTE} />
+        <Trends pending={trends} placeKey={place.geo_key} choice={choice} />
       </section>
       <section class="panel" aria-labelledby="places-title" id="places" data-testid="section-places">
         <h2 id="places-title">Related places</h2>
@@ -328,41 +373,6 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
           </pre>
         ))}
       </details>
-    </main>
-  );
-}
-
-function KeyForm({ onReady }: { onReady: () => void }) {
-  const [keyInput, setKeyInput] = useState('');
-  return (
-    <main id="main" class="card">
-      <h1>Place profile</h1>
-      <p class="lead">Every figure of a place with its margin of error, beside its state and the nation.</p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          useKey(keyInput);
-          if (hasCredentials()) onReady();
-        }}
-      >
-        <label for="api-key">Your API key</label>
-        <input
-          id="api-key"
-          type="password"
-          autoComplete="off"
-          value={keyInput}
-          onInput={(e) => setKeyInput((e.target as HTMLInputElement).value)}
-          aria-describedby="key-hint"
-          required
-        />
-        <p id="key-hint" class="hint">
-          Kept in this page’s memory only (gone when you close or reload it). Or{' '}
-          <a href={`/dashboard/auth/login?next=/dashboard`}>sign in to the dashboard</a> and come back.
-        </p>
-        <button type="submit" class="primary">
-          Show profile
-        </button>
-      </form>
     </main>
   );
 }
@@ -409,7 +419,15 @@ function App() {
     </a>
   );
   if (ready === undefined) return <p aria-busy="true">Loading…</p>;
-  if (!ready && !hasCredentials()) return <KeyForm onReady={() => setReady(true)} />;
+  if (!ready && !hasCredentials())
+    return (
+      <KeyForm
+        title="Place profile"
+        lead="Every figure of a place with its margin of error, beside its state and the nation."
+        action="Show profile"
+        onReady={() => setReady(true)}
+      />
+    );
   if (!words)
     return (
       <main id="main" class="card">
