@@ -52,8 +52,10 @@ async function freePort(): Promise<number> {
 /** `prism proxy` in front of the service; resolves once it listens. */
 async function startPrism(specFile: string, upstream: string): Promise<void> {
   const port = await freePort();
-  const bin = path.join(REPO_ROOT, 'node_modules', '.bin', 'prism');
-  prism = spawn(bin, ['proxy', specFile, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
+  // PRISM_NODE: run Prism on another Node than the tests' (e.g. the container's LTS) to check it runs there.
+  const cli = path.join(REPO_ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
+  const args = [cli, 'proxy', specFile, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)];
+  prism = spawn(process.env.PRISM_NODE ?? process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   });
