@@ -61,6 +61,9 @@ export async function prismRequests(ctx: RequestSetContext): Promise<void> {
   await get('/v1/data', `/v1/data?variables=B19013_001E&geo=state:99`, 404);
   await get('/v1/data', `/v1/data?variables=B19013_001E&geo=state:06&vintage=2004`, 400);
   await get('/v1/data', `/v1/data?${q}`, 401, bad);
+  // 4 variables × every county: over the CSV cap of 10,000 rows, refused before any value is read.
+  const wide = 'variables=B19013_001E,B01003_001E,B25001_001E,B01001_001E&geo=county:*&vintage=2023&format=csv';
+  await get('/v1/data', `/v1/data?${wide}`, 413);
   await get('/v1/compare', `/v1/compare?${q}&vintage=2023`, 200);
   await get('/v1/compare', `/v1/compare?${q}&vintage=2023&format=csv`, 200);
   await get('/v1/compare', `/v1/compare?${q}&vintage=2023&format=csv`, 403, free);
