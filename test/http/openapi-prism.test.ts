@@ -33,13 +33,14 @@ interface Answer {
 let svc: Service;
 let idp: LocalIdp;
 let stub: StripeStub;
-let prism: ChildProcess;
-let prismOutput = '';
+const prisms: ChildProcess[] = [];
 let prismUrl = '';
 let doc: { paths: Record<string, Record<string, unknown>> };
 const answers: Answer[] = [];
 /** A request the description does not admit, which Prism must refuse itself. */
 let refused: Answer;
+/** A true answer judged against a description that misstates it. */
+let misdescribed: Answer;
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -49,17 +50,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `prism proxy` in front of the service; resolves once it listens. */
-async function startPrism(specFile: string, upstream: string): Promise<void> {
+/** `prism proxy` in front of the service; resolves with its URL once it listens. */
+async function startPrism(specFile: string, upstream: string): Promise<string> {
   const port = await freePort();
   // PRISM_NODE: run Prism on another Node than the tests' (e.g. the container's LTS) to check it runs there.
   const cli = path.join(REPO_ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
   const args = [cli, 'proxy', specFile, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)];
-  prism = spawn(process.env.PRISM_NODE ?? process.execPath, args, {
+  const prism = spawn(process.env.PRISM_NODE ?? process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   });
-  prismUrl = `http://127.0.0.1:${port}`;
+  prisms.push(prism);
+  let prismOutput = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`prism did not start:\n${prismOutput}`)), 30_000);
     const onData = (chunk: Buffer) => {
@@ -76,12 +78,19 @@ async function startPrism(specFile: string, upstream: string): Promise<void> {
       reject(new Error(`prism exited (${code}):\n${prismOutput}`));
     });
   });
+  return `http://127.0.0.1:${port}`;
 }
 
-async function send(r: PrismRequest): Promise<Answer> {
+function writeSpec(spec: unknown): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cds-prism-')), 'openapi.json');
+  fs.writeFileSync(file, JSON.stringify(spec));
+  return file;
+}
+
+async function send(r: PrismRequest, via = prismUrl): Promise<Answer> {
   const headers: Record<string, string> = { 'accept-encoding': 'identity', ...r.headers };
   if (r.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(prismUrl + r.path, {
+  const res = await fetch(via + r.path, {
     method: r.method ?? 'GET',
     headers,
     body: r.body === undefined ? undefined : JSON.stringify(r.body),
@@ -112,9 +121,11 @@ beforeAll(async () => {
   });
   const upstream = await svc.app.listen({ port: 0, host: '127.0.0.1' });
   doc = (await (await fetch(`${upstream}/openapi.json`)).json()) as typeof doc;
-  const specFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cds-prism-')), 'openapi.json');
-  fs.writeFileSync(specFile, JSON.stringify(doc));
-  await startPrism(specFile, upstream);
+  // The second proxy judges by a copy whose /v1/topics 200 requires a member no answer has.
+  const wrong = structuredClone(doc) as any;
+  wrong.paths['/v1/topics'].get.responses['200'].content['application/json'].schema.required.push('no_such_member');
+  const [url, wrongUrl] = await Promise.all([startPrism(writeSpec(doc), upstream), startPrism(writeSpec(wrong), upstream)]);
+  prismUrl = url;
 
   const ctx: RequestSetContext = {
     keys: svc.keys,
@@ -133,10 +144,14 @@ beforeAll(async () => {
     status: 422,
     headers: { 'x-api-key': svc.keys.enterprise },
   });
+  misdescribed = await send(
+    { op: 'GET /v1/topics', path: '/v1/topics', status: 200, headers: { 'x-api-key': svc.keys.enterprise } },
+    wrongUrl,
+  );
 }, 180_000);
 
 afterAll(async () => {
-  prism?.kill();
+  for (const p of prisms) p.kill();
   await svc?.close();
   await idp?.close();
   await stub?.close();
@@ -151,6 +166,12 @@ describe('Prism validating proxy over every operation in /openapi.json', () => {
     expect(problem.validation).toEqual(
       expect.arrayContaining([expect.objectContaining({ location: expect.arrayContaining(['query', 'vintage']) })]),
     );
+  });
+
+  it('is a live judge: an answer the description misstates is replaced by a 500 with sl-violations', () => {
+    expect(misdescribed.status).toBe(500);
+    expect(misdescribed.body).toContain('stoplight.io/prism');
+    expect(misdescribed.violations).toContain('no_such_member');
   });
 
   it('covers every operation with at least one request', () => {
