@@ -29,7 +29,7 @@ import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from '../verbs/lifecycle/heavy-gate.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
-import { checkHost, originFormTarget } from './request-target.js';
+import { checkHost, MAX_PATH_SEGMENT, originFormTarget } from './request-target.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -103,7 +103,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Application-level deadline (works with keep-alive); socket-level limits are set in server.ts.
     handlerTimeout: config.REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
-    routerOptions: { querystringParser: parseQueryString },
+    routerOptions: { querystringParser: parseQueryString, maxParamLength: MAX_PATH_SEGMENT },
     // Absolute-form targets (clients behind a forward proxy) are routed by their path.
     rewriteUrl: originFormTarget,
     frameworkErrors: onFrameworkError,

@@ -17,6 +17,13 @@ import { AppError } from '../domain/errors.js';
 const ABSOLUTE_FORM = /^https?:\/\//i;
 
 /**
+ * The longest path parameter the router takes (fastify's maxParamLength, its default); a longer
+ * one is 414 uri-too-long before any route runs. /openapi.json states it as every path
+ * parameter's maxLength, so a client never builds a path the description allows and we refuse.
+ */
+export const MAX_PATH_SEGMENT = 100;
+
+/**
  * fastify's rewriteUrl: runs before routing. An absolute-form target becomes origin-form and its
  * authority the Host; anything else is left as it came (the router answers 404 for a target that
  * is not a path).

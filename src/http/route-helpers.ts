@@ -62,6 +62,8 @@ export interface RouteMeta {
   errorStatuses?: number[];
   /** OpenAPI response objects of non-JSON answers (GeoJSON, files), for /openapi.json. */
   docResponses?: Record<string, unknown>;
+  /** The route refuses an Accept it cannot answer with 406 (routes of defineRoute), for /openapi.json. */
+  negotiates?: boolean;
 }
 
 declare module 'fastify' {
@@ -121,6 +123,8 @@ export interface RouteSpec<
   R = z.output<D>,
 > extends CommonSpec<Q, P, B> {
   data: D;
+  /** The success status when it is not 200 (201 for a created resource); the handler sets it. */
+  status?: 201;
   formats?: Format[];
   paginated?: boolean;
   handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<R>>;
@@ -293,7 +297,7 @@ export function defineRoute<
   R = z.output<D>,
 >(app: FastifyInstance, spec: RouteSpec<Q, P, B, D, R>) {
   const formats = spec.formats ?? ['json'];
-  const meta = routeMeta(spec, formats, spec.paginated);
+  const meta = { ...routeMeta(spec, formats, spec.paginated), negotiates: true };
   if (formats.includes('csv') && !spec.csv) throw new Error(`${spec.url}: formats includes csv but no csv() renderer`);
   // The CSV gate and row cap are an operation's (define-verb.ts): CSV routes render a verb.
   if (formats.includes('csv') && !spec.verbGated) throw new Error(`${spec.url}: csv needs a verb route (defineVerbRoute)`);
@@ -317,7 +321,7 @@ export function defineRoute<
     config: { meta },
     schema: {
       ...openapiSchema(spec, querystring),
-      response: { 200: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
+      response: { [spec.status ?? 200]: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
     } as FastifySchema,
     ...guards(meta, spec.costOf as CostOf, knownParameters(querystring), true),
     handler: async (req, reply) => {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../support/paths.js';
-import { makeApp } from './support.js';
+import { KEYS, makeApp } from './support.js';
 
 describe('OpenAPI document', () => {
   let app: FastifyInstance;
@@ -92,6 +92,71 @@ describe('OpenAPI document', () => {
       expect(list.responses[status].content['application/problem+json'].schema.$ref, status).toBe('#/components/schemas/Problem');
     }
     expect(doc.paths['/v1/variables/{api_name}'].get.parameters[0]).toMatchObject({ name: 'api_name', in: 'path', required: true });
+  });
+
+  it('describes the CSV answer of data, compare and timeseries beside the JSON one, as an attachment', () => {
+    for (const p of ['/v1/data', '/v1/compare', '/v1/timeseries']) {
+      const ok = doc.paths[p].get.responses['200'];
+      expect(Object.keys(ok.content), p).toEqual(['application/json', 'text/csv']);
+      expect(ok.content['application/json'].schema.properties, p).toHaveProperty('data');
+      expect(ok.headers, p).toHaveProperty('Content-Disposition');
+    }
+    expect(doc.paths['/v1/topics'].get.responses['200'].content['text/csv']).toBeUndefined();
+  });
+
+  it('describes the headers the service sends', () => {
+    const data = doc.paths['/v1/data'].get.responses;
+    expect(data['200'].headers['X-Request-ID'].schema).toEqual({ type: 'string', format: 'uuid' });
+    for (const h of ['RateLimit', 'RateLimit-Policy']) expect(data['200'].headers, h).toHaveProperty(h);
+    expect(data['429'].headers).toHaveProperty('Retry-After');
+    expect(data['503'].headers).toHaveProperty('Retry-After');
+    expect(data['401'].headers).toHaveProperty('WWW-Authenticate');
+    expect(data['401'].headers).not.toHaveProperty('RateLimit');
+    // Public routes report no quota.
+    expect(doc.paths['/health'].get.responses['200'].headers).not.toHaveProperty('RateLimit');
+    const boundaries = doc.paths['/v1/boundaries/{target}'].get.responses;
+    for (const s of ['200', '304']) expect(boundaries[s].headers, s).toHaveProperty('ETag');
+    expect(boundaries['200'].headers).toHaveProperty('X-Boundary-Vintage');
+    expect(doc.paths['/v1/codebook.csv'].get.responses['200'].headers).toHaveProperty('Content-Disposition');
+  });
+
+  it('gives 304 and 204 no media type: they carry no body', () => {
+    const bodiless = Object.entries<Record<string, any>>(doc.paths).flatMap(([p, ops]) =>
+      Object.values<any>(ops).flatMap((op) => ['204', '304'].filter((s) => op.responses[s]).map((s) => ({ p, s, r: op.responses[s] }))),
+    );
+    expect(bodiless.map(({ p, s }) => `${s} ${p}`)).toEqual(
+      expect.arrayContaining(['304 /v1/codebook.json', '304 /v1/boundaries/{target}']),
+    );
+    for (const { p, s, r } of bodiless) expect(r.content, `${s} ${p}`).toBeUndefined();
+  });
+
+  it('describes boundaries and centroids as GeoJSON Features with geometry and properties', () => {
+    const boundary = doc.paths['/v1/boundaries/{target}'].get.responses['200'].content['application/geo+json'].schema;
+    // @fastify/swagger writes a JSON Schema `const` as a one-value `enum`.
+    const literal = (s: any) => s.const ?? s.enum?.[0];
+    const [collection, feature] = boundary.oneOf;
+    expect(literal(collection.properties.type)).toBe('FeatureCollection');
+    expect(feature.required).toEqual(['type', 'geometry', 'properties']);
+    expect(feature.properties.geometry.oneOf.map((g: any) => literal(g.properties.type))).toEqual(['Polygon', 'MultiPolygon']);
+    expect(feature.properties.properties.required).toEqual(expect.arrayContaining(['geo_key', 'name']));
+    const centroids = doc.paths['/v1/centroids/{geo_type}'].get.responses['200'].content['application/geo+json'].schema;
+    expect(literal(centroids.properties.features.items.properties.geometry.properties.type)).toBe('Point');
+  });
+
+  it('allows no path parameter longer than the router takes, and the router takes what it allows', async () => {
+    for (const [p, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const op of Object.values<any>(ops)) {
+        for (const param of (op.parameters ?? []).filter((x: any) => x.in === 'path')) {
+          expect(param.schema.maxLength, `${p} {${param.name}}`).toBeLessThanOrEqual(100);
+        }
+      }
+    }
+    const geoKey = doc.paths['/v1/geographies/{geo_key}'].get.parameters.find((x: any) => x.in === 'path');
+    expect(geoKey.schema.maxLength).toBe(100);
+    const at = async (n: number) =>
+      (await app.inject({ url: `/v1/geographies/${'x'.repeat(n)}`, headers: { 'x-api-key': KEYS.pro } })).statusCode;
+    expect(await at(100)).not.toBe(414);
+    expect(await at(101)).toBe(414);
   });
 
   it('marks /health public and leaves /openapi.json itself out', () => {

@@ -10,6 +10,8 @@ import { SERVICE_VERSION } from '../../version.js';
 import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
 import type { RouteMeta } from '../route-helpers.js';
 import { csvRowCapText, csvTerms } from '../../verbs/describe-plans.js';
+import { MAX_PATH_SEGMENT } from '../request-target.js';
+import { documentResponses } from './openapi-responses.js';
 
 export const API_VERSION = SERVICE_VERSION;
 
@@ -80,11 +82,13 @@ function errorResponses(meta: RouteMeta | undefined, parts: { input: boolean; pa
   }
   if (parts.path) {
     r['404'] = problemResponse('No such resource (not-found, variable-not-found, geography-not-found).');
-    r['414'] = problemResponse('uri-too-long: a path segment is longer than 100 characters.');
+    r['414'] = problemResponse(`uri-too-long: a path segment is longer than ${MAX_PATH_SEGMENT} characters.`);
   }
   for (const status of meta?.errorStatuses ?? []) {
     if (!r[String(status)]) r[String(status)] = problemResponse(ERROR_STATUS_TEXT[status] ?? 'See docs/errors.md.');
   }
+  if (meta?.negotiates)
+    r['406'] = problemResponse('not-acceptable: the Accept header admits neither application/json nor, with `format=csv`, text/csv.');
   if (parts.body) {
     r['413'] = problemResponse('payload-too-large: the body is over 1 MiB.');
     r['415'] = problemResponse('unsupported-media-type: send application/json.');
@@ -104,6 +108,22 @@ const ERROR_STATUS_TEXT: Record<number, string> = {
   409: 'conflict: the change conflicts with the current state of the resource.',
   413: 'payload-too-large: an expansion larger than any plan allows.',
 };
+
+/** The Census Data API's own paths: errors in the Bureau's text, keys by redirect (routes/census-api). */
+const CENSUS_API_TAG = 'census-api';
+
+type PathParameters = { properties?: Record<string, { maxLength?: number }> };
+
+/** Every path parameter's maxLength is at most what the router takes (longer: 414 before any route). */
+function boundedPathParameters(params: PathParameters): PathParameters {
+  const properties = Object.fromEntries(
+    Object.entries(params.properties ?? {}).map(([name, p]) => [
+      name,
+      { ...p, maxLength: Math.min(p.maxLength ?? MAX_PATH_SEGMENT, MAX_PATH_SEGMENT) },
+    ]),
+  );
+  return { ...params, properties };
+}
 
 /** `GET /v1/geographies/{geo_key}/children` → `getGeographiesByGeoKeyChildren`: stable and unique per route. */
 export function operationIdOf(method: string, url: string): string {
@@ -147,13 +167,20 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
         path: Boolean(schema.params),
         body: Boolean(schema.body),
       };
-      const response = {
-        ...errorResponses(meta, parts),
-        ...(meta?.docResponses ?? {}),
-        ...((schema.response as Record<string, unknown>) ?? {}),
-      };
+      const response = documentResponses(
+        {
+          ...(errorResponses(meta, parts) as Record<string, never>),
+          ...((meta?.docResponses ?? {}) as Record<string, never>),
+          ...((schema.response as Record<string, never>) ?? {}),
+        },
+        { meta, bureau: ((schema.tags as string[] | undefined) ?? []).includes(CENSUS_API_TAG) },
+      );
       const method = ([] as string[]).concat(input.route.method)[0] ?? 'GET';
-      return { ...out, schema: { ...schema, response, operationId: operationIdOf(method, input.url) } };
+      const params = schema.params && boundedPathParameters(schema.params as PathParameters);
+      return {
+        ...out,
+        schema: { ...schema, ...(params ? { params } : {}), response, operationId: operationIdOf(method, input.url) },
+      };
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());

@@ -18,6 +18,7 @@ import type { VerbResult } from '../../context/verb-context.js';
 import { defineRawRoute } from '../route-helpers.js';
 import { restSchemas } from '../verb-schemas.js';
 import { boundaryCostTerms, levelsByPlan } from '../../verbs/describe-plans.js';
+import { boundaryCollectionSchema, boundaryFeatureSchema, centroidCollectionSchema } from '../geojson-schemas.js';
 
 export const GEOJSON_CONTENT_TYPE = 'application/geo+json';
 /** Boundaries change only with a new build (and then their ETag changes). */
@@ -54,9 +55,9 @@ const centroidQuery = restSchemas(centroids.spec.input, { level: { path: 'geo_ty
 const notModified = z.null().describe('Not Modified: If-None-Match matched the ETag; no body.');
 
 /** The 200 of a GeoJSON answer, for /openapi.json (the body is streamed, not serialized from a schema). */
-function geojsonOk(description: string) {
-  const geojson = { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['FeatureCollection', 'Feature'] } } };
-  return { 200: { description, content: { [GEOJSON_CONTENT_TYPE]: { schema: geojson } } } };
+function geojsonOk(description: string, schema: object) {
+  const vintage = { type: 'string', description: 'The vintage of the boundary files the shapes come from.' };
+  return { 200: { description, headers: { 'X-Boundary-Vintage': vintage }, content: { [GEOJSON_CONTENT_TYPE]: { schema } } } };
 }
 
 export function boundaryRoutes(app: FastifyInstance) {
@@ -75,7 +76,9 @@ export function boundaryRoutes(app: FastifyInstance) {
     costOf: 'verb',
     params: z.object({ target: z.string().min(1).max(100).describe('Geography type or geo key.') }),
     fields: { geo_key: 'path → target', level: 'path → target' },
-    docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.'),
+    docResponses: geojsonOk('A FeatureCollection (geography type) or a Feature (geo key). Carries ETag and X-Boundary-Vintage.', {
+      oneOf: [boundaryCollectionSchema, boundaryFeatureSchema],
+    }),
     querystring: collectionQuery.querystring,
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
@@ -104,7 +107,7 @@ export function boundaryRoutes(app: FastifyInstance) {
       geo_type: z.string().min(1).max(40).describe('Geography type: nation, state, county, metro, cd, tract, block_group.'),
     }),
     fields: centroidQuery.fields,
-    docResponses: geojsonOk('A FeatureCollection of Points. Carries ETag and X-Boundary-Vintage.'),
+    docResponses: geojsonOk('A FeatureCollection of Points. Carries ETag and X-Boundary-Vintage.', centroidCollectionSchema),
     querystring: centroidQuery.querystring,
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },

@@ -28,6 +28,7 @@ export function keyRoutes(app: FastifyInstance) {
     description: 'A name is required. The full key is in this response only. 403 when the plan’s key count is reached.',
     body: createKeyInput,
     data: createdKeySchema,
+    status: 201,
     handler: async ({ ctx, body, reply }) => {
       const r = await accountCreateKey({ ctx, input: body });
       reply.code(201).header('Cache-Control', 'no-store');

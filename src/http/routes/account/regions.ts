@@ -31,6 +31,7 @@ export function regionRoutes(app: FastifyInstance) {
     description: `A name and the members (geographies of one level, written as in \`geo\`; names and wildcards are resolved to keys now, for the latest 5-year vintage). 409 when the name is taken or ${MAX_SAVED_REGIONS} regions are saved.`,
     body: createRegionInput,
     data: regionSchema,
+    status: 201,
     handler: async ({ ctx, body, reply }) => {
       const r = await accountCreateRegion({ ctx, input: body });
       reply.code(201);

@@ -26,6 +26,7 @@ export function tosRoutes(app: FastifyInstance) {
     summary: 'Activate an invite code (private beta)',
     description: 'Single use; expiring. 404 unknown code, 409 used or expired. An already active account does not spend the code.',
     body: activateInput,
+    errorStatuses: [404],
     data: z.object({ activated: z.literal(true), activated_at: z.string(), plan: z.string() }),
     handler: ({ ctx, body }) => accountActivate({ ctx, input: body }),
   });

@@ -51,6 +51,7 @@ function codebookRoute(app: FastifyInstance, ext: 'json' | 'csv', type: string) 
     docResponses: {
       200: {
         description: `The codebook (${ext.toUpperCase()}), as an attachment. Carries ETag and Cache-Control.`,
+        headers: { 'Content-Disposition': { type: 'string', description: '`attachment; filename="…"`.' } },
         content: { [type.split(';')[0]!]: { schema: ext === 'json' ? { type: 'array', items: { type: 'object' } } : { type: 'string' } } },
       },
       304: { description: 'Not Modified: If-None-Match matched the ETag; no body.' },

@@ -40,6 +40,13 @@ async function keyFromQuery(req: FastifyRequest): Promise<void> {
 /** fastify's maxParamLength: a longer path parameter is a 414 on every other route. */
 const MAX_SEGMENT = 100;
 
+/** The Bureau's answer: a header row, then rows of strings or nulls, all of one width. */
+const BUREAU_TABLE = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'array', items: { type: ['string', 'null'] } },
+};
+
 const DESCRIPTION =
   "The Census Data API's query, answered from this service's data: `get=` (NAME, GEO_ID, codes with E/M/EA/MA, group(X)), `for=`/`in=` with the Bureau's level names, or `ucgid=`; `key=` or X-API-Key. The answer is the Bureau's format — a JSON array of arrays, header first, every value a string or null, geography columns last — with every cell as the Bureau published it (jam values, annotation symbols, number text). Errors are the Bureau's: 400 `error: …` text, 204 with no body when nothing matches, 302 to /data/missing_key.html or /data/invalid_key.html for a missing or invalid key. Admission, plan gates, cost and limits are those of /v1/data for the same cells. docs/census-api.md.";
 
@@ -63,11 +70,27 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
         querystring,
         produces: ['application/json'],
         docResponses: {
-          200: { description: 'Header row, then one row per geography; every value a string or null.' },
+          200: {
+            description: 'Header row, then one row per geography; every value a string or null.',
+            content: { 'application/json': { schema: BUREAU_TABLE } },
+          },
           204: { description: 'The query matched no geography (no body).' },
-          302: { description: 'Missing or invalid key: to /data/missing_key.html or /data/invalid_key.html.' },
-          400: { description: '`error: …` text (unknown variable, unknown/unsupported geography hierarchy, missing or invalid for, …).' },
-          404: { description: '`error: …` text: a dataset, vintage or level this service does not hold.' },
+          302: {
+            description: 'Missing or invalid key: to /data/missing_key.html or /data/invalid_key.html (header X-DataWebAPI-KeyError: 1).',
+            headers: {
+              Location: { type: 'string', description: 'The key page.' },
+              'X-DataWebAPI-KeyError': { type: 'string', enum: ['1'] },
+            },
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          400: {
+            description: '`error: …` text (unknown variable, unknown/unsupported geography hierarchy, missing or invalid for, …).',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          404: {
+            description: '`error: …` text: a dataset, vintage or level this service does not hold.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
         },
         handler: async ({ ctx, query, params, req, reply }) => {
           refuseOtherParameters(req.url);

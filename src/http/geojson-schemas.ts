@@ -1,0 +1,71 @@
+// JSON Schemas of the GeoJSON the boundaries and centroids routes stream (RFC 7946), for
+// /openapi.json: the bodies are written as they are read from FlatGeobuf, never serialized from a
+// schema, so the description is stated here and checked against real answers by Prism
+// (test/http/openapi-prism.test.ts).
+
+const position = { type: 'array', minItems: 2, maxItems: 3, items: { type: 'number' }, description: '[longitude, latitude], WGS 84.' };
+const ring = { type: 'array', minItems: 4, items: position, description: 'A closed linear ring.' };
+
+const point = { type: 'object', required: ['type', 'coordinates'], properties: { type: { const: 'Point' }, coordinates: position } };
+const polygon = {
+  type: 'object',
+  required: ['type', 'coordinates'],
+  properties: { type: { const: 'Polygon' }, coordinates: { type: 'array', items: ring } },
+};
+const multiPolygon = {
+  type: 'object',
+  required: ['type', 'coordinates'],
+  properties: { type: { const: 'MultiPolygon' }, coordinates: { type: 'array', items: { type: 'array', items: ring } } },
+};
+
+/** The properties every boundary and centroid file carries (store/boundaries/manifest.ts, BoundaryProps). */
+const properties = {
+  type: 'object',
+  required: ['geo_key', 'geoid', 'name', 'source'],
+  properties: {
+    geo_key: { type: 'string', description: '`{type}:{fips}`, as in /v1/data.' },
+    geoid: { type: 'string', description: "The Bureau's GEOID." },
+    name: { type: 'string' },
+    source: { type: 'string', description: 'The file this shape or point comes from.' },
+  },
+  additionalProperties: { type: 'string' },
+};
+
+function feature(geometry: object) {
+  return {
+    type: 'object',
+    required: ['type', 'geometry', 'properties'],
+    properties: { type: { const: 'Feature' }, id: { type: 'string' }, geometry, properties },
+  };
+}
+
+const shape = { oneOf: [polygon, multiPolygon] };
+
+/** A boundary: one geography's Polygon or MultiPolygon. */
+export const boundaryFeatureSchema = feature(shape);
+
+/** Every geography of a type, with the `boundary` member naming the file's level, resolution and vintage. */
+export const boundaryCollectionSchema = {
+  type: 'object',
+  required: ['type', 'features'],
+  properties: {
+    type: { const: 'FeatureCollection' },
+    boundary: { type: 'object', description: 'level, resolution, true_resolution, derived, boundary_vintage, source, gaps.' },
+    features: { type: 'array', items: boundaryFeatureSchema },
+  },
+};
+
+/** Centroids: Points, with the `centroids` member saying which kind of point the level has. */
+export const centroidCollectionSchema = {
+  type: 'object',
+  required: ['type', 'features', 'centroids'],
+  properties: {
+    type: { const: 'FeatureCollection' },
+    centroids: {
+      type: 'object',
+      required: ['level', 'kind'],
+      properties: { level: { type: 'string' }, kind: { type: 'string', enum: ['population_center', 'internal_point'] } },
+    },
+    features: { type: 'array', items: feature(point) },
+  },
+};
