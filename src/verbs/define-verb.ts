@@ -45,13 +45,18 @@ export interface VerbSpec<S extends z.ZodObject, O> {
   /** Stable name, the file's (`get-data`). */
   name: string;
   input: S;
+  /** Where the input came from, named in field errors (`body → name`, `path → id`, `option → plan`); unset: the neutral names alone. */
+  inputAt?: string;
   output?: z.ZodType;
   feature?: string;
   formats?: readonly VerbFormat[];
   /** Plan gates decided from the input alone; they run before the charge, so a gated request is a 403, never a 429. */
   gate?: (args: { ctx: VerbContext; input: z.output<S>; plan: Plan }) => void;
-  /** A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands. */
-  cost: RequestShape | ((input: z.output<S>) => RequestShape) | 'expanded';
+  /**
+   * A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands.
+   * 'free': the operation never charges units (account, billing and admin operations: they manage the quota, not spend it).
+   */
+  cost: RequestShape | ((input: z.output<S>) => RequestShape) | 'expanded' | 'free';
   /** Requests that may expand to large answers: the transports queue them (src/http/heavy-gate.ts). */
   heavy?: (input: z.output<S>) => boolean;
   run: (args: RunArgs<z.output<S>>) => Promise<VerbResult<O>>;
@@ -100,12 +105,12 @@ export function defineVerb<S extends z.ZodObject, O>(spec: VerbSpec<S, O>): Verb
     format?: VerbFormat;
   }): Promise<VerbResult<O>> => {
     assertFeatureEnabled(ctx.config, spec.feature);
-    const parsed = parseInput(spec.input, input);
+    const parsed = parseInput(spec.input, input, spec.inputAt);
     const plan = callerPlan(ctx);
     if (format !== 'json' && !spec.formats?.includes(format)) throw new Error(`${spec.name}: no ${format} rendering`);
     const maxRows = format === 'csv' ? csvExportGate(ctx, plan) : undefined;
     spec.gate?.({ ctx, input: parsed, plan });
-    if (spec.cost !== 'expanded') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
+    if (typeof spec.cost !== 'string') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
     return spec.run({ ctx, input: parsed, plan, maxRows, format, charge: (shape) => chargeShape(ctx, plan, shape) });
   };
   const verb = (args: VerbCall<S>) => invoke(args);
