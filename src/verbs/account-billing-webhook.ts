@@ -9,7 +9,8 @@ import { defineVerb } from './define-verb.js';
 
 /** The raw body exactly as received (the signature covers its bytes) and the Stripe-Signature header. */
 export const webhookInput = z.object({
-  rawBody: z.union([z.instanceof(Buffer), z.string()]),
+  // No body is a body of no bytes: the signature check refuses it (400), so a sender never sees an internal field name.
+  rawBody: z.union([z.instanceof(Buffer), z.string()]).default(''),
   signature: z.string().optional(),
 });
 

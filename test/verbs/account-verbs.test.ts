@@ -10,6 +10,7 @@ import { createAccount } from '../../src/store/accounts/accounts-repo.js';
 import { accountCreateKey } from '../../src/verbs/account-create-key.js';
 import { accountDeleteRegion } from '../../src/verbs/account-regions-delete.js';
 import { adminSetPlan } from '../../src/verbs/account-admin-set-plan.js';
+import { billingWebhook } from '../../src/verbs/account-billing-webhook.js';
 import { harness } from '../store/accounts/fixtures.js';
 
 const VERBS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/verbs');
@@ -87,5 +88,12 @@ describe('account operations through defineVerb', () => {
     const plan = await adminSetPlan.invoke({ ctx: h.ctx(null), input: { account: a.id, plan: 'platinum' } }).catch((e: unknown) => e);
     expect(plan).toBeInstanceOf(AppError);
     expect((plan as AppError).errors?.[0]).toMatchObject({ field: 'option → plan', type: 'enum' });
+  });
+
+  it('a webhook delivery without a body is refused by its signature check, not as a malformed input', async () => {
+    const h = harness({ config: { STRIPE_WEBHOOK_SECRET: 'whsec_test_secret' } });
+    const e = await billingWebhook.invoke({ ctx: h.ctx(), input: { signature: 't=1,v1=00' } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AppError);
+    expect(e).toMatchObject({ status: 400, code: 'validation-error', message: 'Webhook signature verification failed.' });
   });
 });
