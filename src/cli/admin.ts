@@ -16,7 +16,8 @@ import { retentionRun } from '../verbs/account-retention-run.js';
 import { tosPublish } from '../verbs/account-tos-publish.js';
 import type { VerbContext, VerbResult } from '../context/verb-context.js';
 
-type AnyVerb = (args: { ctx: VerbContext; input: unknown }) => Promise<VerbResult<unknown>>;
+/** Any verb, called with its options as the command line gave them: the verb parses them (`option → plan`). */
+type AnyVerb = { invoke(args: { ctx: VerbContext; input?: unknown }): Promise<VerbResult<unknown>> };
 
 export async function main(argv: string[], io = { out: process.stdout, err: process.stderr }): Promise<number> {
   let store: AccountsStore | undefined;
@@ -33,7 +34,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
       log,
       via: 'cli',
     };
-    return (await verb({ ctx, input })).data;
+    return (await verb.invoke({ ctx, input })).data;
   };
   const json = (v: unknown): void => {
     io.out.write(`${JSON.stringify(v, null, 2)}\n`);
@@ -52,13 +53,13 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     .requiredOption('--plan <plan>', 'free | pioneer | pro | business | enterprise')
     .option('--name <name>', 'key name', 'admin-issued')
     .action(async (o: { email: string; plan: string; name: string }) => {
-      const r = (await exec(adminIssueKey as AnyVerb, o)) as { key: string };
+      const r = (await exec(adminIssueKey, o)) as { key: string };
       io.out.write(`${r.key}\n`);
     });
   keys
     .command('revoke <key>')
     .description('Revoke a key by id (key_…) or by the full key')
-    .action(async (key: string) => json(await exec(adminRevokeKey as AnyVerb, { key })));
+    .action(async (key: string) => json(await exec(adminRevokeKey, { key })));
 
   program
     .command('accounts')
@@ -66,14 +67,14 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     .command('set-plan')
     .requiredOption('--account <email|id>', 'account e-mail or id')
     .requiredOption('--plan <plan>', 'free | pioneer | pro | business | enterprise')
-    .action(async (o: { account: string; plan: string }) => json(await exec(adminSetPlan as AnyVerb, o)));
+    .action(async (o: { account: string; plan: string }) => json(await exec(adminSetPlan, o)));
 
   program
     .command('retention')
     .description('Data retention')
     .command('run')
     .description('Purge deleted accounts (30 days), request logs (24 months); anonymize IPs (12 months)')
-    .action(async () => json(await exec(retentionRun as AnyVerb, {})));
+    .action(async () => json(await exec(retentionRun, {})));
 
   program
     .command('tos')
@@ -83,7 +84,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     .option('--effective <iso-datetime>', 'when it takes effect (default now)')
     .option('--url <url>', 'where the document is published')
     .action(async (o: { version: string; effective?: string; url?: string }) =>
-      json(await exec(tosPublish as AnyVerb, { version: o.version, effective_at: o.effective, url: o.url })),
+      json(await exec(tosPublish, { version: o.version, effective_at: o.effective, url: o.url })),
     );
 
   program
@@ -93,7 +94,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
     .option('--plan <plan>', 'plan granted on activation')
     .option('--expires-days <n>', 'days until the code expires', '14')
     .action(async (o: { plan?: string; expiresDays: string }) =>
-      json(await exec(inviteCreate as AnyVerb, { plan: o.plan, expires_days: o.expiresDays })),
+      json(await exec(inviteCreate, { plan: o.plan, expires_days: o.expiresDays })),
     );
 
   try {

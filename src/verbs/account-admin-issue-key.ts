@@ -3,9 +3,10 @@
 // create-key does enforce it).
 import { z } from 'zod';
 import { PLAN_IDS } from '../domain/plans.js';
-import { keyPayload, parseInput, type KeyPayload } from './account-common.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { keyPayload, type KeyPayload } from './account-common.js';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
+import { defineVerb } from './define-verb.js';
 
 export const issueKeyInput = z.object({
   email: z.email(),
@@ -13,15 +14,17 @@ export const issueKeyInput = z.object({
   name: z.string().trim().min(1).max(100).default('admin-issued'),
 });
 
-export async function adminIssueKey({
-  ctx,
-  input,
-}: {
-  ctx: VerbContext;
-  input: unknown;
-}): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> {
-  const { email, plan, name } = parseInput(issueKeyInput, input, 'option');
-  const out = await storeOf(ctx.stores, 'accounts').issueKey({ email, plan, name, now: ctx.now().getTime() });
-  ctx.log.info({ accountId: out.accountId, keyId: out.row.id, via: ctx.via }, 'api key issued by admin');
-  return { data: { ...keyPayload(out.row), key: out.rawKey, account_id: out.accountId, account_created: out.created } };
-}
+export const adminIssueKey = defineVerb({
+  name: 'account-admin-issue-key',
+  input: issueKeyInput,
+  inputAt: 'option',
+  cost: 'free',
+  run: async ({
+    ctx,
+    input: { email, plan, name },
+  }): Promise<VerbResult<KeyPayload & { key: string; account_id: string; account_created: boolean }>> => {
+    const out = await storeOf(ctx.stores, 'accounts').issueKey({ email, plan, name, now: ctx.now().getTime() });
+    ctx.log.info({ accountId: out.accountId, keyId: out.row.id, via: ctx.via }, 'api key issued by admin');
+    return { data: { ...keyPayload(out.row), key: out.rawKey, account_id: out.accountId, account_created: out.created } };
+  },
+});

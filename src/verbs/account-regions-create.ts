@@ -2,7 +2,7 @@
 // wildcards become keys) and must be of one level.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { parseInput, signedInAccount } from './account-common.js';
+import { signedInAccount } from './account-common.js';
 import {
   MAX_SAVED_REGIONS,
   regionMembers,
@@ -11,16 +11,22 @@ import {
   resolveMembers,
   type RegionPayload,
 } from './account-regions-common.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import type { VerbResult } from '../context/verb-context.js';
+import { defineVerb } from './define-verb.js';
 
 export const createRegionInput = z.strictObject({ name: regionName, members: regionMembers });
 
-export async function accountCreateRegion({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<RegionPayload>> {
-  const { name, members } = parseInput(createRegionInput, input);
-  const { store, account } = await signedInAccount(ctx);
-  const keys = await resolveMembers(ctx, account, members);
-  const r = await store.createRegion(account.id, { name, members: keys, now: ctx.now().getTime() }, MAX_SAVED_REGIONS);
-  if (r.kind === 'exists') throw new AppError('conflict', `You already have a region named "${name}"; rename or delete it first.`);
-  if (r.kind === 'limit') throw new AppError('conflict', `An account keeps at most ${r.limit} saved regions; delete one first.`);
-  return { data: regionPayload(r.row) };
-}
+export const accountCreateRegion = defineVerb({
+  name: 'account-regions-create',
+  input: createRegionInput,
+  inputAt: 'body',
+  cost: 'free',
+  run: async ({ ctx, input: { name, members } }): Promise<VerbResult<RegionPayload>> => {
+    const { store, account } = await signedInAccount(ctx);
+    const keys = await resolveMembers(ctx, account, members);
+    const r = await store.createRegion(account.id, { name, members: keys, now: ctx.now().getTime() }, MAX_SAVED_REGIONS);
+    if (r.kind === 'exists') throw new AppError('conflict', `You already have a region named "${name}"; rename or delete it first.`);
+    if (r.kind === 'limit') throw new AppError('conflict', `An account keeps at most ${r.limit} saved regions; delete one first.`);
+    return { data: regionPayload(r.row) };
+  },
+});

@@ -2,17 +2,23 @@
 // revoked key leaves it revoked), so renaming it is a conflict.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { keyPayload, notFound, parseInput, signedInAccount, type KeyPayload } from './account-common.js';
+import { keyPayload, notFound, signedInAccount, type KeyPayload } from './account-common.js';
 import { keyName } from './account-create-key.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import type { VerbResult } from '../context/verb-context.js';
+import { defineVerb } from './define-verb.js';
 
 export const renameKeyInput = z.strictObject({ id: z.string().min(1).max(64), name: keyName });
 
-export async function accountRenameKey({ ctx, input }: { ctx: VerbContext; input: unknown }): Promise<VerbResult<KeyPayload>> {
-  const { id, name } = parseInput(renameKeyInput, input);
-  const { store, account } = await signedInAccount(ctx);
-  const key = await store.getKey(account.id, id);
-  if (!key) throw notFound('API key');
-  if (key.revoked_at !== null) throw new AppError('conflict', 'A revoked key cannot be changed.');
-  return { data: keyPayload((await store.renameKey(account.id, id, name))!) };
-}
+export const accountRenameKey = defineVerb({
+  name: 'account-rename-key',
+  input: renameKeyInput,
+  inputAt: 'body',
+  cost: 'free',
+  run: async ({ ctx, input: { id, name } }): Promise<VerbResult<KeyPayload>> => {
+    const { store, account } = await signedInAccount(ctx);
+    const key = await store.getKey(account.id, id);
+    if (!key) throw notFound('API key');
+    if (key.revoked_at !== null) throw new AppError('conflict', 'A revoked key cannot be changed.');
+    return { data: keyPayload((await store.renameKey(account.id, id, name))!) };
+  },
+});

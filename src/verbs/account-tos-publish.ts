@@ -1,9 +1,10 @@
 // Admin (CLI): publish a terms-of-service version. It becomes current at `effective_at` (default
 // now); accounts that have not accepted it get 30 days of grace from then.
 import { z } from 'zod';
-import { iso, parseInput } from './account-common.js';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import { iso } from './account-common.js';
+import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
+import { defineVerb } from './define-verb.js';
 
 export const publishTosInput = z.object({
   version: z.string().trim().min(1).max(64),
@@ -15,21 +16,20 @@ export const publishTosInput = z.object({
     .optional(),
 });
 
-export async function tosPublish({
-  ctx,
-  input,
-}: {
-  ctx: VerbContext;
-  input: unknown;
-}): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> {
-  const body = parseInput(publishTosInput, input, 'option');
-  const now = ctx.now().getTime();
-  const doc = await storeOf(ctx.stores, 'accounts').publishTos({
-    version: body.version,
-    effectiveAt: body.effective_at ? Date.parse(body.effective_at) : now,
-    url: body.url ?? null,
-    sha256: body.sha256 ?? null,
-    now,
-  });
-  return { data: { version: doc.version, effective_at: iso(doc.effective_at)!, url: doc.url } };
-}
+export const tosPublish = defineVerb({
+  name: 'account-tos-publish',
+  input: publishTosInput,
+  inputAt: 'option',
+  cost: 'free',
+  run: async ({ ctx, input: body }): Promise<VerbResult<{ version: string; effective_at: string; url: string | null }>> => {
+    const now = ctx.now().getTime();
+    const doc = await storeOf(ctx.stores, 'accounts').publishTos({
+      version: body.version,
+      effectiveAt: body.effective_at ? Date.parse(body.effective_at) : now,
+      url: body.url ?? null,
+      sha256: body.sha256 ?? null,
+      now,
+    });
+    return { data: { version: doc.version, effective_at: iso(doc.effective_at)!, url: doc.url } };
+  },
+});

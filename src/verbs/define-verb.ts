@@ -45,13 +45,18 @@ export interface VerbSpec<S extends z.ZodObject, O> {
   /** Stable name, the file's (`get-data`). */
   name: string;
   input: S;
+  /** Where the input came from, named in field errors (`body → name`, `path → id`, `option → plan`); unset: the neutral names alone. */
+  inputAt?: string;
   output?: z.ZodType;
   feature?: string;
   formats?: readonly VerbFormat[];
   /** Plan gates decided from the input alone; they run before the charge, so a gated request is a 403, never a 429. */
   gate?: (args: { ctx: VerbContext; input: z.output<S>; plan: Plan }) => void;
-  /** A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands. */
-  cost: RequestShape | ((input: z.output<S>) => RequestShape) | 'expanded';
+  /**
+   * A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands.
+   * 'free': the operation never charges units (account, billing and admin operations: they manage the quota, not spend it).
+   */
+  cost: RequestShape | ((input: z.output<S>) => RequestShape) | 'expanded' | 'free';
   /** Requests that may expand to large answers: they wait in the heavy queue (lifecycle/heavy-gate.ts). */
   heavy?: (input: z.output<S>) => boolean;
   run: (args: RunArgs<z.output<S>>) => Promise<VerbResult<O>>;

@@ -65,8 +65,8 @@ describe('checkout', () => {
 
   it('rejects enterprise/free and bad intervals (422), and a second live subscription (409)', async () => {
     const { h, a, ctx } = setup();
-    expect((await failure(accountCheckout({ ctx: ctx(), input: { plan: 'enterprise' } }))).status).toBe(422);
-    expect((await failure(accountCheckout({ ctx: ctx(), input: { plan: 'pro', interval: 'weekly' } }))).status).toBe(422);
+    expect((await failure(accountCheckout.invoke({ ctx: ctx(), input: { plan: 'enterprise' } }))).status).toBe(422);
+    expect((await failure(accountCheckout.invoke({ ctx: ctx(), input: { plan: 'pro', interval: 'weekly' } }))).status).toBe(422);
     upsertSubscription(h.store.db, {
       id: 'sub_1',
       account_id: a.id,

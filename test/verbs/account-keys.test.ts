@@ -25,7 +25,7 @@ describe('key lifecycle', () => {
   it('create needs a name; the full key comes back once and works', async () => {
     const h = harness();
     const u = signedIn(h, 'a@example.com');
-    const missing = await failure(accountCreateKey({ ctx: u.ctx(), input: {} }));
+    const missing = await failure(accountCreateKey.invoke({ ctx: u.ctx(), input: {} }));
     expect(missing.status).toBe(422);
     expect(missing.errors?.[0]).toMatchObject({ field: 'body → name', type: 'missing' });
     expect((await failure(accountCreateKey({ ctx: u.ctx(), input: { name: '   ' } }))).status).toBe(422);

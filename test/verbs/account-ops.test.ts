@@ -69,7 +69,7 @@ describe('cross-account probes', () => {
     expect((await accountGetProfile({ ctx: alice.ctx() })).data).toMatchObject({ email: 'alice@example.com', name: null });
     // The body cannot redirect the operation to another account.
     // An unknown field is readable but not accepted: 400 under the API-wide rule (docs/errors.md).
-    expect((await failure(accountUpdateProfile({ ctx: bob.ctx(), input: { id: alice.account.id, name: 'x' } }))).status).toBe(400);
+    expect((await failure(accountUpdateProfile.invoke({ ctx: bob.ctx(), input: { id: alice.account.id, name: 'x' } }))).status).toBe(400);
   });
 
   it('a signed-out or deleted caller gets 401 invalid-token with a Bearer challenge', async () => {
@@ -171,7 +171,7 @@ describe('delete', () => {
     const h = harness();
     const u = signedIn(h, 'del@example.com');
     const k = await accountCreateKey({ ctx: u.ctx(), input: { name: 'k' } });
-    expect((await failure(accountDelete({ ctx: u.ctx(), input: {} }))).status).toBe(422);
+    expect((await failure(accountDelete.invoke({ ctx: u.ctx(), input: {} }))).status).toBe(422);
     const r = await accountDelete({ ctx: u.ctx(), input: { confirm: true } });
     expect(Date.parse(r.data.purge_after) - Date.parse(r.data.deleted_at)).toBe(30 * DAY);
     expect((await failure(authenticate({ ctx: h.ctx(), input: { apiKey: k.data.key } }))).code).toBe('invalid-api-key');

@@ -6,7 +6,7 @@
 //   CSV gate         503 / 403                (format=csv: kill switch, then the plan's csv feature)
 //   plan gates       403                      (decided from the input alone: never charged)
 //   heavy queue      503 + Retry-After        (large requests wait for a slot; a full queue refuses)
-//   charge           429 / 403                (a fixed cost here; 'expanded' verbs charge in the run)
+//   charge           429 / 403                (a fixed cost here; 'expanded' verbs charge in the run; 'free' never)
 //   run              any; a 5xx gives the charges back
 //   row cap          413                      (format=csv: rows past the plan's cap, never truncated)
 //
@@ -68,7 +68,7 @@ export async function invoke<S extends z.ZodObject, O>(
   { ctx, input, format = 'json', parse }: InvokeArgs<S>,
 ): Promise<VerbResult<O>> {
   assertFeatureEnabled(ctx.config, spec.feature);
-  const parsed = parse ? parse(input) : parseInput(spec.input, input);
+  const parsed = parse ? parse(input) : parseInput(spec.input, input, spec.inputAt);
   const plan = callerPlan(ctx);
   if (format !== 'json' && !spec.formats?.includes(format)) throw new Error(`${spec.name}: no ${format} rendering`);
   const maxRows = format === 'csv' ? csvExportGate(ctx, plan) : undefined;
@@ -76,7 +76,7 @@ export async function invoke<S extends z.ZodObject, O>(
   // CSV is serialized whole before its last byte: every export waits its turn like a wildcard.
   if (format === 'csv' || spec.heavy?.(parsed)) await ctx.request?.queueHeavy();
   try {
-    if (spec.cost !== 'expanded') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
+    if (typeof spec.cost !== 'string') await chargeShape(ctx, plan, typeof spec.cost === 'function' ? spec.cost(parsed) : spec.cost);
     const result = await spec.run({ ctx, input: parsed, plan, maxRows, format, charge: (shape) => chargeShape(ctx, plan, shape) });
     // The cap holds for every verb with a CSV rendering: those that know their size early refuse
     // before reading any value; for the rest, the rows of the answer are counted here.

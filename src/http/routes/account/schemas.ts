@@ -1,6 +1,7 @@
 // Response and request shapes of the account endpoints (docs/accounts.md). The same objects
 // validate requests, serialize responses and feed /openapi.json.
 import { z } from 'zod';
+import { keyIdInput } from '../../../verbs/account-rotate-key.js';
 
 const ts = z.string().describe('ISO 8601 timestamp (UTC)');
 
@@ -71,7 +72,8 @@ export const usageSchema = z.object({
   by_key: breakdown('key_id'),
 });
 
-export const keyParams = z.object({ id: z.string().min(1).max(64) });
+/** The key-id path of rotate, revoke and rename: the verbs' own input schema. */
+export const keyParams = keyIdInput;
 
 export const regionSchema = z.object({
   name: z.string(),
