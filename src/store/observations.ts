@@ -45,6 +45,13 @@ export const POINT_LOOKUP_MAX_GEOS = 10_000;
  */
 export const POINT_LOOKUP_SLICE_CELLS = 5_000;
 
+/**
+ * A list naming every geography of a file (an expanded wildcard: all counties, a state's tracts) is
+ * a scan, left to DuckDB above this many lookups, as before lists were sliced: DuckDB reads such a
+ * file without the key list and meets the national targets (docs/performance.md).
+ */
+const WHOLE_FILE_INDEX_MAX_GEOS = 500;
+
 /** Queries of up to this many codes are read pivoted (one row per geography); more, one row per cell. */
 export const PIVOT_MAX_CODES = 40;
 
@@ -361,6 +368,8 @@ export class ObservationStore {
         plan.push({ v, idx, keys: q.geoKeys.filter((k) => stateOfKey(q.level, k) === f.state) });
       }
     }
+    if (q.geoKeys.length * vintages.length > WHOLE_FILE_INDEX_MAX_GEOS && plan.some((p) => p.idx.coveredBy(new Set(p.keys))))
+      return undefined;
     const out = new StoredCells(q.codes);
     const columns = q.codes.map((c) => out.column(c));
     const slice = Math.max(1, Math.floor(POINT_LOOKUP_SLICE_CELLS / Math.max(1, q.codes.length)));
