@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../support/service.js';
 import { readApiFile } from '../../support/census-api-file.js';
+import { loadPriceIndex } from '../../../src/store/price-index.js';
 
 let svc: Service;
 const as = (plan: keyof Service['keys']) => ({ 'x-api-key': svc.keys[plan] });
@@ -312,5 +313,53 @@ describe('regions in every format', () => {
     const lines = csv.body.trim().split('\n');
     expect(lines).toHaveLength(5);
     expect(lines[3]).toMatch(new RegExp(`^"region\\(county:06001,county:06013\\)",.*,region,B25001_001E,.*,${long.data[2].estimate},`));
+  });
+});
+
+describe('regions with dollars= and compare_to=', () => {
+  // Aggregate household income (B19025, dollars, additive) of Oregon + Washington: summed per vintage
+  // with √ΣMOE², restated in 2018 dollars by the R-CPI-U-RS factor (estimate and MOE alike), then
+  // compared with 2012 by the handbook's difference, its MOE √(MOE₁² + MOE₂²) and the 90% test.
+  // Expected values are computed here from the raw API files and catalog/cpi-u-rs.csv.
+  const cpi = loadPriceIndex().index!;
+  function regionIn(vintage: number): { e: number; m: number } {
+    const rows = readApiFile(vintage, 'acs1', 'state', 'B19025').filter((r) => ['41', '53'].includes(r.state!));
+    const f = cpi.annual.get(2018)! / cpi.annual.get(vintage)!;
+    const e = rows.reduce((s, r) => s + Number(r.B19025_001E), 0);
+    const m = Math.sqrt(rows.reduce((s, r) => s + Number(r.B19025_001M) ** 2, 0));
+    return { e: e * f, m: m * f };
+  }
+
+  it('sums, restates in constant dollars, then tests the change from the base year', async () => {
+    const res = await get(
+      `/v1/timeseries?variables=B19025_001E&geo=${encodeURIComponent('region(state:41,state:53)')}&dataset=acs1&from=2018&to=2018&compare_to=2012&dollars=2018`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const [cell] = res.json().data;
+    const base = regionIn(2012);
+    const later = regionIn(2018);
+    const diffMoe = Math.sqrt(base.m ** 2 + later.m ** 2);
+    expect(cell.geo_key).toBe('region(state:41,state:53)');
+    expect(cell.estimate).toBeCloseTo(later.e, 0);
+    expect(cell.moe_numeric).toBeCloseTo(later.m, 3);
+    expect(cell.change.base_estimate).toBeCloseTo(base.e, 0);
+    expect(cell.change.base_moe).toBeCloseTo(base.m, 3);
+    expect(cell.change.difference).toBeCloseTo(later.e - base.e, 0);
+    expect(cell.change.difference_moe).toBeCloseTo(diffMoe, 3);
+    expect(cell.change.significant).toBe(Math.abs(later.e - base.e) > diffMoe);
+    expect(cell.change.not_tested_reason).toBeNull();
+    expect(res.json().meta.dollars.target_year).toBe(2018);
+  });
+
+  it("a region's median (no MOE) gets its change but no verdict, with the reason", async () => {
+    const res = await get(
+      `/v1/timeseries?variables=B19013_001E&geo=${encodeURIComponent('region(state:41,state:53)')}&dataset=acs1&from=2018&to=2018&compare_to=2012&dollars=2018`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const [cell] = res.json().data;
+    expect(cell.estimate).toEqual(expect.any(Number));
+    expect(cell.change.difference).toBeCloseTo(cell.estimate - cell.change.base_estimate, 6);
+    expect(cell.change.significant).toBeNull();
+    expect(cell.change.not_tested_reason).toBe('moe_design_factor_unavailable');
   });
 });
