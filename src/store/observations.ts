@@ -30,13 +30,27 @@ export interface CellQuery {
 
 /**
  * Requests of at most this many geography × vintage lookups are answered from the serving index
- * (positional reads, ~25 µs per geography for 10 codes) when the build has one; larger ones,
- * wildcards and scans go to DuckDB. `npm run bench:serving` (crossover, docs/performance.md): the
- * index stays faster than DuckDB up to every county (12 ms against 26 ms), but it runs on the event
- * loop, so the bound keeps one request's synchronous work near 2 ms (500 lookups of 2–10 codes)
- * while all states × 10 codes (52 lookups, 1.3 ms against DuckDB's 25 ms) takes the index.
+ * when the build has one; wildcards over a whole file ('all'), larger lists and scans go to
+ * DuckDB. `npm run bench:serving` (crossover, docs/performance.md): the index stays faster than
+ * DuckDB up to every county (12 ms against 26 ms), and a 2,000-tract custom region of 21 codes
+ * reads in ~15 ms from the index against 300–500 ms from DuckDB (`npm run bench:regions`, cold).
+ * The index runs on the event loop, so a large request is read in slices (POINT_LOOKUP_SLICE_CELLS)
+ * with a turn of the event loop between them: no request holds the loop for more than a slice.
  */
-export const POINT_LOOKUP_MAX_GEOS = 500;
+export const POINT_LOOKUP_MAX_GEOS = 10_000;
+
+/**
+ * Cells read from the serving index in one synchronous slice: 500 geographies × 10 codes, about
+ * 2–4 ms, the bound one request's synchronous work was held to before lists were sliced.
+ */
+export const POINT_LOOKUP_SLICE_CELLS = 5_000;
+
+/**
+ * A list naming every geography of a file (an expanded wildcard: all counties, a state's tracts) is
+ * a scan, left to DuckDB above this many lookups, as before lists were sliced: DuckDB reads such a
+ * file without the key list and meets the national targets (docs/performance.md).
+ */
+const WHOLE_FILE_INDEX_MAX_GEOS = 500;
 
 /** Queries of up to this many codes are read pivoted (one row per geography); more, one row per cell. */
 export const PIVOT_MAX_CODES = 40;
@@ -335,8 +349,8 @@ export class ObservationStore {
     return entry.idx;
   }
 
-  /** The point-lookup path: a few geographies, every file they need indexed. Undefined: ask DuckDB. */
-  private lookup(q: CellQuery, vintages: number[]): StoredCells | undefined {
+  /** The point-lookup path: a list of geographies, every file they need indexed. Undefined: ask DuckDB. */
+  private async lookup(q: CellQuery, vintages: number[]): Promise<StoredCells | undefined> {
     if (q.geoKeys === 'all' || q.geoKeys.length * vintages.length > this.pointLookupMaxGeos) return undefined;
     const plan: Array<{ v: number; idx: ServingIndex; keys: string[] }> = [];
     for (const v of vintages) {
@@ -354,21 +368,34 @@ export class ObservationStore {
         plan.push({ v, idx, keys: q.geoKeys.filter((k) => stateOfKey(q.level, k) === f.state) });
       }
     }
+    if (q.geoKeys.length * vintages.length > WHOLE_FILE_INDEX_MAX_GEOS && plan.some((p) => p.idx.coveredBy(new Set(p.keys))))
+      return undefined;
     const out = new StoredCells(q.codes);
     const columns = q.codes.map((c) => out.column(c));
+    const slice = Math.max(1, Math.floor(POINT_LOOKUP_SLICE_CELLS / Math.max(1, q.codes.length)));
+    let inSlice = 0;
     for (const { v, idx, keys } of plan) {
-      // A geography's block is made on its first cell: one with no stored cell gets none, as before.
-      const blocks = new Int32Array(keys.length).fill(-1);
-      idx.lookupMany(keys, q.codes, (k, c, estimate, moe, ea, ma) => {
-        if (blocks[k]! < 0) blocks[k] = out.blockFor(v, keys[k]!);
-        out.putAt(blocks[k]!, columns[c]!, estimate, moe, ea, ma);
-      });
+      for (let from = 0; from < keys.length; from += slice) {
+        if (inSlice >= slice) {
+          // Let other requests run between slices of a large list.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          inSlice = 0;
+        }
+        const part = keys.length <= slice ? keys : keys.slice(from, from + slice);
+        inSlice += part.length;
+        // A geography's block is made on its first cell: one with no stored cell gets none, as before.
+        const blocks = new Int32Array(part.length).fill(-1);
+        idx.lookupMany(part, q.codes, (k, c, estimate, moe, ea, ma) => {
+          if (blocks[k]! < 0) blocks[k] = out.blockFor(v, part[k]!);
+          out.putAt(blocks[k]!, columns[c]!, estimate, moe, ea, ma);
+        });
+      }
     }
     return out;
   }
 
   private async query(q: CellQuery, vintages: number[]): Promise<StoredCells> {
-    const fast = this.lookup(q, vintages);
+    const fast = await this.lookup(q, vintages);
     storeMetrics.cache('serving_index', fast !== undefined);
     if (fast) return fast;
     const perState = vintages.some((v) => this.stateFiles.has(`${q.dataset}/${v}/${q.level}`));

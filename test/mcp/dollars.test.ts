@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { loadPriceIndex } from '../../src/store/price-index.js';
 import { call, connect, startMcpService, textOf, type McpService } from './support.js';
+import { readApiFile } from '../support/census-api-file.js';
 
 let svc: McpService;
 let client: Client;
@@ -88,6 +89,38 @@ describe('dollars= and compare_to= over MCP', () => {
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(textOf(r)).toMatch(/ — change vs 2012: [+−]\$[\d,]+ ± \$[\d,]+ \([+−][\d.]+%\), (not )?statistically significant at 90%/);
     expect(textOf(r)).toMatch(/compared as published/);
+  });
+
+  it('compare_geographies with a custom region: the sum in constant dollars and its change from the base year', async () => {
+    const r = await call(client, 'compare_geographies', {
+      variables: 'B19025_001E',
+      geo: 'region(state:41,state:53)',
+      dataset: 'acs1',
+      vintage: 2018,
+      compare_to: 2012,
+      dollars: 2018,
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    // Expected from the raw files: Oregon + Washington aggregate household income, each year
+    // restated in 2018 dollars, MOE √ΣMOE² × the same factor.
+    const inDollars2018 = (vintage: number) => {
+      const rows = readApiFile(vintage, 'acs1', 'state', 'B19025').filter((x) => ['41', '53'].includes(x.state!));
+      const f = cpi.annual.get(2018)! / cpi.annual.get(vintage)!;
+      return {
+        e: rows.reduce((s, x) => s + Number(x.B19025_001E), 0) * f,
+        m: Math.sqrt(rows.reduce((s, x) => s + Number(x.B19025_001M) ** 2, 0)) * f,
+      };
+    };
+    const [base, later] = [inDollars2018(2012), inDollars2018(2018)];
+    const sc = r.structuredContent as {
+      data: Array<{ geo_key: string; estimate: number; change: { difference: number; difference_moe: number; significant: boolean } }>;
+    };
+    const cell = sc.data.find((c) => c.geo_key === 'region(state:41,state:53)')!;
+    expect(cell.estimate).toBeCloseTo(later.e, 0);
+    expect(cell.change.difference).toBeCloseTo(later.e - base.e, 0);
+    expect(cell.change.difference_moe).toBeCloseTo(Math.sqrt(base.m ** 2 + later.m ** 2), 3);
+    expect(cell.change.significant).toBe(Math.abs(later.e - base.e) > Math.sqrt(base.m ** 2 + later.m ** 2));
+    expect(textOf(r)).toMatch(/Region of 2 states/);
   });
 
   it('a year outside the index is a tool error naming the years', async () => {

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDuckDB } from '../../etl/duckdb.js';
 import { writeServingIndex } from '../../etl/steps/serving-index.js';
 import { DuckPool, sqlString } from '../../src/store/duckdb.js';
-import { ObservationStore, POINT_LOOKUP_MAX_GEOS, type StoredCell } from '../../src/store/observations.js';
+import { ObservationStore, POINT_LOOKUP_MAX_GEOS, POINT_LOOKUP_SLICE_CELLS, type StoredCell } from '../../src/store/observations.js';
 import { SERVING_INDEX_FILE, ServingIndex } from '../../src/store/serving-index.js';
 import { heldIndexBytes } from '../../src/store/serving-index-file.js';
+import { cacheLookups } from '../../src/store/metrics.js';
 import { testBuildDir } from '../support/build.js';
 
 let dir: string;
@@ -200,5 +201,44 @@ describe('ObservationStore point lookups', () => {
       estimate_annotation: null,
       moe_annotation: null,
     });
+  });
+
+  it('read a long list (all counties but one, two vintages) from the index in slices, letting the event loop turn, with the same cells as DuckDB; every county is a scan for DuckDB', async () => {
+    const keys = (
+      await pool.rows<{ k: string }>(
+        `SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(path.join(dir, 'observations/dataset=acs5/vintage=2022/level=county/data_0.parquet'))}) ORDER BY k`,
+      )
+    ).map((r) => r.k);
+    const codes = ['B25001_001E', 'B01003_001E'];
+    expect(keys.length).toBe(3222);
+    const list = keys.slice(1);
+    const q = { dataset: 'acs5', vintages: [2022, 2023], level: 'county', geoKeys: list, codes };
+    // More lookups than one slice holds, fewer than the bound: the index answers, in several slices.
+    expect(keys.length * codes.length).toBeGreaterThan(POINT_LOOKUP_SLICE_CELLS);
+    expect(keys.length * 2).toBeLessThanOrEqual(POINT_LOOKUP_MAX_GEOS);
+    const indexOnly = await ObservationStore.open(dir, pool, { cacheCells: 0 });
+    const duckOnly = await ObservationStore.open(dir, pool, { cacheCells: 0, pointLookupMaxGeos: 0 });
+    try {
+      // Slices yield to the event loop: a callback queued now runs before the answer is complete,
+      // which a single synchronous read (the index path has no other await) would not allow.
+      const indexHits = async () =>
+        (await cacheLookups.get()).values.find((v) => v.labels.cache === 'serving_index' && v.labels.result === 'hit')?.value ?? 0;
+      const hitsBefore = await indexHits();
+      let turned = false;
+      setImmediate(() => (turned = true));
+      const viaIndex = await indexOnly.fetch(q);
+      expect(turned).toBe(true);
+      expect(await indexHits()).toBe(hitsBefore + 1);
+      const viaDuckDB = await duckOnly.fetch(q);
+      expect(viaIndex.size).toBe(3221 * 2 * 2);
+      expect(new Map(viaIndex)).toEqual(new Map(viaDuckDB));
+      // Every county of the files (an expanded county:*) is read by DuckDB without its key list.
+      const whole = await indexOnly.fetch({ ...q, geoKeys: keys });
+      expect(await indexHits()).toBe(hitsBefore + 1);
+      expect(whole.size).toBe(3222 * 2 * 2);
+    } finally {
+      indexOnly.close();
+      duckOnly.close();
+    }
   });
 });

@@ -186,7 +186,7 @@ export async function regionGrid(
     for (const v of p.variables) {
       const r = resolve(v, y);
       if (r.kind === 'derived') for (const c of r.codes) extra.add(c);
-      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code)) extra.add(c);
+      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code, y)) extra.add(c);
     }
   }
   const extraCodes = [...extra];
@@ -247,13 +247,14 @@ export async function regionGrid(
         let out: RegionCell;
         if (r.kind === 'unavailable') out = { cell: nullCell(r.reason), missing: null };
         else if (r.kind === 'direct') {
-          const median = medianFromDistribution.codesFor(r.code);
+          const median = medianFromDistribution.codesFor(r.code, s.vintage);
           if (median.length > 0) {
             const parts = median.map((c) => sumOf(c, column.get(c)!));
             const gap = parts.find((x) => x.missing !== null);
             out = gap ?? {
               cell: medianFromDistribution.estimate(
                 r.code,
+                s.vintage,
                 parts.map((x) => x.cell),
               ),
               missing: null,

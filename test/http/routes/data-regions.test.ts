@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../support/service.js';
 import { readApiFile } from '../../support/census-api-file.js';
+import { loadPriceIndex } from '../../../src/store/price-index.js';
 
 let svc: Service;
 const as = (plan: keyof Service['keys']) => ({ 'x-api-key': svc.keys[plan] });
@@ -115,7 +116,8 @@ describe('GET /v1/data with an inline region', () => {
   });
 
   it('never sums medians: a published median of a region without a known distribution is null, not_additive', async () => {
-    const res = await get('/v1/data?variables=B01002_001E&geo=region(state:41,state:53)&dataset=acs1&vintage=2018');
+    // Median gross rent as a percentage of household income: no distribution is tabulated beside it.
+    const res = await get('/v1/data?variables=B25071_001E&geo=region(state:41,state:53)&dataset=acs1&vintage=2018');
     expect(res.statusCode).toBe(200);
     expect(res.json().data[0]).toMatchObject({ estimate: null, estimate_annotation: { code: 'not_additive' } });
   });
@@ -210,6 +212,36 @@ describe('medians of a region, from the distribution', () => {
     expect(estimate).toBeLessThan(100_000);
     expect(Math.abs(estimate - 75_277) / 75_277).toBeLessThan(0.05);
   });
+
+  // Median age (B01002) from B01001's 23 age intervals, each the sum of its male and female lines:
+  // lower bounds 0, 5, 10, 15, 18, 20, 21, 22, 25, …, 85 ("85 years and over" open).
+  const ageLower = [0, 5, 10, 15, 18, 20, 21, 22, 25, 30, 35, 40, 45, 50, 55, 60, 62, 65, 67, 70, 75, 80, 85];
+  function expectedMedianAge(states: string[]): number {
+    const rows = readApiFile(2018, 'acs1', 'state', 'B01001').filter((r) => states.includes(r.state!));
+    const line = (n: number) => `B01001_${String(n).padStart(3, '0')}E`;
+    const counts = ageLower.map((_, i) => rows.reduce((s, r) => s + Number(r[line(i + 3)]) + Number(r[line(i + 27)]), 0));
+    const total = counts.reduce((s, c) => s + c, 0);
+    let below = 0;
+    for (let i = 0; i < counts.length; i++) {
+      if (below + counts[i]! >= total / 2) return ageLower[i]! + ((total / 2 - below) / counts[i]!) * (ageLower[i + 1]! - ageLower[i]!);
+      below += counts[i]!;
+    }
+    throw new Error('no median');
+  }
+
+  it('estimates median age of a region from summed B01001 (both sexes), near the published medians', async () => {
+    const res = await get('/v1/data?variables=B01002_001E&geo=region(state:41,state:53);region(state:06)&dataset=acs1&vintage=2018');
+    expect(res.statusCode).toBe(200);
+    const [pnw, ca] = res.json().data;
+    expect(pnw.estimate).toBeCloseTo(expectedMedianAge(['41', '53']), 9);
+    expect(pnw.moe_numeric).toBeNull();
+    expect(pnw.moe_annotation.code).toBe('moe_design_factor_unavailable');
+    // A region of one state lands within a year of the Bureau's own median (computed from single
+    // years of age, which the table does not publish).
+    const published = Number(readApiFile(2018, 'acs1', 'state', 'B01002').find((r) => r.state === '06')!.B01002_001E);
+    expect(ca.estimate).toBeCloseTo(expectedMedianAge(['06']), 9);
+    expect(Math.abs(ca.estimate - published)).toBeLessThan(1);
+  });
 });
 
 describe('regions in compare and timeseries', () => {
@@ -281,5 +313,53 @@ describe('regions in every format', () => {
     const lines = csv.body.trim().split('\n');
     expect(lines).toHaveLength(5);
     expect(lines[3]).toMatch(new RegExp(`^"region\\(county:06001,county:06013\\)",.*,region,B25001_001E,.*,${long.data[2].estimate},`));
+  });
+});
+
+describe('regions with dollars= and compare_to=', () => {
+  // Aggregate household income (B19025, dollars, additive) of Oregon + Washington: summed per vintage
+  // with √ΣMOE², restated in 2018 dollars by the R-CPI-U-RS factor (estimate and MOE alike), then
+  // compared with 2012 by the handbook's difference, its MOE √(MOE₁² + MOE₂²) and the 90% test.
+  // Expected values are computed here from the raw API files and catalog/cpi-u-rs.csv.
+  const cpi = loadPriceIndex().index!;
+  function regionIn(vintage: number): { e: number; m: number } {
+    const rows = readApiFile(vintage, 'acs1', 'state', 'B19025').filter((r) => ['41', '53'].includes(r.state!));
+    const f = cpi.annual.get(2018)! / cpi.annual.get(vintage)!;
+    const e = rows.reduce((s, r) => s + Number(r.B19025_001E), 0);
+    const m = Math.sqrt(rows.reduce((s, r) => s + Number(r.B19025_001M) ** 2, 0));
+    return { e: e * f, m: m * f };
+  }
+
+  it('sums, restates in constant dollars, then tests the change from the base year', async () => {
+    const res = await get(
+      `/v1/timeseries?variables=B19025_001E&geo=${encodeURIComponent('region(state:41,state:53)')}&dataset=acs1&from=2018&to=2018&compare_to=2012&dollars=2018`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const [cell] = res.json().data;
+    const base = regionIn(2012);
+    const later = regionIn(2018);
+    const diffMoe = Math.sqrt(base.m ** 2 + later.m ** 2);
+    expect(cell.geo_key).toBe('region(state:41,state:53)');
+    expect(cell.estimate).toBeCloseTo(later.e, 0);
+    expect(cell.moe_numeric).toBeCloseTo(later.m, 3);
+    expect(cell.change.base_estimate).toBeCloseTo(base.e, 0);
+    expect(cell.change.base_moe).toBeCloseTo(base.m, 3);
+    expect(cell.change.difference).toBeCloseTo(later.e - base.e, 0);
+    expect(cell.change.difference_moe).toBeCloseTo(diffMoe, 3);
+    expect(cell.change.significant).toBe(Math.abs(later.e - base.e) > diffMoe);
+    expect(cell.change.not_tested_reason).toBeNull();
+    expect(res.json().meta.dollars.target_year).toBe(2018);
+  });
+
+  it("a region's median (no MOE) gets its change but no verdict, with the reason", async () => {
+    const res = await get(
+      `/v1/timeseries?variables=B19013_001E&geo=${encodeURIComponent('region(state:41,state:53)')}&dataset=acs1&from=2018&to=2018&compare_to=2012&dollars=2018`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const [cell] = res.json().data;
+    expect(cell.estimate).toEqual(expect.any(Number));
+    expect(cell.change.difference).toBeCloseTo(cell.estimate - cell.change.base_estimate, 6);
+    expect(cell.change.significant).toBeNull();
+    expect(cell.change.not_tested_reason).toBe('moe_design_factor_unavailable');
   });
 });
