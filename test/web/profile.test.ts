@@ -203,7 +203,10 @@ describe('place profiles', { timeout: 120_000 }, () => {
     await page.getByLabel(/^Within/).fill('Travis County, TX');
     await page.getByLabel(/^Within/).press('Enter');
     // 2: follow the link to its profile (shown once the explorer has resolved the name).
-    await page.getByRole('heading', { name: /Travis County/ }).first().waitFor();
+    await page
+      .getByRole('heading', { name: /Travis County/ })
+      .first()
+      .waitFor();
     await page.getByTestId('within-profile').click();
     await whole(page);
     expect(new URL(page.url()).pathname).toBe('/profile/county:48453');
