@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import process from 'node:process';
 
 const require = createRequire(import.meta.url);
 
