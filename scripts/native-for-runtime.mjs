@@ -47,6 +47,14 @@ function pinnedNodePrefix() {
   // The `node` package installs its platform's build (with the headers) from its own install
   // script, outside the lockfile; a later `npm install` prunes it as extraneous and keeps only
   // bin/node. Its install script restores it.
+  // Its headers fit only the Node they came with: this script must be running on it.
+  const pinned = JSON.parse(fs.readFileSync(path.join(nodePkg, 'package.json'), 'utf8')).version;
+  if (pinned !== process.versions.node) {
+    process.stderr.write(
+      `running on Node ${process.version}, not the pinned ${pinned}: run npm scripts (npm ci, npm test), not node by hand\n`,
+    );
+    process.exit(1);
+  }
   if (!findPrefix(nodePkg)) runNpm(['rebuild', 'node']);
   return findPrefix(nodePkg);
 }
