@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The container test builds and runs the image under podman (minutes): `npm run test:container`.
+    exclude: [...configDefaults.exclude, 'test/container/**'],
     testTimeout: 30_000,
     hookTimeout: 300_000,
     pool: 'forks',

@@ -1,5 +1,6 @@
 // Process entry point: configuration, stores, the listening socket and graceful shutdown. All
 // request behaviour lives in src/http/app.ts, which knows nothing about processes or ports.
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -12,6 +13,7 @@ import { BuildFollower } from './store/build-follower.js';
 import { LiveStores } from './context/live-stores.js';
 import { resolveCurrentBuild } from './store/data-dir.js';
 import { checkDataDir, PathSettingError } from './store/fs-check.js';
+import { buildDataInChild } from './data-build-child.js';
 
 /**
  * Exit once the log destination (asynchronous, plugins/logging.ts) has written every line it holds,
@@ -64,16 +66,20 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   await follower?.prepare();
 
   // A fresh clone has no data/: build it from the configured source tree first (progress on
-  // stderr), so `npm start` alone gives a working service on the embedded default data.
+  // stderr), so `npm start` alone gives a working service on the embedded default data. The build
+  // runs in a child process so its memory is not kept by the server (src/data-build-child.ts).
   if (!follower && config.AUTO_BUILD_DATA && !resolveCurrentBuild(config.DATA_DIR)) {
     logger.info(
       { source: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR },
       'no data build found: building it now (a few minutes, once)',
     );
+    const started = Date.now();
     try {
-      const { build } = await import('../etl/build.js');
-      const summary = await build({ sourceDir: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR });
-      logger.info({ build: summary.buildId, rows: summary.rows, seconds: summary.seconds }, 'data build ready');
+      await buildDataInChild({ sourceDir: config.CENSUS_SOURCE_DIR, dataDir: config.DATA_DIR });
+      logger.info(
+        { build: path.basename(resolveCurrentBuild(config.DATA_DIR) ?? ''), seconds: (Date.now() - started) / 1000 },
+        'data build ready',
+      );
     } catch (err) {
       // Serve what can be served (health, accounts, docs); data endpoints answer 503.
       logger.error({ err }, 'data build failed: data endpoints will answer 503 until `npm run etl` succeeds');

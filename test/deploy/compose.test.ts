@@ -68,9 +68,11 @@ describe('docker-compose.yml', () => {
       ['etl/cli.ts', 'publish', '--help'],
       ['src/cli/admin.ts', 'keys', 'create', '--help'],
     ];
+    // The image runs the compiled modules (Dockerfile): each is its .ts source, transpiled.
     const publisher = String(compose.services.publisher!.entrypoint);
-    expect(publisher).toContain('etl/cli.ts build');
-    expect(publisher).toContain('etl/cli.ts publish --to s3://');
+    expect(publisher).toContain('node etl/cli.js build');
+    expect(publisher).toContain('node etl/cli.js publish --to s3://');
+    expect(compose.services.admin!.entrypoint).toEqual(['node', 'src/cli/admin.js']);
     for (const args of commands) {
       const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
       expect(`${r.stdout}${r.stderr}`, args.join(' ')).toMatch(new RegExp(`Usage: \\S+ ${args.slice(1, -1).join(' ')}`));

@@ -77,6 +77,28 @@ describe('stagePartition', () => {
     expect(one.sorted).toBe(true);
   });
 
+  it('hands a small file whose variables come out of order back from a worker (its sorted lines are a pooled Buffer, which Node 22 will not transfer)', async () => {
+    const src = path.join(dir, 'unordered');
+    const level = path.join(src, 'api/2018/acs/acs1/state');
+    await fs.mkdir(level, { recursive: true });
+    await fs.writeFile(
+      path.join(level, 'B19001.json'),
+      JSON.stringify([
+        ['B19001_002E', 'B19001_001E', 'state'],
+        ['5', '7', '06'],
+      ]),
+    );
+    const [p] = groupPartitions(await listApiFiles(src));
+    await stagePartition(src, p!, path.join(dir, 'unordered-workers.tsv'), () => {}, pool);
+    await stagePartition(src, p!, path.join(dir, 'unordered-here.tsv'), () => {});
+    const lines = (await fs.readFile(path.join(dir, 'unordered-workers.tsv'), 'utf8')).split('\n');
+    expect(lines.slice(0, 2).map((l) => l.split('\t').slice(0, 4))).toEqual([
+      ['state:06', 'B19001', 'B19001_001E', '7'],
+      ['state:06', 'B19001', 'B19001_002E', '5'],
+    ]);
+    expect(await fs.readFile(path.join(dir, 'unordered-workers.tsv'))).toEqual(await fs.readFile(path.join(dir, 'unordered-here.tsv')));
+  });
+
   it("reports a worker's input error with its file and row, and the pool keeps working", async () => {
     const src = path.join(dir, 'src');
     const level = path.join(src, 'api/2018/acs/acs1/state');

@@ -2,6 +2,7 @@
 // JS cost; on worker threads they use both cores and overlap DuckDB's sort of the previous
 // partition (docs/performance.md, "The ETL"). Results are handed back per file and written in file
 // order by the caller, so the staging file and the build stay deterministic.
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
@@ -40,10 +41,12 @@ export type IndexReply = { id: number; written: IndexWritten; error?: undefined 
  * runs under vitest's module runner, which the test-data build uses.
  */
 let bundled: URL | undefined;
+// parse-worker.ts from source, parse-worker.js when this module runs compiled (the container image).
+const WORKER_ENTRY = fileURLToPath(new URL(`./parse-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 function workerSource(): URL {
   if (!bundled) {
     const out = buildSync({
-      entryPoints: [fileURLToPath(new URL('./parse-worker.ts', import.meta.url))],
+      entryPoints: [WORKER_ENTRY],
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -203,7 +203,10 @@ export class Staging implements ByteRowSink {
   /** The file's result: staging bytes and cells, each in a buffer of its own (a worker transfers them). */
   result(body: FileSummary): Staged {
     const { bytes, table } = this.ordered();
-    const tsv = bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    // A copy unless the bytes own their whole buffer. `new Uint8Array(view)` copies even when the
+    // view is a Buffer, whose slice() shares memory: a small Buffer lives in Node's shared pool,
+    // which Node 22 refuses to transfer (DataCloneError) and which Node 20 detached.
+    const tsv = bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return { tsv, cells: this.cells.finish(), body, table };
   }
 
