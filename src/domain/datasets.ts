@@ -123,6 +123,11 @@ export function isBuiltInDataset(key: DatasetKey): boolean {
   return BUILT_IN.some((d) => d.key === key);
 }
 
+/** The dataset a hint suggests instead of `key`: the other built-in one (acs1 ↔ acs5), else the default. */
+export function otherDataset(key: DatasetKey): DatasetKey {
+  return isBuiltInDataset(key) ? BUILT_IN.find((d) => d.key !== key)!.key : DEFAULT_DATASET;
+}
+
 /** Every registered dataset key, the built-in ones first (acs5, the default, then acs1). */
 export function datasetKeys(): DatasetKey[] {
   return [...REGISTRY.keys()];
