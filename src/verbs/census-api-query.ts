@@ -15,6 +15,7 @@ import { parseCensusApiQuery, type CensusApiQuery } from '../domain/census-api/q
 import {
   checkVintage,
   datasetByBureauPath,
+  datasetKeys,
   datasetSpec,
   isDatasetKey,
   unregisteredPartitions,
@@ -32,7 +33,7 @@ import { defineVerb } from './define-verb.js';
 const param = z.union([z.string(), z.array(z.string())]).optional();
 
 export const censusApiQueryInput = z.object({
-  dataset: z.string().describe('acs1 or acs5 (the path segment).'),
+  dataset: z.string().describe(`The path segment after acs/: ${datasetKeys().join(', ')}.`),
   vintage: z.string().describe('The vintage (the path segment), e.g. 2018.'),
   get: param.describe(
     "The Bureau's `get=`: NAME, GEO_ID, codes with their suffix (B19013_001E, _001M, _001EA, _001MA) and group(B19013), comma-separated.",

@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 import { defineVerb } from './define-verb.js';
+import { datasetParamDescription } from './dataset-schemas.js';
 import { pageShape } from './paging.js';
 import { tableDetailSchema, tableSummarySchema } from './catalog-schemas.js';
 
@@ -68,7 +69,7 @@ export const getTable = defineVerb({
   name: 'get-table',
   input: z.object({
     table_id: z.string().min(1).max(20).describe('Table id, e.g. B19013'),
-    dataset: z.string().optional().describe('acs5 or acs1.'),
+    dataset: z.string().optional().describe(`${datasetParamDescription()}.`),
     vintage: z.number().int().optional().describe('Survey year.'),
   }),
   output: tableDetailSchema,
