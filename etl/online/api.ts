@@ -4,6 +4,7 @@
 import { BodyError, chunk, mergeByGeography, validateApiBody, serializeApiBody, type ApiTable } from './apibody.js';
 import { getWithRetry, snippet, type Attempt, type Response200, type RetryOptions } from './http.js';
 import { GEOGRAPHY, type ApiItem, type Dataset } from './plan.js';
+import { datasetSpec } from '../../src/domain/datasets.js';
 
 export const VARIABLE_LIMIT = 50;
 
@@ -18,7 +19,7 @@ const enc = (s: string) => encodeURIComponent(s).replace(/%2C/g, ',').replace(/%
 const keyParam = (ep: ApiEndpoint) => (ep.apiKey ? `key=${encodeURIComponent(ep.apiKey)}` : '');
 
 export function datasetUrl(ep: ApiEndpoint, vintage: number, dataset: Dataset, rest: string): string {
-  return `${ep.apiBase.replace(/\/+$/, '')}/data/${vintage}/acs/${dataset}${rest}`;
+  return `${ep.apiBase.replace(/\/+$/, '')}/data/${vintage}/${datasetSpec(dataset).bureauPath}${rest}`;
 }
 
 export function dataUrl(ep: ApiEndpoint, item: ApiItem, get: string): string {

@@ -1,13 +1,15 @@
 // What online mode downloads. A plan is data, not behaviour, so the CLI can build one from flags,
 // from the API's own groups.json listing, or take `mirrorPlan`, which reproduces the layout of
 // ../shared/census (the tree the offline build and the tests are written against).
+import { datasetSpec, type DatasetKey } from '../../src/domain/datasets.js';
 import { REFERENCE_FILES } from './reference.js';
 
-export type Dataset = 'acs1' | 'acs5';
+/** A registered dataset (src/domain/datasets.ts). */
+export type Dataset = DatasetKey;
 export type Level = 'nation' | 'state' | 'county' | 'metro';
 export const LEVELS: readonly Level[] = ['nation', 'state', 'county', 'metro'];
 
-/** One cache file `api/{vintage}/acs/{dataset}/{level}/{group}.json.gz`. */
+/** One cache file `api/{vintage}/{the dataset's Bureau path}/{level}/{group}.json.gz`. */
 export interface ApiItem {
   vintage: number;
   dataset: Dataset;
@@ -38,7 +40,7 @@ export const GEOGRAPHY: Record<Level, { forClause: string; columns: string[] }> 
 };
 
 export function apiCachePath(item: Pick<ApiItem, 'vintage' | 'dataset' | 'level' | 'group'>): string {
-  return `api/${item.vintage}/acs/${item.dataset}/${item.level}/${item.group}.json.gz`;
+  return `api/${item.vintage}/${datasetSpec(item.dataset).bureauPath}/${item.level}/${item.group}.json.gz`;
 }
 
 // Group names become file names: accept only the shape of Census table ids (B19013, C15010B, B992701).

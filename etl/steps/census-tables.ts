@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { censusTablesFile } from '../../src/store/census-tables/format.js';
 import type { EtlStep, StepContext, StepResult } from '../step.js';
-import { SPEC_VINTAGES } from './catalog/metadata.js';
+import { datasetKeys, datasetSpec } from '../../src/domain/datasets.js';
 import { collectDataset, listTableInputs } from './census-tables/collect.js';
 import { compileDataset } from './census-tables/compile.js';
 
@@ -19,9 +19,9 @@ export const censusTablesStep: EtlStep = {
     const inputs = new Set(Object.keys(ctx.inputs));
     const rows: Record<string, number> = {};
     await fs.mkdir(path.join(ctx.outDir, 'tables'), { recursive: true });
-    for (const dataset of ['acs1', 'acs5'] as const) {
+    for (const dataset of datasetKeys()) {
       const collected = await collectDataset(ctx.sourceDir, dataset, inputs);
-      const compiled = compileDataset(collected, SPEC_VINTAGES[dataset], ctx.synthetic);
+      const compiled = compileDataset(collected, datasetSpec(dataset).vintages, ctx.synthetic);
       await fs.writeFile(path.join(ctx.outDir, censusTablesFile(dataset)), JSON.stringify(compiled));
       rows[`tables/${dataset}/tables`] = Object.keys(compiled.tables).length;
       rows[`tables/${dataset}/codes`] = collected.columns.size;

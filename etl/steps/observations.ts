@@ -12,6 +12,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { datasetByBureauPath, datasetKeys, datasetSpec } from '../../src/domain/datasets.js';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { InputError, type EtlStep, type StepContext } from '../step.js';
 import {
@@ -27,7 +28,16 @@ import { PUBLISHED_FORM_FILE } from '../../src/domain/census-api/published-text.
 import { SERVING_INDEX_FILE, writeIndexFile, writeServingIndex } from './serving-index.js';
 import { RepeatedCell, ServingIndexBuilder } from './serving-index-builder.js';
 
-const API_FILE = /^api\/(\d{4})\/acs\/(acs1|acs5)\/(nation|state|county|metro|cd|tract|block_group)\/([A-Z0-9]+)\.json(\.gz)?$/;
+/**
+ * A value file of a registered dataset: api/{vintage}/{the dataset's Bureau path}/{level}/{GROUP}.json(.gz).
+ * Built from the registry when called, so a dataset registered before the build is read like acs1.
+ */
+function apiFilePattern(): RegExp {
+  const paths = datasetKeys().map((k) => datasetSpec(k).bureauPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(
+    `^api\\/(\\d{4})\\/(${paths.join('|')})\\/(nation|state|county|metro|cd|tract|block_group)\\/([A-Z0-9]+)\\.json(\\.gz)?$`,
+  );
+}
 
 export interface Partition {
   dataset: string;
@@ -57,18 +67,21 @@ async function walk(dir: string, base: string, out: string[]): Promise<void> {
 export async function listApiFiles(sourceDir: string): Promise<string[]> {
   const out: string[] = [];
   await walk(path.join(sourceDir, 'api'), sourceDir, out);
-  return out.filter((f) => API_FILE.test(f)).sort();
+  const pattern = apiFilePattern();
+  return out.filter((f) => pattern.test(f)).sort();
 }
 
 export function groupPartitions(files: string[]): Partition[] {
   const byKey = new Map<string, Partition>();
+  const pattern = apiFilePattern();
   for (const f of files) {
-    const m = API_FILE.exec(f);
+    const m = pattern.exec(f);
     if (!m) continue;
-    const [, vintage, dataset, level] = m;
+    const [, vintage, bureauPath, level] = m;
+    const dataset = datasetByBureauPath(bureauPath!)!.key;
     const key = `${dataset}/${vintage}/${level}`;
     let p = byKey.get(key);
-    if (!p) byKey.set(key, (p = { dataset: dataset!, vintage: Number(vintage), level: level!, files: [] }));
+    if (!p) byKey.set(key, (p = { dataset, vintage: Number(vintage), level: level!, files: [] }));
     p.files.push(f);
   }
   return [...byKey.values()].sort((a, b) => a.dataset.localeCompare(b.dataset) || a.vintage - b.vintage || a.level.localeCompare(b.level));
@@ -285,7 +298,7 @@ export const observationsStep: EtlStep = {
  * error of the partition.
  */
 async function writePartitionIndex(p: Partition, cells: ServingIndexBuilder, target: string, pool: ParsePool | undefined): Promise<void> {
-  const label = `api/${p.vintage}/acs/${p.dataset}/${p.level}/`;
+  const label = `api/${p.vintage}/${datasetSpec(p.dataset).bureauPath}/${p.level}/`;
   if (pool) {
     await pool.writeIndex(cells.files, target, label);
     return;

@@ -5,6 +5,7 @@
 //     Estimates" (the same formulas as the ACS General Handbook 2018, ch. 7–8 and its appendix);
 //   - the ACS "Accuracy of the Data" documents (statistical testing, 90% confidence, Z = 1.645).
 // All MOEs are published 90% margins of error.
+import { datasetSpec, type DatasetKey } from './datasets.js';
 import { moeRatio, standardError, type Estimate } from './moe.js';
 
 /** The Bureau's critical value for a test at the 90% confidence level. */
@@ -64,14 +65,15 @@ export interface NotTested {
  * not independent and the Bureau advises against testing them (handbook 2020, ch. 7 "Comparing
  * ACS Data": compare non-overlapping periods). 1-year estimates never overlap.
  */
-export function overlapReason(dataset: 'acs1' | 'acs5', baseVintage: number, vintage: number): NotTested | null {
-  if (dataset !== 'acs5' || baseVintage === vintage) return null;
+export function overlapReason(dataset: DatasetKey, baseVintage: number, vintage: number): NotTested | null {
+  const p = datasetSpec(dataset).periodYears;
+  if (p === 1 || baseVintage === vintage) return null;
   const gap = Math.abs(vintage - baseVintage);
-  if (gap >= 5) return null;
+  if (gap >= p) return null;
   const [a, b] = baseVintage < vintage ? [baseVintage, vintage] : [vintage, baseVintage];
-  const shared = 5 - gap;
+  const shared = p - gap;
   return {
     code: 'overlapping_periods',
-    detail: `The 5-year periods ${a - 4}–${a} and ${b - 4}–${b} share ${shared} year${shared === 1 ? '' : 's'} of sample, so they are not independent and the Bureau advises against testing them; compare periods that do not overlap (e.g. ${b - 9}–${b - 5} with ${b - 4}–${b}).`,
+    detail: `The ${p}-year periods ${a - p + 1}–${a} and ${b - p + 1}–${b} share ${shared} year${shared === 1 ? '' : 's'} of sample, so they are not independent and the Bureau advises against testing them; compare periods that do not overlap (e.g. ${b - 2 * p + 1}–${b - p} with ${b - p + 1}–${b}).`,
   };
 }

@@ -3,6 +3,7 @@
 // period, why a value is missing, and the hint when there is one. The full data is always in
 // structuredContent; the text is capped so a 2,000-tract wildcard does not flood the context.
 import type { AnnotationInfo } from '../domain/annotations.js';
+import { datasetKeys, datasetSpec, isDatasetKey } from '../domain/datasets.js';
 import type { Topic } from '../store/catalog.js';
 import type { TableSummary } from '../store/census-tables.js';
 import type { GeographyView } from '../verbs/geo-support.js';
@@ -13,10 +14,10 @@ import type { ObservationCell } from '../verbs/observations/engine.js';
 import type { CellChange } from '../verbs/observations/change.js';
 import type { VerbResult } from '../context/verb-context.js';
 
+const datasetName = (key: string) => (isDatasetKey(key) ? `${datasetSpec(key).shortLabel} estimates` : key);
+
 /** Value lines shown before "… N more in structuredContent". */
 export const MAX_TEXT_LINES = 60;
-
-const DATASET_NAMES: Record<string, string> = { acs1: 'ACS 1-year estimates', acs5: 'ACS 5-year estimates' };
 
 function num(n: number, maxDigits: number): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: maxDigits });
@@ -86,7 +87,7 @@ function sourceLine(meta: VerbResult<unknown>['meta']): string[] {
   const lines = [
     // A SYNTHETIC benchmark build says so before anything else.
     ...(meta?.synthetic === true ? [SYNTHETIC_LINE] : []),
-    `${DATASET_NAMES[src.dataset] ?? src.dataset}, vintage ${src.vintage_year}${period}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
+    `${datasetName(src.dataset)}, vintage ${src.vintage_year}${period}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
   ];
   if (typeof meta?.geography_definitions === 'string') lines.push(meta.geography_definitions);
   return lines;
@@ -200,7 +201,7 @@ export function renderTimeseries(r: VerbResult<ObservationCell[]>): string {
   const head = src
     ? [
         ...(r.meta?.synthetic === true ? [SYNTHETIC_LINE] : []),
-        `${DATASET_NAMES[src.dataset] ?? src.dataset}, vintages ${src.reference_period ?? ''}${Array.isArray(r.meta?.vintages) ? ` (${(r.meta.vintages as number[]).join(', ')})` : ''}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
+        `${datasetName(src.dataset)}, vintages ${src.reference_period ?? ''}${Array.isArray(r.meta?.vintages) ? ` (${(r.meta.vintages as number[]).join(', ')})` : ''}. Source: ${src.census_program}. Margins of error are at the 90% confidence level.`,
       ]
     : [];
   if (typeof r.meta?.geography_definitions === 'string') head.push(r.meta.geography_definitions);
@@ -220,19 +221,21 @@ function pageLine(r: VerbResult<unknown[]>, what: string): string {
  * already speaks the Bureau's API: `/data/{vintage}/acs/acs1?get=B19013_001E&for=…`.
  */
 function censusApiForm(code: string, datasets: string[]): string {
-  const ds = datasets.length === 1 ? datasets[0] : '{acs1|acs5}';
-  return `Census API form: /data/{vintage}/acs/${ds}?get=${code}&for=…`;
+  const paths = [...new Set((datasets.length ? datasets : datasetKeys()).map((d) => datasetSpec(d).bureauPath))].sort();
+  const path =
+    paths.length === 1 ? paths[0] : `${paths[0]!.split('/')[0]}/{${paths.map((p) => p.split('/').slice(1).join('/')).join('|')}}`;
+  return `Census API form: /data/{vintage}/${path}?get=${code}&for=…`;
 }
 
 export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {
   const lines = [pageLine(r, r.page?.total === 1 ? 'variable matches' : 'variables match')];
   for (const v of r.data) {
     if (v.kind === 'census_code') {
-      const years = (['acs5', 'acs1'] as const)
-        .filter((d) => v.availability[d].length)
-        .map((d) => `${d} ${v.availability[d].join(', ')}`)
+      const years = datasetKeys()
+        .filter((d) => v.availability?.[d]?.length)
+        .map((d) => `${d} ${v.availability![d]!.join(', ')}`)
         .join('; ');
-      const datasets = (['acs1', 'acs5'] as const).filter((d) => v.availability[d].length);
+      const datasets = datasetKeys().filter((d) => v.availability?.[d]?.length);
       lines.push(
         `- ${v.census_code} (census code as published; table ${v.table_id}${v.table_title ? ` "${v.table_title}"` : ''}): ${v.label} — published in ${years}; ${censusApiForm(v.census_code!, datasets)}`,
       );

@@ -11,6 +11,7 @@ import { geocode } from '../verbs/geocode.js';
 import { geographiesList } from '../verbs/geographies-list.js';
 import { getData, longFormat } from '../verbs/get-data.js';
 import { getTimeseries } from '../verbs/get-timeseries.js';
+import { datasetParamDescription } from '../verbs/dataset-schemas.js';
 import { argumentsError } from './errors.js';
 import {
   renderCompare,
@@ -152,8 +153,7 @@ export const TOOLS: readonly ToolDef[] = [
   tool(listDatasets, {
     name: 'list_datasets',
     title: 'List datasets',
-    description:
-      'The datasets (acs5: 5-year estimates, every geography; acs1: 1-year estimates, areas of 65,000+ only) with the vintages (survey years) each has and the default vintage. 1 quota unit.',
+    description: `The datasets (${datasetParamDescription()}) with the vintages (survey years) each has and the default vintage. 1 quota unit.`,
     render: renderDatasets,
   }),
   tool(geocode, {

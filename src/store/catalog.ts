@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { CODE_LIKE } from '../domain/census-codes.js';
+import { datasetKeys, datasetSpec, perDataset, type DatasetKey, type PerDataset } from '../domain/datasets.js';
 
-export type Dataset = 'acs1' | 'acs5';
+export type Dataset = DatasetKey;
 
 export interface Topic {
   topic_key: string;
@@ -27,10 +28,10 @@ export interface CatalogVariable {
   display_format: string;
   formula: string | null;
   component_codes: string[] | null;
-  availability: Record<Dataset, number[]>;
-  not_comparable: Record<Dataset, { vintage: number; reason: string }[]>;
-  unverified_vintages: Record<Dataset, number[]>;
-  resolution: Record<Dataset, Record<string, Resolution>>;
+  availability: PerDataset<number[]>;
+  not_comparable: PerDataset<{ vintage: number; reason: string }[]>;
+  unverified_vintages: PerDataset<number[]>;
+  resolution: PerDataset<Record<string, Resolution>>;
   notes: string | null;
 }
 
@@ -49,7 +50,7 @@ export interface VariableSummary {
 export interface CompiledCatalog {
   schema_version: number;
   topics: (Topic & { parent: string | null })[];
-  datasets: Record<Dataset, { vintages: number[] }>;
+  datasets: PerDataset<{ vintages: number[] }>;
   variables: CatalogVariable[];
 }
 
@@ -62,7 +63,7 @@ export class CatalogStore {
   private readonly searchCache = new Map<string, { v: CatalogVariable; codes: { code: string; vintages: number[] }[] | null }[]>();
   /** topics() and datasets() counts, computed on first use. */
   private topicCounts: (Topic & { variable_count: number })[] | undefined;
-  private datasetCounts: Record<Dataset, number> | undefined;
+  private datasetCounts: PerDataset<number> | undefined;
 
   private constructor(private readonly file: CompiledCatalog) {
     for (const v of file.variables) {
@@ -181,26 +182,25 @@ export class CatalogStore {
     return this.topicCounts.map((t) => ({ topic_key: t.topic_key, label: t.label, depth: t.depth, variable_count: t.variable_count }));
   }
 
-  datasets(): Record<Dataset, { vintages: number[]; variable_count: number }> {
-    const count = (d: Dataset): number => this.file.variables.filter((v) => v.availability[d].length > 0).length;
-    this.datasetCounts ??= { acs5: count('acs5'), acs1: count('acs1') };
-    return {
-      acs5: { vintages: this.file.datasets.acs5.vintages, variable_count: this.datasetCounts.acs5 },
-      acs1: { vintages: this.file.datasets.acs1.vintages, variable_count: this.datasetCounts.acs1 },
-    };
+  datasets(): PerDataset<{ vintages: number[]; variable_count: number }> {
+    const count = (d: Dataset): number => this.file.variables.filter((v) => (v.availability[d]?.length ?? 0) > 0).length;
+    const counts = (this.datasetCounts ??= perDataset(count));
+    // A dataset registered after the catalogue was compiled has no curated variables (0), and its
+    // vintages are the registry's.
+    return perDataset((d) => ({ vintages: this.file.datasets[d]?.vintages ?? datasetSpec(d).vintages, variable_count: counts[d] ?? 0 }));
   }
 
   resolveForVintage(variable: CatalogVariable | string, dataset: Dataset, vintage: number): Resolution {
     const v = typeof variable === 'string' ? this.getVariable(variable) : variable;
     if (!v) throw new Error(`unknown variable ${String(variable)}`);
-    return v.resolution[dataset][String(vintage)] ?? { kind: 'unavailable', reason: 'not_in_vintage' };
+    return v.resolution[dataset]?.[String(vintage)] ?? { kind: 'unavailable', reason: 'not_in_vintage' };
   }
 
   /** Every census code that maps to this variable, with the vintages (both datasets) it does. */
   codesByVintage(v: CatalogVariable): { code: string; vintages: number[] }[] {
     const m = new Map<string, Set<number>>();
-    for (const d of ['acs1', 'acs5'] as const) {
-      for (const [vintage, r] of Object.entries(v.resolution[d])) {
+    for (const d of datasetKeys()) {
+      for (const [vintage, r] of Object.entries(v.resolution[d] ?? {})) {
         if (r.kind !== 'direct') continue;
         let s = m.get(r.code);
         if (!s) m.set(r.code, (s = new Set()));
@@ -212,5 +212,5 @@ export class CatalogStore {
 }
 
 function isActive(v: CatalogVariable): boolean {
-  return v.availability.acs1.length > 0 || v.availability.acs5.length > 0;
+  return Object.values(v.availability).some((years) => (years?.length ?? 0) > 0);
 }

@@ -18,8 +18,9 @@ import {
   type CompiledTable,
 } from './census-tables/format.js';
 
-export type CensusDataset = 'acs1' | 'acs5';
-const DATASETS: CensusDataset[] = ['acs1', 'acs5'];
+import { datasetKeys, isBuiltInDataset, perDataset, type DatasetKey, type PerDataset } from '../domain/datasets.js';
+
+export type CensusDataset = DatasetKey;
 
 /** What one code meant in one vintage. */
 export interface CodeInVintage {
@@ -180,12 +181,20 @@ class DatasetTables {
   }
 }
 
+const EMPTY_TABLES = new DatasetTables({
+  schema_version: CENSUS_TABLES_SCHEMA_VERSION,
+  dataset: '',
+  vintages: [],
+  strings: [],
+  tables: {},
+});
+
 export interface TableSummary {
   table_id: string;
   title: string | null;
   universe: string | null;
   /** Vintages in which the Bureau published the table, per dataset. */
-  vintages: Record<CensusDataset, number[]>;
+  vintages: PerDataset<number[]>;
 }
 
 /** Query texts whose table matches are kept (searchTables). */
@@ -195,7 +204,7 @@ export class CensusTableStore {
   private readonly search: MiniSearch;
   private readonly searchCache = new Map<string, string[]>();
 
-  private constructor(private readonly byDataset: Record<CensusDataset, DatasetTables>) {
+  private constructor(private readonly loaded: Map<CensusDataset, DatasetTables>) {
     this.search = new MiniSearch({
       idField: 'table_id',
       fields: ['table_id', 'title', 'universe'],
@@ -205,13 +214,20 @@ export class CensusTableStore {
     this.search.addAll(this.tableIds().map((id) => ({ table_id: id, ...this.titleOf(id) })));
   }
 
+  /** One dataset's tables (empty for a registered dataset this build has no metadata for). */
+  private of(dataset: CensusDataset): DatasetTables {
+    return this.loaded.get(dataset) ?? EMPTY_TABLES;
+  }
+
   static load(buildDir: string): CensusTableStore {
-    const byDataset = {} as Record<CensusDataset, DatasetTables>;
-    for (const d of DATASETS) {
+    const byDataset = new Map<CensusDataset, DatasetTables>();
+    for (const d of datasetKeys()) {
       const p = path.join(buildDir, censusTablesFile(d));
+      // A dataset registered after this build was made has no metadata in it: it serves nothing yet.
+      if (!fs.existsSync(p) && !isBuiltInDataset(d)) continue;
       const file = JSON.parse(fs.readFileSync(p, 'utf8')) as CompiledCensusTables;
       if (file.schema_version !== CENSUS_TABLES_SCHEMA_VERSION) throw new Error(`${p}: unsupported schema_version ${file.schema_version}`);
-      byDataset[d] = new DatasetTables(file);
+      byDataset.set(d, new DatasetTables(file));
     }
     return new CensusTableStore(byDataset);
   }
@@ -224,21 +240,21 @@ export class CensusTableStore {
 
   /** Vintages in which `code` was published in `dataset` (empty: never). */
   vintagesOf(dataset: CensusDataset, code: string): number[] {
-    return this.byDataset[dataset].vintagesOf(code);
+    return this.of(dataset).vintagesOf(code);
   }
 
   /** Whether the build has any table metadata for this dataset and vintage. */
   hasVintageMetadata(dataset: CensusDataset, vintage: number): boolean {
-    return this.byDataset[dataset].hasVintage(vintage);
+    return this.of(dataset).hasVintage(vintage);
   }
 
   /** Whether the code was published in any vintage of either dataset. */
   known(code: string): boolean {
-    return DATASETS.some((d) => this.byDataset[d].hasCode(code));
+    return datasetKeys().some((d) => this.of(d).hasCode(code));
   }
 
   info(dataset: CensusDataset, code: string, vintage: number): CodeInVintage | null {
-    return this.byDataset[dataset].info(code, vintage);
+    return this.of(dataset).info(code, vintage);
   }
 
   /** The code's latest vintage in the dataset, with what it meant then. */
@@ -250,36 +266,36 @@ export class CensusTableStore {
   }
 
   table(dataset: CensusDataset, tableId: string, vintage: number): TableInVintage | null {
-    return this.byDataset[dataset].table(tableId, vintage);
+    return this.of(dataset).table(tableId, vintage);
   }
 
   /** The table's estimate codes in `vintage` as the Census Data API described them, in line order (empty: not published). */
   apiColumns(dataset: CensusDataset, tableId: string, vintage: number): ApiColumn[] {
-    return this.byDataset[dataset].apiColumns(tableId, vintage);
+    return this.of(dataset).apiColumns(tableId, vintage);
   }
 
   /** The table's title and universe as published in `vintage`; null when the metadata has none. */
   tableVersion(dataset: CensusDataset, tableId: string, vintage: number): { title: string | null; universe: string | null } | null {
-    return this.byDataset[dataset].tableVersion(tableId, vintage);
+    return this.of(dataset).tableVersion(tableId, vintage);
   }
 
-  tableVintages(tableId: string): Record<CensusDataset, number[]> {
-    return { acs1: this.byDataset.acs1.tableVintages(tableId), acs5: this.byDataset.acs5.tableVintages(tableId) };
+  tableVintages(tableId: string): PerDataset<number[]> {
+    return perDataset((d) => this.of(d).tableVintages(tableId));
   }
 
   hasTable(tableId: string): boolean {
-    return DATASETS.some((d) => this.byDataset[d].tables.has(tableId));
+    return datasetKeys().some((d) => this.of(d).tables.has(tableId));
   }
 
   tableIds(): string[] {
-    return [...new Set(DATASETS.flatMap((d) => [...this.byDataset[d].tables.keys()]))].sort();
+    return [...new Set(datasetKeys().flatMap((d) => [...this.of(d).tables.keys()]))].sort();
   }
 
   /** Latest title and universe across datasets (acs5's when both have it: the broader product). */
   titleOf(tableId: string): { title: string | null; universe: string | null } {
-    for (const d of ['acs5', 'acs1'] as const) {
-      if (!this.byDataset[d].tables.has(tableId)) continue;
-      const t = this.byDataset[d].latestTitle(tableId);
+    for (const d of datasetKeys()) {
+      if (!this.of(d).tables.has(tableId)) continue;
+      const t = this.of(d).latestTitle(tableId);
       if (t.title) return t;
     }
     return { title: null, universe: null };
@@ -314,6 +330,6 @@ export class CensusTableStore {
 
   /** Estimate codes starting with `prefix` (upper case), in either dataset, sorted. */
   codesWithPrefix(prefix: string): string[] {
-    return [...new Set(DATASETS.flatMap((d) => this.byDataset[d].codesWithPrefix(prefix)))].sort();
+    return [...new Set(datasetKeys().flatMap((d) => this.of(d).codesWithPrefix(prefix)))].sort();
   }
 }

@@ -13,6 +13,7 @@ import { DuckPool } from './duckdb.js';
 import { DamagedFile, FileIntegrity } from './file-integrity.js';
 import { GeographyStore } from './geographies.js';
 import { ObservationStore } from './observations.js';
+import { unregisteredPartitions } from '../domain/datasets.js';
 
 /** The live build the data stores were opened on (stores.build). */
 export type BuildInfo = LiveBuild;
@@ -94,6 +95,12 @@ export async function openDataStores(
     if (opened[i]) (stores as Record<string, unknown>)[name] = opened[i];
   });
   stores.integrity = integrity;
+  const unserved = observationsOpened ? unregisteredPartitions(observationsOpened.partitions) : [];
+  if (unserved.length)
+    log.warn(
+      { partitions: unserved },
+      'the build holds partitions the dataset registry does not list (src/domain/datasets.ts); they are refused with invalid-vintage until registered',
+    );
   if (manifest) stores.build = { dir: buildDir, manifest };
   // The observation store's close also closes its serving-index files and the pool.
   return { stores, close: () => (observationsOpened ? observationsOpened.close() : pool.close()) };

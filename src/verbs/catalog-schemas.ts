@@ -1,6 +1,7 @@
 // Output schemas of the catalog operations (the spec's VariableSummary, field for field, plus the
 // detail, topic and dataset records this service chose; docs/api.md).
 import { z } from 'zod';
+import { datasetEnum, perDatasetSchema } from './dataset-schemas.js';
 
 export const topicSchema = z.object({
   topic_key: z.string(),
@@ -8,7 +9,7 @@ export const topicSchema = z.object({
   depth: z.number().int().describe('0 = root'),
 });
 
-const yearsByDataset = z.object({ acs5: z.array(z.number().int()), acs1: z.array(z.number().int()) });
+const yearsByDataset = perDatasetSchema(z.array(z.number().int()));
 
 export const variableSummarySchema = z.object({
   api_name: z.string().describe('Stable, topic-prefixed identifier without a vintage year.'),
@@ -24,7 +25,7 @@ export const variableSummarySchema = z.object({
     .describe('Present only when the search matched a census code.'),
 });
 
-const yearsByDatasetSchema = z.object({ acs5: z.array(z.number().int()), acs1: z.array(z.number().int()) });
+const yearsByDatasetSchema = perDatasetSchema(z.array(z.number().int()));
 
 /** A search result: a catalog variable, or a published census code the search named by code. */
 export const variableSearchItemSchema = variableSummarySchema.extend({
@@ -55,7 +56,7 @@ export const tableDetailSchema = z.object({
   table_id: z.string(),
   title: z.string().nullable().describe('Title in this dataset and vintage.'),
   universe: z.string().nullable(),
-  dataset: z.enum(['acs5', 'acs1']),
+  dataset: datasetEnum(),
   vintage: z.number().int(),
   columns: z.array(
     z.object({
@@ -65,9 +66,9 @@ export const tableDetailSchema = z.object({
     }),
   ),
   published: yearsByDatasetSchema,
-  loaded: z
-    .object({ acs5: z.record(z.string(), z.array(z.number().int())), acs1: z.record(z.string(), z.array(z.number().int())) })
-    .describe('Per dataset and level, the vintages this service holds the values of this table for.'),
+  loaded: perDatasetSchema(z.record(z.string(), z.array(z.number().int()))).describe(
+    'Per dataset and level, the vintages this service holds the values of this table for.',
+  ),
   request: z.string().describe('The data request for the whole table.'),
 });
 
@@ -76,10 +77,7 @@ export const variableDetailSchema = variableSummarySchema.omit({ matched_census_
   census_codes: z
     .array(z.object({ code: z.string(), vintages: z.array(z.number().int()) }))
     .describe('Every census code that maps to this variable, with the vintages it does.'),
-  not_comparable: z.object({
-    acs5: z.array(z.object({ vintage: z.number().int(), reason: z.string() })),
-    acs1: z.array(z.object({ vintage: z.number().int(), reason: z.string() })),
-  }),
+  not_comparable: perDatasetSchema(z.array(z.object({ vintage: z.number().int(), reason: z.string() }))),
   formula: z.string().nullable().describe('For derived variables, how the value is computed from census codes.'),
   notes: z.string().nullable(),
 });
@@ -87,7 +85,7 @@ export const variableDetailSchema = variableSummarySchema.omit({ matched_census_
 export const topicWithCountSchema = topicSchema.extend({ variable_count: z.number().int().describe('Active variables in this topic.') });
 
 export const datasetSchema = z.object({
-  dataset: z.enum(['acs5', 'acs1']),
+  dataset: datasetEnum(),
   label: z.string(),
   vintages: z.array(z.number().int()),
   default_vintage: z

@@ -4,7 +4,7 @@ import { expandSearch } from '../domain/catalog/search-synonyms.js';
 import { CODE_PREFIX } from '../domain/census-codes.js';
 import { AppError, quoteInput } from '../domain/errors.js';
 import { pageSizeFor } from '../domain/plans.js';
-import { DATASETS } from '../domain/datasets.js';
+import { DEFAULT_DATASET, datasetKeys, datasetSpec, perDataset, type PerDataset } from '../domain/datasets.js';
 import type { ObservationStore } from '../store/observations.js';
 import type { CatalogStore, Dataset, Topic, VariableSummary } from '../store/catalog.js';
 import { answerCacheOf, deepFreeze } from '../store/answer-cache.js';
@@ -36,15 +36,15 @@ export interface CensusCodeSummary extends VariableSummary {
   table_id: string;
   table_title: string | null;
   /** Vintages in which the Bureau published the code, per dataset. */
-  availability: Record<Dataset, number[]>;
+  availability: PerDataset<number[]>;
 }
 
 function censusCodeMatches(tables: CensusTableStore, search: string): CensusCodeSummary[] {
   const q = search.toUpperCase().replace(/M$/, 'E');
   if (!CODE_PREFIX.test(q)) return [];
   return tables.codesWithPrefix(q).map((code) => {
-    const availability = { acs1: tables.vintagesOf('acs1', code), acs5: tables.vintagesOf('acs5', code) };
-    const latest = tables.latest(availability.acs5.length ? 'acs5' : 'acs1', code)!;
+    const availability = perDataset((d) => tables.vintagesOf(d, code));
+    const latest = tables.latest(datasetKeys().find((d) => availability[d]?.length) ?? DEFAULT_DATASET, code)!;
     return {
       kind: 'census_code',
       api_name: code,
@@ -53,7 +53,7 @@ function censusCodeMatches(tables: CensusTableStore, search: string): CensusCode
       unit: inferCensusUnit(latest.table_title) as VariableSummary['unit'],
       topic: null,
       display_format: null,
-      matched_census_codes: [{ code, vintages: [...new Set([...availability.acs1, ...availability.acs5])].sort((a, b) => a - b) }],
+      matched_census_codes: [{ code, vintages: [...new Set(Object.values(availability).flatMap((ys) => ys ?? []))].sort((a, b) => a - b) }],
       table_id: latest.table_id,
       table_title: latest.table_title,
       availability,
@@ -136,9 +136,9 @@ export const searchVariables = defineVerb({
 });
 
 export interface VariableDetail extends VariableSummary {
-  availability: Record<Dataset, number[]>;
+  availability: PerDataset<number[]>;
   census_codes: { code: string; vintages: number[] }[];
-  not_comparable: Record<Dataset, { vintage: number; reason: string }[]>;
+  not_comparable: PerDataset<{ vintage: number; reason: string }[]>;
   formula: string | null;
   notes: string | null;
 }
@@ -209,7 +209,7 @@ export interface DatasetSummary {
 function loadedVintages(obs: ObservationStore | undefined, dataset: Dataset): Record<string, number[]> {
   if (!obs) return {};
   const out: Record<string, number[]> = {};
-  for (const level of DATASETS[dataset].levels) {
+  for (const level of datasetSpec(dataset).levels) {
     const years = obs.loadedVintages(dataset, level);
     if (years.length) out[level] = years;
   }
@@ -224,12 +224,12 @@ export const listDatasets = defineVerb({
   run: async ({ ctx }): Promise<VerbResult<DatasetSummary[]>> => {
     const ds = storeOf(ctx.stores, 'catalog').datasets();
     const obs = storeIfOpen(ctx.stores, 'observations');
-    const data = (['acs5', 'acs1'] as const).map((d) => ({
+    const data = datasetKeys().map((d) => ({
       dataset: d,
-      label: DATASETS[d].label,
-      vintages: ds[d].vintages,
-      default_vintage: ds[d].vintages.length ? Math.max(...ds[d].vintages) : null,
-      variable_count: ds[d].variable_count,
+      label: datasetSpec(d).label,
+      vintages: ds[d]!.vintages,
+      default_vintage: ds[d]!.vintages.length ? Math.max(...ds[d]!.vintages) : null,
+      variable_count: ds[d]!.variable_count,
       loaded_vintages: loadedVintages(obs, d),
     }));
     return { data, meta: { source: null, total_count: data.length } };

@@ -5,9 +5,8 @@
 import type { CensusTableStore } from '../store/census-tables.js';
 import type { ObservationStore } from '../store/observations.js';
 import { GEO_TYPES, type GeoType } from '../domain/geo/keys.js';
-import type { CensusApiDataset, DiscoveryMetadata, ServedDataset } from '../domain/census-api/discovery-served.js';
-
-const DATASETS: CensusApiDataset[] = ['acs1', 'acs5'];
+import { datasetByBureauPath, datasetKeys, datasetSpec } from '../domain/datasets.js';
+import type { DiscoveryMetadata, ServedDataset } from '../domain/census-api/discovery-served.js';
 
 const servedCache = new WeakMap<ObservationStore, WeakMap<CensusTableStore, ServedDataset[]>>();
 
@@ -22,10 +21,12 @@ export function servedDatasets(obs: ObservationStore, tables: CensusTableStore):
 function computeServed(obs: ObservationStore, tables: CensusTableStore): ServedDataset[] {
   const out: ServedDataset[] = [];
   const allTables = tables.tableIds();
-  for (const dataset of DATASETS) {
+  // Sorted by key, so acs1 comes before acs5 as the Bureau's catalogue lists them.
+  for (const dataset of datasetKeys().sort()) {
     const vintages = new Set<number>();
     for (const level of GEO_TYPES) for (const v of obs.loadedVintages(dataset, level)) vintages.add(v);
-    for (const vintage of [...vintages].sort((a, b) => a - b)) {
+    // Only the registry's vintages: a built one it does not list is refused by the query, so not listed.
+    for (const vintage of [...vintages].filter((v) => datasetSpec(dataset).vintages.includes(v)).sort((a, b) => a - b)) {
       const levels = GEO_TYPES.filter((l): l is GeoType => obs.has(dataset, vintage, l));
       const held = allTables.filter((t) => obs.hasTableAnyLevel(dataset, vintage, t) && tables.apiColumns(dataset, t, vintage).length > 0);
       out.push({ dataset, vintage, levels, tables: held });
@@ -34,8 +35,10 @@ function computeServed(obs: ObservationStore, tables: CensusTableStore): ServedD
   return out;
 }
 
+/** The served dataset and vintage a path names: `dataset` is the segment after acs/ (`acs1`). */
 export function findServed(served: ServedDataset[], dataset: string, vintage: string): ServedDataset | undefined {
-  return served.find((s) => s.dataset === dataset && String(s.vintage) === vintage);
+  const key = datasetByBureauPath(`acs/${dataset}`)?.key;
+  return served.find((s) => s.dataset === key && String(s.vintage) === vintage);
 }
 
 /** The metadata of one dataset and vintage, as the pure document builders read it. */

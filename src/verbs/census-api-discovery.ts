@@ -13,7 +13,7 @@ import { catalogDocument } from '../domain/census-api/discovery-catalog.js';
 import { unknownDataset, unknownGroup, unknownVariable, type DiscoveryError } from '../domain/census-api/discovery-errors.js';
 import { geographyDocument } from '../domain/census-api/discovery-geography.js';
 import { groupsDocument } from '../domain/census-api/discovery-groups.js';
-import { datasetPath } from '../domain/census-api/discovery-served.js';
+import { datasetByBureauPath } from '../domain/datasets.js';
 import { groupVariablesDocument, variableDocument, variablesDocument } from '../domain/census-api/discovery-variables.js';
 import { defineVerb } from './define-verb.js';
 import { discoveryMetadata, findServed, servedDatasets } from './census-api-discovery-served.js';
@@ -71,7 +71,7 @@ export const censusApiDiscovery = defineVerb({
     }
     const s = findServed(served, input.dataset ?? '', input.vintage ?? '');
     if (!s) {
-      const path = `${input.vintage ?? ''}/${/^acs[15]$/.test(input.dataset ?? '') ? datasetPath(input.dataset as 'acs1') : (input.dataset ?? '')}`;
+      const path = `${input.vintage ?? ''}/${datasetByBureauPath(`acs/${input.dataset ?? ''}`)?.bureauPath ?? input.dataset ?? ''}`;
       return { data: { kind: 'error', ...unknownDataset(path, served) } };
     }
     const meta = discoveryMetadata(tables, s);

@@ -12,7 +12,15 @@ import { CensusApiError, quoted, unknownVariable } from '../domain/census-api/er
 import { geoIdOf, geographyColumns, type CensusApiLevel } from '../domain/census-api/levels.js';
 import { renderAnnotation, renderValue, tableColumns, type PublishedForm } from '../domain/census-api/published-text.js';
 import { parseCensusApiQuery, type CensusApiQuery } from '../domain/census-api/query.js';
-import { DATASETS, checkVintage, type DatasetKey } from '../domain/datasets.js';
+import {
+  checkVintage,
+  datasetByBureauPath,
+  datasetKeys,
+  datasetSpec,
+  isDatasetKey,
+  unregisteredPartitions,
+  type DatasetKey,
+} from '../domain/datasets.js';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize } from '../domain/row-cap.js';
 import { computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
@@ -26,7 +34,7 @@ import { defineVerb } from './define-verb.js';
 const param = z.union([z.string(), z.array(z.string())]).optional();
 
 export const censusApiQueryInput = z.object({
-  dataset: z.string().describe('acs1 or acs5 (the path segment).'),
+  dataset: z.string().describe(`The path segment after acs/: ${datasetKeys().join(', ')}.`),
   vintage: z.string().describe('The vintage (the path segment), e.g. 2018.'),
   get: param.describe(
     "The Bureau's `get=`: NAME, GEO_ID, codes with their suffix (B19013_001E, _001M, _001EA, _001MA) and group(B19013), comma-separated.",
@@ -41,10 +49,11 @@ export type CensusApiRows = Array<Array<string | null>>;
 
 /** The datasets and vintages this deployment answers, for the "unknown dataset" pointer. */
 export function servedDatasets(partitions: ReadonlySet<string>): string[] {
-  const held = new Set([...partitions].map((p) => p.split('/').slice(0, 2).join('/')));
+  const unserved = new Set(unregisteredPartitions(partitions));
+  const held = new Set([...partitions].filter((p) => !unserved.has(p)).map((p) => p.split('/').slice(0, 2).join('/')));
   return [...held].sort().map((p) => {
     const [ds, v] = p.split('/');
-    return `/data/${v}/acs/${ds}`;
+    return `/data/${v}/${datasetSpec(ds!).bureauPath}`;
   });
 }
 
@@ -193,9 +202,10 @@ export const censusApiQuery = defineVerb({
   run: async ({ ctx, input, plan, charge }): Promise<VerbResult<CensusApiRows>> => {
     const observations = storeOf(ctx.stores, 'observations');
     const served = servedDatasets(observations.partitions);
-    const path = `/data/${input.vintage}/acs/${input.dataset}`;
-    if (!/^\d{4}$/.test(input.vintage) || !(input.dataset in DATASETS) || !served.includes(path)) throw unknownDataset(path, served);
-    const dataset = input.dataset as DatasetKey;
+    const known = datasetByBureauPath(`acs/${input.dataset}`) ?? (isDatasetKey(input.dataset) ? datasetSpec(input.dataset) : undefined);
+    const path = `/data/${input.vintage}/${known?.bureauPath ?? `acs/${input.dataset}`}`;
+    if (!/^\d{4}$/.test(input.vintage) || !known || !served.includes(path)) throw unknownDataset(path, served);
+    const dataset: DatasetKey = known.key;
     const vintage = Number(input.vintage);
     const query = parseCensusApiQuery(input);
     const level = query.level;

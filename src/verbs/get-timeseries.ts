@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
-import { DATASETS, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
+import { datasetSpec, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
 import type { ObservationCell } from './observations/engine.js';
 import { computeCellsWithRegions, regionMeta } from './observations/regions.js';
 import { savedRegionsOf } from './observations/saved-regions.js';
@@ -33,7 +33,7 @@ export const MAX_POINTS = 16;
 
 /** The vintages of a series ending at `to` (checked), from `from` or 16 points back. */
 function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | undefined): number[] {
-  const all = DATASETS[dataset].vintages;
+  const all = datasetSpec(dataset).vintages;
   const from = fromInput === undefined ? Math.max(all[0]!, to - (MAX_POINTS - 1)) : fromInput;
   // from/to bound a range, so an unpublished year inside it (acs1 2020) is fine; outside the
   // dataset's years it is an invalid vintage.

@@ -2,7 +2,16 @@
 // table's title, universe and columns in a vintage, with where it was published and where this
 // service holds its values). The MCP tool search_variables lists matching tables too.
 import { AppError, quoteInput } from '../domain/errors.js';
-import { DATASETS, checkVintage, parseDataset, type DatasetKey } from '../domain/datasets.js';
+import {
+  DEFAULT_DATASET,
+  checkVintage,
+  datasetKeys,
+  datasetSpec,
+  parseDataset,
+  perDataset,
+  type DatasetKey,
+  type PerDataset,
+} from '../domain/datasets.js';
 import { pageSizeFor } from '../domain/plans.js';
 import type { TableInVintage, TableSummary } from '../store/census-tables.js';
 import type { ObservationStore } from '../store/observations.js';
@@ -10,6 +19,7 @@ import { z } from 'zod';
 import type { VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
 import { defineVerb } from './define-verb.js';
+import { datasetParamDescription } from './dataset-schemas.js';
 import { pageShape } from './paging.js';
 import { tableDetailSchema, tableSummarySchema } from './catalog-schemas.js';
 
@@ -36,20 +46,20 @@ export interface TableDetail extends TableInVintage {
   dataset: DatasetKey;
   vintage: number;
   /** Vintages in which the Bureau published the table, per dataset. */
-  published: Record<DatasetKey, number[]>;
+  published: PerDataset<number[]>;
   /** Per dataset and geography level, the vintages this service holds the table's values for. */
-  loaded: Record<DatasetKey, Record<string, number[]>>;
+  loaded: PerDataset<Record<string, number[]>>;
   /** How to ask for the whole table in one data request. */
   request: string;
 }
 
-function loadedFor(obs: ObservationStore | undefined, tableId: string): Record<DatasetKey, Record<string, number[]>> {
-  const out = { acs1: {}, acs5: {} } as Record<DatasetKey, Record<string, number[]>>;
+function loadedFor(obs: ObservationStore | undefined, tableId: string): PerDataset<Record<string, number[]>> {
+  const out = perDataset((): Record<string, number[]> => ({}));
   if (!obs) return out;
-  for (const d of ['acs1', 'acs5'] as const) {
-    for (const level of DATASETS[d].levels) {
+  for (const d of datasetKeys()) {
+    for (const level of datasetSpec(d).levels) {
       const ys = obs.loadedVintages(d, level).filter((y) => obs.hasTable(d, y, level, tableId));
-      if (ys.length) out[d][level] = ys;
+      if (ys.length) out[d]![level] = ys;
     }
   }
   return out;
@@ -59,7 +69,7 @@ export const getTable = defineVerb({
   name: 'get-table',
   input: z.object({
     table_id: z.string().min(1).max(20).describe('Table id, e.g. B19013'),
-    dataset: z.string().optional().describe('acs5 or acs1.'),
+    dataset: z.string().optional().describe(`${datasetParamDescription()}.`),
     vintage: z.number().int().optional().describe('Survey year.'),
   }),
   output: tableDetailSchema,
@@ -70,19 +80,23 @@ export const getTable = defineVerb({
     if (!tables.hasTable(id)) {
       throw new AppError(
         'not-found',
-        `No Detailed Table "${quoteInput(input.table_id)}" was published in any vintage of acs1 or acs5. Search with /v1/tables?search=….`,
+        `No Detailed Table "${quoteInput(input.table_id)}" was published in any vintage of ${datasetKeys().join(', ')}. Search with /v1/tables?search=….`,
       );
     }
     const published = tables.tableVintages(id);
     // Default: the 5-year product when it has the table (every geography), else the 1-year one.
-    const dataset = input.dataset === undefined ? (published.acs5.length ? 'acs5' : 'acs1') : parseDataset(input.dataset);
-    const vintage = input.vintage === undefined ? published[dataset].at(-1) : checkVintage(dataset, input.vintage);
+    const dataset =
+      input.dataset === undefined ? (datasetKeys().find((d) => published[d]?.length) ?? DEFAULT_DATASET) : parseDataset(input.dataset);
+    const vintage = input.vintage === undefined ? published[dataset]?.at(-1) : checkVintage(dataset, input.vintage);
     const table = vintage === undefined ? null : tables.table(dataset, id, vintage);
     if (!table || vintage === undefined) {
-      const ys = published[dataset];
+      const ys = published[dataset] ?? [];
+      const others = datasetKeys()
+        .filter((d) => d !== dataset)
+        .map((d) => `${d} ${published[d]?.join(', ') || 'none'}`);
       throw new AppError(
         'not-found',
-        `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other dataset: ${dataset === 'acs1' ? 'acs5' : 'acs1'} ${published[dataset === 'acs1' ? 'acs5' : 'acs1'].join(', ') || 'none'}.`,
+        `Table ${id} was not published in ${dataset}${input.vintage ? ` ${input.vintage}` : ''}.${ys.length ? ` It was in ${dataset} ${ys.join(', ')}.` : ''} Other datasets: ${others.join('; ')}.`,
       );
     }
     return {

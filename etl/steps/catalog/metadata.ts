@@ -8,18 +8,19 @@
 // transcription and sometimes misnumber a table (acs1 2008 B25010 lists "Owner occupied" as
 // line 3 and "Renter occupied" as line 4; the API and the published values have 2 and 3).
 // The shells remain the source of table universes and of every group the API labels lack.
-import { DATASETS } from '../../../src/domain/datasets.js';
+import { datasetSpec, type BuiltInDatasetKey } from '../../../src/domain/datasets.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { InputError } from '../../step.js';
 
-export type Dataset = 'acs1' | 'acs5';
+/** The curated catalogue covers the built-in datasets (catalog/ has a column for each). */
+export type Dataset = BuiltInDatasetKey;
 
 /** The vintages the service covers (spec): acs5 2009–2024, acs1 2005–2024 except 2020. */
 /** The spec's vintages per dataset: one definition for the whole service (src/domain/datasets.ts). */
-export const SPEC_VINTAGES: Record<Dataset, number[]> = { acs5: DATASETS.acs5.vintages, acs1: DATASETS.acs1.vintages };
+export const SPEC_VINTAGES: Record<Dataset, number[]> = { acs5: datasetSpec('acs5').vintages, acs1: datasetSpec('acs1').vintages };
 
 /** What one vintage of one dataset tells us about a code. */
 export interface VintageInfo {

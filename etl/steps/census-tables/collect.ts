@@ -1,9 +1,10 @@
 // What the Bureau published, table by table and vintage by vintage: every Detailed-Table estimate
 // code with its label, indent and table, and every table's title and universe. Read from the
-// metadata folder documented in ../shared/census/README.md §2:
-//   metadata/acs{1,5}/{vintage}/census_{table,column}_metadata.csv.gz   Census Reporter shells
-//   metadata/api_labels/acs1/{vintage}.csv.gz                           verbatim API labels
-//   metadata/acs_detailed_variable_availability.csv.gz                  acs5 2009 presence
+// metadata folder documented in ../shared/census/README.md §2, as each dataset's registry entry
+// (src/domain/datasets.ts, `sources`) says it has them:
+//   metadata/{dataset}/{vintage}/census_{table,column}_metadata.csv.gz  Census Reporter shells
+//   {sources.apiLabels}/{vintage}.csv.gz (acs1: metadata/api_labels/acs1) verbatim API labels
+//   metadata/acs_detailed_variable_availability.csv.gz                  presence only (acs5 2009)
 // Where a vintage has both, the verbatim API label wins: it is the Bureau's own text, and the
 // shells are known to misnumber lines in places (B25010 in the 2008 shell).
 import fs from 'node:fs/promises';
@@ -11,7 +12,10 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { InputError } from '../../step.js';
-import { AVAILABILITY_FILE, SPEC_VINTAGES, columnIdToCode, tableOf, type Dataset } from '../catalog/metadata.js';
+import { datasetKeys, datasetSpec, type DatasetKey } from '../../../src/domain/datasets.js';
+import { AVAILABILITY_FILE, columnIdToCode, tableOf } from '../catalog/metadata.js';
+
+type Dataset = DatasetKey;
 
 export interface TableVintage {
   title: string | null;
@@ -36,7 +40,6 @@ export interface CollectedDataset {
   columns: Map<string, Map<number, ColumnVintage>>;
 }
 
-const API_LABELS_DIR = 'metadata/api_labels/acs1';
 const shellDir = (dataset: Dataset, vintage: number) => `metadata/${dataset}/${vintage}`;
 
 async function exists(p: string): Promise<boolean> {
@@ -64,22 +67,29 @@ async function readCsv(sourceDir: string, rel: string, required: string[]): Prom
 /** Every metadata file this step reads, relative to the source root (checksummed by the build). */
 export async function listTableInputs(sourceDir: string): Promise<string[]> {
   const out: string[] = [AVAILABILITY_FILE];
-  for (const dataset of ['acs1', 'acs5'] as const) {
-    for (const v of SPEC_VINTAGES[dataset]) {
+  const specs = datasetKeys().map(datasetSpec);
+  for (const spec of specs.filter((s) => s.sources.shells)) {
+    for (const v of spec.vintages) {
       for (const f of ['census_table_metadata.csv.gz', 'census_column_metadata.csv.gz']) {
-        const rel = `${shellDir(dataset, v)}/${f}`;
+        const rel = `${shellDir(spec.key, v)}/${f}`;
         if (await exists(path.join(sourceDir, rel))) out.push(rel);
       }
     }
   }
-  for (const v of SPEC_VINTAGES.acs1) {
-    const rel = `${API_LABELS_DIR}/${v}.csv.gz`;
-    if (await exists(path.join(sourceDir, rel))) out.push(rel);
+  for (const spec of specs) {
+    const dir = spec.sources.apiLabels;
+    if (dir === null) continue;
+    for (const v of spec.vintages) {
+      for (const rel of apiLabelsFiles(dir, v)) if (await exists(path.join(sourceDir, rel))) out.push(rel);
+    }
   }
   return out;
 }
 
 /** Depth of an API label below its table's root line: `Estimate!!Total!!Male` → 1. */
+/** A vintage's verbatim API variable list: gzipped (README conventions: over 100 KB) or plain. */
+const apiLabelsFiles = (dir: string, vintage: number): string[] => [`${dir}/${vintage}.csv.gz`, `${dir}/${vintage}.csv`];
+
 function apiIndent(label: string): number {
   const parts = label.replace(/^Estimate!!/i, '').split('!!');
   return Math.max(0, parts.length - 1);
@@ -100,10 +110,11 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
     m.set(v, c);
   };
 
-  for (const v of SPEC_VINTAGES[dataset]) {
+  const spec = datasetSpec(dataset);
+  for (const v of spec.vintages) {
     const tabFile = `${shellDir(dataset, v)}/census_table_metadata.csv.gz`;
     const colFile = `${shellDir(dataset, v)}/census_column_metadata.csv.gz`;
-    if (inputs.has(tabFile) && inputs.has(colFile)) {
+    if (spec.sources.shells && inputs.has(tabFile) && inputs.has(colFile)) {
       for (const r of await readCsv(sourceDir, tabFile, ['table_id', 'table_title', 'universe'])) {
         putTable(r.table_id!, v, { title: r.table_title || null, universe: r.universe || null });
       }
@@ -122,8 +133,8 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
         putColumn(columnIdToCode(id), v, { label: parts.join('!!'), indent: Number.isInteger(indent) ? indent : null });
       }
     }
-    const apiFile = `${API_LABELS_DIR}/${v}.csv.gz`;
-    if (dataset === 'acs1' && inputs.has(apiFile)) {
+    const apiFile = spec.sources.apiLabels === null ? undefined : apiLabelsFiles(spec.sources.apiLabels, v).find((f) => inputs.has(f));
+    if (apiFile !== undefined && inputs.has(apiFile)) {
       const all = await readCsv(sourceDir, apiFile, ['VARIABLE', 'LABEL', 'GROUP']);
       const rows = all.filter((r) => /_\d{3}E$/.test(r.VARIABLE!));
       const moes = new Set(all.filter((r) => /_\d{3}M$/.test(r.VARIABLE!)).map((r) => r.VARIABLE!.slice(0, -1)));
@@ -150,11 +161,15 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
   }
 
   // acs5 2009: the availability file says which codes exist; there are no labels for that year.
-  if (dataset === 'acs5' && inputs.has(AVAILABILITY_FILE)) {
+  const presenceOnly = spec.sources.availabilityYears;
+  if (presenceOnly.length && inputs.has(AVAILABILITY_FILE)) {
     for (const r of await readCsv(sourceDir, AVAILABILITY_FILE, ['dataset', 'variable', 'vintages'])) {
-      if (r.dataset !== 'acs5' || !r.vintages!.split(';').includes('2009')) continue;
-      putColumn(r.variable!, 2009, { label: null, indent: null });
-      if (!tables.get(tableOf(r.variable!))?.has(2009)) putTable(tableOf(r.variable!), 2009, { title: null, universe: null });
+      if (r.dataset !== dataset) continue;
+      for (const year of presenceOnly) {
+        if (!r.vintages!.split(';').includes(String(year))) continue;
+        putColumn(r.variable!, year, { label: null, indent: null });
+        if (!tables.get(tableOf(r.variable!))?.has(year)) putTable(tableOf(r.variable!), year, { title: null, universe: null });
+      }
     }
   }
   return { dataset, tables, columns };

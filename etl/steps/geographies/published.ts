@@ -7,6 +7,10 @@
 import { GEO_TYPES, splitKey, type GeoType } from '../../../src/domain/geo/keys.js';
 import type { GeoProvenance } from '../../../src/store/geographies/format.js';
 import type { PublishedGeographies } from '../observations/published-geographies.js';
+import { datasetSpec, isDatasetKey } from '../../../src/domain/datasets.js';
+
+/** A dataset without a population threshold (acs5) publishes every area of a level it covers. */
+const publishedEverywhere = (dataset: string) => isDatasetKey(dataset) && datasetSpec(dataset).populationThreshold === null;
 
 /** One geography definition row as the geographies step builds it. */
 export interface Row {
@@ -68,7 +72,7 @@ export function publishedByLevel(published: PublishedGeographies): Record<GeoTyp
       if (!v) out[k.type].set(vintage, (v = { names: new Map(), complete: new Set() }));
       const had = v.names.get(k.fips);
       if (had === undefined || (had === null && name !== null)) v.names.set(k.fips, name);
-      if (dataset === 'acs5' && k.type !== 'state' && k.type !== 'nation') v.complete.add(scopeOf(k.type, k.fips));
+      if (publishedEverywhere(dataset!) && k.type !== 'state' && k.type !== 'nation') v.complete.add(scopeOf(k.type, k.fips));
     }
   }
   return out;

@@ -4,6 +4,7 @@
 // flattens `dataset` and selects title, c_vintage, temporal, spatial, distribution.accessURL,
 // modified, description and contactPoint.hasEmail, so each entry carries all of them. Every URL
 // points at this service.
+import { datasetSpec, referencePeriod } from '../datasets.js';
 import { accessUrl, datasetIdentifier, datasetPath, type ServedDataset } from './discovery-served.js';
 
 export interface CatalogEntry {
@@ -59,12 +60,10 @@ export interface CatalogContext {
   documentation: string;
 }
 
-const TITLES = { acs1: 'ACS 1-Year Detailed Tables', acs5: 'ACS 5-Year Detailed Tables' } as const;
-
 function description(s: ServedDataset): string {
-  const years = s.dataset === 'acs1' ? `${s.vintage}` : `${s.vintage - 4}–${s.vintage}`;
+  const years = referencePeriod(s.dataset, s.vintage);
   return (
-    `American Community Survey ${s.dataset === 'acs1' ? '1-year' : '5-year'} estimates (${years}), Detailed Tables, ` +
+    `${datasetSpec(s.dataset).catalog.estimates} (${years}), Detailed Tables, ` +
     `as published by the U.S. Census Bureau and served by Census Data Service: ${s.tables.length} tables at the levels ` +
     `listed in geography.json.`
   );
@@ -72,10 +71,10 @@ function description(s: ServedDataset): string {
 
 function entry(s: ServedDataset, ctx: CatalogContext): CatalogEntry {
   const root = accessUrl(ctx.base, s);
-  const from = s.dataset === 'acs1' ? s.vintage : s.vintage - 4;
+  const from = s.vintage - datasetSpec(s.dataset).periodYears + 1;
   return {
     '@type': 'dcat:Dataset',
-    title: TITLES[s.dataset],
+    title: datasetSpec(s.dataset).catalog.title,
     description: description(s),
     c_vintage: s.vintage,
     c_dataset: datasetPath(s.dataset).split('/'),

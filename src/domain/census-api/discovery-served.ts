@@ -2,9 +2,10 @@
 // geography levels whose values this build holds, and the tables held in each. The verbs read it
 // from the stores; the documents never list a dataset, level or table the query endpoint cannot
 // answer from data.
+import { datasetSpec, type DatasetKey } from '../datasets.js';
 import type { GeoType } from '../geo/keys.js';
 
-export type CensusApiDataset = 'acs1' | 'acs5';
+export type CensusApiDataset = DatasetKey;
 
 export interface ServedDataset {
   dataset: CensusApiDataset;
@@ -30,10 +31,10 @@ export interface DiscoveryMetadata {
 }
 
 /** The Bureau's dataset path below /data/{vintage}/: `acs/acs1`. */
-export const datasetPath = (d: CensusApiDataset) => `acs/${d}`;
+export const datasetPath = (d: CensusApiDataset) => datasetSpec(d).bureauPath;
 
 /** The Bureau's dataset identifier (data.json `identifier`, read by cenpy): `ACSDT1Y2018`. */
-export const datasetIdentifier = (d: CensusApiDataset, vintage: number) => `ACSDT${d === 'acs1' ? 1 : 5}Y${vintage}`;
+export const datasetIdentifier = (d: CensusApiDataset, vintage: number) => `${datasetSpec(d).identifierPrefix}${vintage}`;
 
 /** The query endpoint of a dataset, under this service's public base address. */
 export const accessUrl = (base: string, s: Pick<ServedDataset, 'dataset' | 'vintage'>) =>

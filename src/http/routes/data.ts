@@ -11,6 +11,7 @@ import type { CsvTable } from '../csv.js';
 import { defineVerbRoute } from '../verb-route.js';
 import { withChangeColumns, withDollarsColumns } from '../csv-dollars.js';
 import { csvRowCapText, plansWith } from '../../verbs/describe-plans.js';
+import { datasetParamDescription } from '../../verbs/dataset-schemas.js';
 
 /** REST wording of the fields the three operations share. */
 const common = {
@@ -19,7 +20,7 @@ const common = {
     describe:
       'Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.',
   },
-  dataset: { describe: '`acs5` (default) or `acs1`.' },
+  dataset: { describe: `${datasetParamDescription()}.` },
 };
 
 /** Every data operation's description ends with this: a SYNTHETIC benchmark build says so in every answer. */

@@ -35,7 +35,7 @@ export interface CompiledTable {
 
 export interface CompiledCensusTables {
   schema_version: number;
-  dataset: 'acs1' | 'acs5';
+  dataset: string;
   vintages: number[];
   strings: string[];
   tables: Record<string, CompiledTable>;

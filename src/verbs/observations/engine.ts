@@ -4,7 +4,7 @@
 // the reasons are summarised into a hint, so an empty answer always says why.
 import { describeAnnotation, type AnnotationInfo } from '../../domain/annotations.js';
 import { inferCensusUnit } from '../../domain/census-units.js';
-import { ACS1_POPULATION_THRESHOLD, type DatasetKey } from '../../domain/datasets.js';
+import { datasetSpec, otherDataset, type DatasetKey } from '../../domain/datasets.js';
 import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../domain/formula.js';
 import type { CatalogStore, Resolution } from '../../store/catalog.js';
 import type { CensusTableStore } from '../../store/census-tables.js';
@@ -78,7 +78,6 @@ export interface EngineSummary {
   loadedInOther: Map<string, number[]>;
 }
 
-const NO_ROW_LEVELS_ACS1 = new Set(['tract', 'block_group']);
 const formulaCache = new Map<string, Formula>();
 const formulaOf = (src: string) => {
   let f = formulaCache.get(src);
@@ -297,14 +296,17 @@ export async function computeGrid(
   const loadedInOther = new Map<string, number[]>();
   const nv = req.variables.length;
 
+  // The registry's levels and threshold: acs1 publishes no tracts or block groups, and no area under 65,000.
+  const spec = datasetSpec(req.dataset);
+  const threshold = spec.populationThreshold;
   for (const [level, geos] of byLevel) {
+    const publishedAt = spec.levels.includes(level);
     loaded.set(level, obs.loadedVintages(req.dataset, level));
-    loadedInOther.set(level, obs.loadedVintages(req.dataset === 'acs1' ? 'acs5' : 'acs1', level));
+    loadedInOther.set(level, obs.loadedVintages(otherDataset(req.dataset), level));
     const allCodes = [...new Set([...codesByVintage.values()].flatMap((s) => [...s]))];
-    const stored =
-      NO_ROW_LEVELS_ACS1.has(level) && req.dataset === 'acs1'
-        ? new StoredCells(allCodes)
-        : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
+    const stored = !publishedAt
+      ? new StoredCells(allCodes)
+      : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
 
     for (const y of req.vintages) {
       const size = geos.length * nv;
@@ -329,17 +331,11 @@ export async function computeGrid(
       // all-counties answer's CPU (each also named by the TypeScript loader).
       const absentReason = (gi: number, code: string): string => {
         const g = geos[gi]!;
-        if (req.dataset === 'acs1' && NO_ROW_LEVELS_ACS1.has(level)) return 'not_in_dataset';
+        if (!publishedAt) return 'not_in_dataset';
         // A geography that does not exist in this vintage has no value, whatever is loaded.
         if (undefinedIn[gi] === 0) undefinedIn[gi] = stores.geographies.get(g.key, y) === null ? 1 : -1;
         if (undefinedIn[gi] === 1) return 'geography_not_defined';
-        if (
-          req.dataset === 'acs1' &&
-          level !== 'nation' &&
-          level !== 'state' &&
-          g.population !== null &&
-          g.population < ACS1_POPULATION_THRESHOLD
-        ) {
+        if (threshold !== null && level !== 'nation' && level !== 'state' && g.population !== null && g.population < threshold) {
           return 'below_acs1_threshold';
         }
         if (!tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';

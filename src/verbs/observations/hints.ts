@@ -1,5 +1,5 @@
 // Turning the reasons cells are null into one sentence a person can act on (meta.hint).
-import type { DatasetKey } from '../../domain/datasets.js';
+import { otherDataset, type DatasetKey } from '../../domain/datasets.js';
 import type { EngineSummary } from './engine.js';
 
 const fmt = (years: number[]) => (years.length ? years.join(', ') : 'none');
@@ -12,7 +12,7 @@ const fmt = (years: number[]) => (years.length ? years.join(', ') : 'none');
 function notLoadedHint(dataset: DatasetKey, vintages: number[], result: EngineSummary, all: boolean): string {
   const asked = vintages.length === 1 ? String(vintages[0]) : 'these vintages';
   const held = [...result.loaded.entries()].map(([level, ys]) => `${level}: ${fmt(ys)}`).join('; ');
-  const other: DatasetKey = dataset === 'acs1' ? 'acs5' : 'acs1';
+  const other: DatasetKey = otherDataset(dataset);
   const levels = [...result.loaded.keys()];
   const otherHas = levels.length > 0 && levels.every((level) => vintages.every((y) => result.loadedInOther.get(level)?.includes(y)));
   return [

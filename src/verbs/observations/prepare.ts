@@ -2,7 +2,7 @@
 // validate dataset/vintage/variables, apply plan gates, expand geographies (limit checked before
 // any data is read), compute the cost and charge it. Only then does the engine run.
 import { z } from 'zod';
-import { DATASETS, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
+import { datasetSpec, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
 import { parseGeoParam } from '../../domain/geo/geo-param.js';
 import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
@@ -17,6 +17,7 @@ import type { GeographyStore } from '../../store/geographies.js';
 import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
+import { datasetParamDescription } from '../dataset-schemas.js';
 import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
@@ -29,7 +30,7 @@ export const observationInputShape = {
   geo: listParam.describe(
     'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated. A custom region sums geographies of one level into one row: region(county:06001,county:06013), or region:<name> for a region saved to your account (docs/api.md "Custom regions").',
   ),
-  dataset: z.string().optional().describe('acs5 (default, 5-year estimates) or acs1 (1-year estimates, areas of 65,000+ only).'),
+  dataset: z.string().optional().describe(`${datasetParamDescription()}.`),
 };
 
 export interface PreparedRequest {
@@ -68,7 +69,7 @@ function latestLoadedVintage(
 ): number | undefined {
   const levels = [...new Set(geo.map((s) => s.type))];
   const named = tablesNamed(parsed);
-  for (const v of [...DATASETS[dataset].vintages].reverse()) {
+  for (const v of [...datasetSpec(dataset).vintages].reverse()) {
     for (const level of levels) {
       if (named.tables.some((t) => obs.hasTable(dataset, v, level, t))) return v;
       for (const variable of named.catalog) {
@@ -122,7 +123,7 @@ export async function prepare(
       defaultNote = `No vintage was given: ${chosen} is the latest with values in this service for these variables and geographies (the dataset's latest vintage is ${latest}).`;
     }
   }
-  const definitionVintage = checkVintage(dataset, chosen);
+  const definitionVintage = checkVintage(dataset, chosen, observations.partitions);
   const vintages = vintage.range ? vintage.range(definitionVintage) : [definitionVintage];
   const variables = bindVariables(parsed, { tables, observations, dataset, vintages });
   const gates = { vintage: definitionVintage, plan, dashboardUrl: ctx.config.DASHBOARD_URL };

@@ -8,7 +8,7 @@
 // published once the vintages are known (bindVariables), so "not published in 2005, published in
 // 2007–2018" can be said precisely.
 import { AppError, MAX_QUOTED_ITEMS, quoteInput, quoteList } from '../../domain/errors.js';
-import type { DatasetKey } from '../../domain/datasets.js';
+import { otherDataset, type DatasetKey } from '../../domain/datasets.js';
 import type { CatalogStore, CatalogVariable } from '../../store/catalog.js';
 import { CENSUS_TABLE_WILDCARD, CensusTableStore } from '../../store/census-tables.js';
 import type { ObservationStore } from '../../store/observations.js';
@@ -112,7 +112,7 @@ const listYears = (ys: number[]) => (ys.length > 6 ? `${ys.slice(0, 3).join(', '
 
 function whereElse(tables: CensusTableStore, dataset: DatasetKey, code: string): string {
   const here = tables.vintagesOf(dataset, code);
-  const other: DatasetKey = dataset === 'acs1' ? 'acs5' : 'acs1';
+  const other: DatasetKey = otherDataset(dataset);
   const there = tables.vintagesOf(other, code);
   const parts = [];
   if (here.length) parts.push(`${dataset} ${listYears(here)}`);

@@ -15,6 +15,7 @@ import { defineRawRoute } from '../../route-helpers.js';
 import { identifyCaller, rateLimitHeadersOf } from '../../plugins/errors.js';
 import { AppError } from '../../../domain/errors.js';
 import { bureauErrorHandler, INVALID_KEY_PAGE, keyPage, MISSING_KEY_PAGE } from './bureau-errors.js';
+import { datasetKeys, datasetSpec } from '../../../domain/datasets.js';
 
 const param = z.union([z.string(), z.array(z.string())]).optional();
 const querystring = z.object({
@@ -54,12 +55,13 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
   void app.register(async (api) => {
     api.addHook('onRequest', keyFromQuery);
     api.setErrorHandler(bureauErrorHandler);
-    for (const dataset of ['acs1', 'acs5'] as const) {
+    for (const dataset of datasetKeys().sort()) {
+      const spec = datasetSpec(dataset);
       defineRawRoute(api, {
         // The Bureau's parameters and predicates, read by the query's own rules (domain/census-api/query.ts).
         ownParameters: true,
-        url: `/data/:vintage/acs/${dataset}`,
-        summary: `Census Data API query (ACS ${dataset === 'acs1' ? '1-year' : '5-year'})`,
+        url: `/data/:vintage/${spec.bureauPath}`,
+        summary: `Census Data API query (${spec.shortLabel})`,
         description: DESCRIPTION,
         tags: ['census-api'],
         auth: 'api-key',

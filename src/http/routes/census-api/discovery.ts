@@ -12,6 +12,7 @@ import { publicBase } from '../../envelope.js';
 import { defineRawRoute } from '../../route-helpers.js';
 import { unknownGroup, unknownVariable } from '../../../domain/census-api/discovery-errors.js';
 import { censusApiDiscovery, type DiscoveryAnswer } from '../../../verbs/census-api-discovery.js';
+import { datasetKeys, datasetSpec } from '../../../domain/datasets.js';
 
 /** Public (no credential varies the answer) and shared by caches for an hour: a build is immutable until replaced. */
 export const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
@@ -51,7 +52,7 @@ function send(req: FastifyRequest, reply: FastifyReply, answer: DiscoveryAnswer)
 
 const datasetParams = z.object({
   vintage: z.string().describe('Survey year, e.g. 2018.'),
-  dataset: z.string().describe('acs1 or acs5.'),
+  dataset: z.string().describe(`The dataset's name after acs/: ${datasetKeys().join(', ')}.`),
 });
 
 const documentResponses = (what: string) => ({
@@ -91,10 +92,10 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
       send(req, reply, (await censusApiDiscovery.invoke({ ctx, input: { document: 'catalog', base: base(req) } })).data),
   });
 
-  for (const dataset of ['acs1', 'acs5'] as const) {
+  for (const dataset of datasetKeys().sort()) {
     defineRawRoute(app, {
       ...common,
-      url: `/data/:vintage/acs/${dataset}.json`,
+      url: `/data/:vintage/${datasetSpec(dataset).bureauPath}.json`,
       params: z.object({ vintage: z.string().describe('Survey year, e.g. 2018.') }),
       summary: `Census Data API catalog entry of ${dataset} for one vintage`,
       description: "The Bureau's /data/{vintage}/acs/{dataset}.json: a DCAT catalog holding that one dataset. Public; no key.",
@@ -103,8 +104,17 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
         send(
           req,
           reply,
-          (await censusApiDiscovery.invoke({ ctx, input: { document: 'dataset', base: base(req), vintage: params.vintage, dataset } }))
-            .data,
+          (
+            await censusApiDiscovery.invoke({
+              ctx,
+              input: {
+                document: 'dataset',
+                base: base(req),
+                vintage: params.vintage,
+                dataset: datasetSpec(dataset).bureauPath.slice('acs/'.length),
+              },
+            })
+          ).data,
         ),
     });
   }
