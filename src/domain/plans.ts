@@ -7,6 +7,9 @@ import { GEO_TYPES, RESOLUTIONS, type GeoType, type Resolution } from './geo/key
 export const PLAN_IDS = ['free', 'pioneer', 'pro', 'business', 'enterprise'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
+/** The plan a new account starts on (first sign-in); the accounts stores and the docs read it. */
+export const SIGN_UP_PLAN: PlanId = 'free';
+
 /** Boundaries exist for every geography level (src/domain/geo/keys.ts holds the lists). */
 export const BOUNDARY_LEVELS = GEO_TYPES;
 export type BoundaryLevel = GeoType;

@@ -2,7 +2,7 @@
 // document), written from the plan table (src/domain/plans.ts) and the cost table
 // (src/domain/cost.ts), so a change of plan or price is one edit there and the docs follow.
 import { costOf, EXPANSION_PER_UNIT } from '../domain/cost.js';
-import { PLAN_IDS, PLANS, requiredPlanFor, type Feature } from '../domain/plans.js';
+import { PLAN_IDS, PLANS, requiredPlanFor, SIGN_UP_PLAN, type Feature } from '../domain/plans.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
@@ -10,6 +10,11 @@ const count = (n: number) => n.toLocaleString('en-US');
 export function plansWith(f: Feature): string {
   const plan = requiredPlanFor(f);
   return plan.id === PLAN_IDS[PLAN_IDS.length - 1] ? plan.name : `${plan.name} and above`;
+}
+
+/** "First sign-in creates a Free account." */
+export function signUpTerms(): string {
+  return `First sign-in creates a ${PLANS[SIGN_UP_PLAN].name} account.`;
 }
 
 /** The CSV export's row cap on the cheapest plan that has CSV. */

@@ -5,6 +5,7 @@
 // process (docs/replicas.md): a shared-file deployment is one machine, where PostgreSQL is the
 // answer for more.
 import { ConcurrencyLimiter } from '../../domain/limits/concurrency.js';
+import { SIGN_UP_PLAN } from '../../domain/plans.js';
 import type { Config } from '../../config.js';
 import {
   createAccount,
@@ -73,7 +74,7 @@ export class SqliteAccountStore implements AccountsStore {
           }
         }
         return {
-          account: createAccount(db, { email: claims.email, plan: 'free', issuer: claims.issuer, subject: claims.subject, now }),
+          account: createAccount(db, { email: claims.email, plan: SIGN_UP_PLAN, issuer: claims.issuer, subject: claims.subject, now }),
           created: true,
         };
       })

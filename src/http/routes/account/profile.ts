@@ -5,6 +5,7 @@ import { accountDelete, deleteAccountInput } from '../../../verbs/account-delete
 import { accountGetProfile } from '../../../verbs/account-get-profile.js';
 import { accountUpdateProfile, updateProfileInput } from '../../../verbs/account-update-profile.js';
 import { defineRoute } from '../../route-helpers.js';
+import { signUpTerms } from '../../../verbs/describe-plans.js';
 import { profileSchema } from './schemas.js';
 
 const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts' as const] };
@@ -14,7 +15,7 @@ export function profileRoutes(app: FastifyInstance) {
     ...common,
     url: '/v1/account',
     summary: 'Your account',
-    description: 'Profile, plan (features and limits), terms-of-service status and billing summary. First sign-in creates a Free account.',
+    description: 'Profile, plan (features and limits), terms-of-service status and billing summary. ' + signUpTerms(),
     data: profileSchema,
     handler: async ({ ctx }) => (await accountGetProfile({ ctx })) as never,
   });

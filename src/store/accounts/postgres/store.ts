@@ -21,6 +21,7 @@ import { hashInvite, generateInviteCode, type RedeemOutcome } from '../invites-r
 import { KeyLimitError, LAST_USED_RESOLUTION_MS, type KeyLookup, type KeyRow, type RotateOutcome } from '../keys-repo.js';
 import { REGION_COLUMNS, type RegionRow, type RenameRegionOutcome, type SaveRegionOutcome } from '../regions-repo.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../../domain/keys.js';
+import { SIGN_UP_PLAN } from '../../../domain/plans.js';
 import { planRank } from '../plan-rank.js';
 import { sessionIdHash, newSessionSecrets, type SessionRow } from '../sessions-repo.js';
 import type {
@@ -351,7 +352,7 @@ export class PostgresAccountStore implements AccountsStore {
       }
       const account = await this.createAccountOn(c, {
         email: claims.email,
-        plan: 'free',
+        plan: SIGN_UP_PLAN,
         issuer: claims.issuer,
         subject: claims.subject,
         now,
