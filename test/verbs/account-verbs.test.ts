@@ -31,6 +31,7 @@ const HELPERS = new Set([
   'catalog-schemas',
   'census-api-discovery-served',
   'define-verb',
+  'dataset-schemas',
   'describe-plans',
   'feature-flags',
   'geo-support',
