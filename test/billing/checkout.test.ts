@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Stripe from 'stripe';
 import { createStripe } from '../../src/store/accounts/stripe-client.js';
-import { AppError } from '../../src/domain/errors.js';
 import { createAccount, getAccount } from '../../src/store/accounts/accounts-repo.js';
 import { upsertSubscription } from '../../src/store/accounts/billing-repo.js';
 import { accountCheckout } from '../../src/verbs/account-checkout.js';
 import { accountPortal } from '../../src/verbs/account-portal.js';
 import { harness } from '../store/accounts/fixtures.js';
 import { startStripeStub, type StripeStub } from '../support/stripe-stub.js';
+import { failure } from '../support/failure.js';
 
 let stub: StripeStub;
 let stripe: Stripe;
@@ -23,12 +23,6 @@ function setup(plan = 'free') {
   const h = harness({ stores: { stripe } });
   const a = createAccount(h.store.db, { email: 'buyer@example.com', plan, now: h.clock.t });
   return { h, a, ctx: () => h.ctx({ accountId: a.id, keyId: 'dashboard', plan }) };
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 describe('checkout', () => {

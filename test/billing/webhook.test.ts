@@ -1,10 +1,10 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
 import { createAccount, getAccount, setStripeCustomer } from '../../src/store/accounts/accounts-repo.js';
 import { getSubscription } from '../../src/store/accounts/billing-repo.js';
 import { billingWebhook } from '../../src/verbs/account-billing-webhook.js';
 import { harness } from '../store/accounts/fixtures.js';
+import { failure } from '../support/failure.js';
 
 const SECRET = 'whsec_test_secret_for_census';
 const sdk = new Stripe('sk_test_unused');
@@ -55,12 +55,6 @@ function deliver(
   });
   const body = opts.tamper ? opts.tamper(payload) : payload;
   return billingWebhook({ ctx: h.ctx(), input: { rawBody: Buffer.from(body), signature } });
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 describe('signature', () => {

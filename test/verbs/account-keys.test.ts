@@ -9,16 +9,11 @@ import { accountRevokeKey } from '../../src/verbs/account-revoke-key.js';
 import { accountRotateKey } from '../../src/verbs/account-rotate-key.js';
 import { authenticate } from '../../src/verbs/authenticate.js';
 import { harness, type Harness } from '../store/accounts/fixtures.js';
+import { failure } from '../support/failure.js';
 
 function signedIn(h: Harness, email: string, plan = 'free') {
   const a = createAccount(h.store.db, { email, plan, now: h.clock.t });
   return { account: a, ctx: () => h.ctx({ accountId: a.id, keyId: 'dashboard', plan }) };
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 describe('key lifecycle', () => {

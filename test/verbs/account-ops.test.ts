@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
 import { createAccount } from '../../src/store/accounts/accounts-repo.js';
 import { createInvite } from '../../src/store/accounts/invites-repo.js';
 import { publishTos } from '../../src/store/accounts/tos-repo.js';
@@ -17,18 +16,13 @@ import { accountUsage } from '../../src/verbs/account-usage.js';
 import { admitRequest } from '../../src/verbs/admit-request.js';
 import { authenticate } from '../../src/verbs/authenticate.js';
 import { harness, type Harness } from '../store/accounts/fixtures.js';
+import { failure } from '../support/failure.js';
 
 const DAY = 86_400_000;
 
 function signedIn(h: Harness, email: string, plan = 'free') {
   const a = createAccount(h.store.db, { email, plan, now: h.clock.t });
   return { account: a, ctx: () => h.ctx({ accountId: a.id, keyId: 'dashboard', plan }) };
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 describe('cross-account probes', () => {

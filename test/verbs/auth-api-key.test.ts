@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
 import { extractApiKey, generateApiKey, hashApiKey, isWellFormedKey } from '../../src/domain/keys.js';
 import { createAccount, softDeleteAccount } from '../../src/store/accounts/accounts-repo.js';
 import { createKey, revokeKey } from '../../src/store/accounts/keys-repo.js';
 import { publishTos, recordAcceptance } from '../../src/store/accounts/tos-repo.js';
 import { authenticate } from '../../src/verbs/authenticate.js';
 import { harness } from '../store/accounts/fixtures.js';
+import { failure } from '../support/failure.js';
 
 const DAY = 86_400_000;
 
@@ -14,12 +14,6 @@ function withKey(plan = 'free') {
   const account = createAccount(h.store.db, { email: 'k@example.com', plan, now: h.clock.t });
   const { row, rawKey } = createKey(h.store.db, account.id, 'main', 10, h.clock.t);
   return { h, account, key: row, rawKey };
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 describe('key format', () => {

@@ -16,16 +16,7 @@ import { getData } from '../../src/verbs/get-data.js';
 import { getTimeseries } from '../../src/verbs/get-timeseries.js';
 import { verbContext } from '../support/context.js';
 import { testBuildDir } from '../support/build.js';
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected an AppError');
-}
+import { failure } from '../support/failure.js';
 
 function ctxWith(stores: Stores, opts: { plan?: string | null; charges?: number[]; disabled?: string[] } = {}): VerbContext {
   const ctx = verbContext(stores, opts);

@@ -3,26 +3,16 @@
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { AppError } from '../../src/domain/errors.js';
 import type { GeographyStore } from '../../src/store/geographies.js';
 import type { VerbContext } from '../../src/context/verb-context.js';
 import { geographiesList } from '../../src/verbs/geographies-list.js';
 import { geographyChildren } from '../../src/verbs/geography-children.js';
 import { geographyGet } from '../../src/verbs/geography-get.js';
 import { geoStore, sourceTable } from '../domain/geo/fixture.js';
+import { failure } from '../support/failure.js';
 
 let ctx: VerbContext;
 let store: GeographyStore;
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected an AppError');
-}
 
 beforeAll(async () => {
   store = await geoStore();

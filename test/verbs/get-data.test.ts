@@ -1,7 +1,6 @@
 // The data operations on the real build: published values through the catalog, derived values
 // with their MOE, the reason behind every null, gates and cost before any data is read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
 import { moeProportion } from '../../src/domain/moe.js';
 import { openDataStores } from '../../src/store/open.js';
 import type { Stores } from '../../src/context/verb-context.js';
@@ -13,6 +12,7 @@ const getData = async (args: Parameters<typeof getDataVerb>[0]) => longFormat(aw
 import { getTimeseries } from '../../src/verbs/get-timeseries.js';
 import { testBuildDir } from '../support/build.js';
 import { verbContext } from '../support/context.js';
+import { failure } from '../support/failure.js';
 
 let stores: Stores;
 let close: () => void;
@@ -22,15 +22,6 @@ beforeAll(async () => {
   ({ stores, close } = await openDataStores(await testBuildDir(), quiet));
 });
 afterAll(() => close?.());
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(e instanceof AppError)) throw new Error(`expected an AppError, got ${String(e)}`);
-  return e;
-}
 
 describe('getData', () => {
   it("serves California's 2018 acs1 median household income as published, by census code", async () => {

@@ -14,6 +14,7 @@ import { admitRequest } from '../../../src/verbs/admit-request.js';
 import { HeavyGate } from '../../../src/verbs/lifecycle/heavy-gate.js';
 import { requestScope, type RequestScope } from '../../../src/verbs/lifecycle/request-scope.js';
 import { harness, type Harness } from '../../store/accounts/fixtures.js';
+import { failure } from '../../support/failure.js';
 
 /** A probe operation: counts its runs, gated on `gated`, heavy on `big`, failing as `fail` says. */
 function probe(opts: { wait?: Promise<void> } = {}) {
@@ -74,16 +75,6 @@ function usage(h: Harness, accountId: string): { units: number; requests: number
   const row = stmt(h.store.db, 'SELECT units, requests FROM usage_periods WHERE account_id = ?').get(accountId) as
     { units: number; requests: number } | undefined;
   return row ?? { units: 0, requests: 0 };
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error('expected an AppError');
 }
 
 function account(h: Harness, plan: string): Caller {
