@@ -102,9 +102,11 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await page.getByLabel('Geography', { exact: true }).fill('state:06');
     await page.getByLabel('Geography', { exact: true }).blur();
     await page.getByRole('heading', { name: /Over time: California/ }).waitFor();
-    await page.waitForLoadState('networkidle'); // the definitions request has been answered too
-    expect(await page.locator('figure.series g.def').count()).toBe(0);
-    expect(await page.getByTestId('definition-changes').count()).toBe(0);
+    // The new place's series and definitions arrive after its heading (and wait their turn in the
+    // page's request queue): once California's series is drawn, Fairfield's marker and list must go.
+    await page.locator('figure.series').filter({ hasText: 'for California' }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.locator('figure.series g.def').count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => page.getByTestId('definition-changes').count(), { timeout: 15_000 }).toBe(0);
     expect(errors).toEqual([]);
   });
 
