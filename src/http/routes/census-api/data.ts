@@ -16,6 +16,8 @@ import { identifyCaller, rateLimitHeadersOf } from '../../plugins/errors.js';
 import { AppError } from '../../../domain/errors.js';
 import { bureauErrorHandler, INVALID_KEY_PAGE, keyPage, MISSING_KEY_PAGE } from './bureau-errors.js';
 import { datasetKeys, datasetSpec } from '../../../domain/datasets.js';
+// The router's path-segment limit (a longer path parameter is a 414 on every other route).
+import { MAX_PATH_SEGMENT } from '../../request-target.js';
 
 const param = z.union([z.string(), z.array(z.string())]).optional();
 const querystring = z.object({
@@ -37,9 +39,6 @@ async function keyFromQuery(req: FastifyRequest): Promise<void> {
   const key = (req.query as Record<string, unknown> | undefined)?.key;
   if (typeof key === 'string' && key !== '' && req.headers['x-api-key'] === undefined) req.headers['x-api-key'] = key;
 }
-
-/** fastify's maxParamLength: a longer path parameter is a 414 on every other route. */
-const MAX_SEGMENT = 100;
 
 /** The Bureau's answer: a header row, then rows of strings or nulls, all of one width. */
 const BUREAU_TABLE = {
@@ -128,7 +127,7 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
     // operation of its own (no route-table entry, not in /openapi.json): the Bureau's 404.
     api.get('/data/*', { schema: { hide: true } }, async (req, reply) => {
       const path = req.url.split('?')[0] ?? req.url;
-      if (path.split('/').some((segment) => segment.length > MAX_SEGMENT)) {
+      if (path.split('/').some((segment) => segment.length > MAX_PATH_SEGMENT)) {
         // What the router answers for an over-long path parameter elsewhere (414), with the quota state.
         await identifyCaller(req);
         reply.headers(rateLimitHeadersOf(req));
