@@ -41,6 +41,8 @@ export interface FetchOptions {
   variableLimit?: number;
   log: StepLogger;
   fetchImpl?: typeof fetch;
+  /** How often a progress line (files, requests/s, ETA) is logged; default 10 s. */
+  progressEveryMs?: number;
 }
 
 export interface FetchFailure {
@@ -63,12 +65,18 @@ interface Job {
   run: () => Promise<Buffer | null>;
 }
 
-function retryOptions(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>, signal?: AbortSignal): RetryOptions {
+function retryOptions(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>, signal?: AbortSignal, counter?: { requests: number }): RetryOptions {
+  const impl = opts.fetchImpl ?? fetch;
   return {
     retries: opts.retries ?? 5,
     baseDelayMs: opts.retryBaseMs ?? 1000,
     maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
-    fetchImpl: opts.fetchImpl ?? fetch,
+    fetchImpl: counter
+      ? (((...args: Parameters<typeof fetch>) => {
+          counter.requests++;
+          return impl(...args);
+        }) as typeof fetch)
+      : impl,
     log: opts.log,
     secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
     signal,
@@ -82,7 +90,8 @@ function retryOptions(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>, signal?: Ab
  */
 export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> {
   const abort = new AbortController();
-  const retry = retryOptions(opts, abort.signal);
+  const counter = { requests: 0 };
+  const retry = retryOptions(opts, abort.signal, counter);
   const ep: ApiEndpoint = { apiBase: opts.apiBase ?? DEFAULT_API_BASE, apiKey: opts.apiKey };
   const filesBase = opts.filesBase ?? DEFAULT_FILES_BASE;
   const jobs: Job[] = [
@@ -115,6 +124,7 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
   );
 
   const bar = opts.log.progress('download', jobs.length);
+  const report = progressReporter(opts, jobs.length, counter);
   let next = 0;
   let fatal: Error | undefined;
   const worker = async () => {
@@ -143,16 +153,57 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
         }
       }
       bar.increment();
+      report.done();
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
   bar.stop();
+  report.stop();
   if (fatal) throw fatal;
   opts.log.info(
     `online: ${result.downloaded} downloaded, ${result.reused} already in the cache, ` +
       `${result.noData.length} without data, ${result.failed.length} failed`,
   );
   return result;
+}
+
+/**
+ * A line every `progressEveryMs` (default 10 s) with files done, requests per second and the
+ * time left at the rate so far: a national download runs for hours, in a log as on a terminal.
+ */
+function progressReporter(opts: Pick<FetchOptions, 'log' | 'progressEveryMs'>, total: number, counter: { requests: number }) {
+  const t0 = Date.now();
+  let files = 0;
+  let last = t0;
+  const every = opts.progressEveryMs ?? 10_000;
+  const line = () => {
+    const s = (Date.now() - t0) / 1000;
+    const rate = files / Math.max(s, 1e-3);
+    const left = rate > 0 ? (total - files) / rate : Number.NaN;
+    const eta = Number.isFinite(left)
+      ? left >= 3600
+        ? `${(left / 3600).toFixed(1)} h`
+        : left >= 60
+          ? `${Math.round(left / 60)} min`
+          : `${Math.ceil(left)} s`
+      : '?';
+    opts.log.info(
+      `download: ${files}/${total} files (${Math.floor((100 * files) / Math.max(total, 1))}%), ${counter.requests} requests, ` +
+        `${(counter.requests / Math.max(s, 1e-3)).toFixed(1)} requests/s, ${rate.toFixed(2)} files/s, ETA ${eta}`,
+    );
+  };
+  return {
+    done: () => {
+      files++;
+      if (Date.now() - last >= every) {
+        last = Date.now();
+        line();
+      }
+    },
+    stop: () => {
+      if (files > 0 && Date.now() - t0 >= every) line();
+    },
+  };
 }
 
 /** The groups a dataset vintage publishes, from the API's `groups.json`. */
