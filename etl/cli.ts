@@ -52,8 +52,9 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   }
   const sel = online.parseSelection(o);
   const plan = await online.planSelection(sel, (vintage, dataset) => online.fetchGroupList({ ...common, vintage, dataset }));
-  // Reference files census.gov publishes, when the fallback tree does not have them.
-  plan.reference = online.fetchableReferencePaths().filter((p) => !existsSync(path.join(fallbackDir, p)));
+  // The reference files census.gov publishes, when the fallback is not a source tree (no
+  // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
+  if (!existsSync(path.join(fallbackDir, 'geo/state.txt'))) plan.reference = online.fetchableReferencePaths();
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     return undefined;
