@@ -11,7 +11,13 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCurrentBuild } from '../../src/store/data-dir.js';
-import { startCensusStandin, StandinTruth, type CensusStandin, type StandinGeography, type StandinLevel } from '../support/census-standin.js';
+import {
+  startCensusStandin,
+  StandinTruth,
+  type CensusStandin,
+  type StandinGeography,
+  type StandinLevel,
+} from '../support/census-standin.js';
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
 
@@ -160,7 +166,10 @@ describe('a selection built from the Data API stand-in', () => {
       const c = served.get(`${StandinTruth.geoKey(g)}|${variable}`);
       expect(c, `${StandinTruth.geoKey(g)} ${variable}`).toBeDefined();
       const plain = (s: string | null) => (s !== null && !s.startsWith('-') ? Number(s) : null);
-      expect([c!.estimate, c!.moe_numeric], `${StandinTruth.geoKey(g)} ${variable} ${JSON.stringify(cell)}`).toEqual([plain(cell.E), plain(cell.M)]);
+      expect([c!.estimate, c!.moe_numeric], `${StandinTruth.geoKey(g)} ${variable} ${JSON.stringify(cell)}`).toEqual([
+        plain(cell.E),
+        plain(cell.M),
+      ]);
       if (cell.E !== null && plain(cell.E) === null) expect(c!.estimate_annotation).not.toBeNull();
       if (cell.MA === '*****') expect(c!.moe_annotation).toMatchObject({ code: 'controlled' });
       compared++;
@@ -182,7 +191,8 @@ describe('a selection built from the Data API stand-in', () => {
       const geoCols = level === 'nation' ? 1 : ['state', 'county', 'tract', 'block_group'].indexOf(level) + 1;
       const byKey = new Map(rows.map((r) => [r.slice(r.length - geoCols).join(''), r]));
       const gs = standin.truth.opts.geographies.filter(
-        (g) => g.level === level && (level === 'nation' || level === 'state' || g.fips.join('').startsWith(level === 'county' ? '48' : '48453')),
+        (g) =>
+          g.level === level && (level === 'nation' || level === 'state' || g.fips.join('').startsWith(level === 'county' ? '48' : '48453')),
       );
       expect(rows.length).toBe(gs.length);
       for (const g of gs) {

@@ -82,7 +82,9 @@ export class StandinTruth {
    * cells plain integers, some with the Bureau's jam values and annotation symbols.
    */
   cell(g: StandinGeography, stem: string): PublishedCell {
-    const h = createHash('sha256').update(`${this.opts.seed}|${this.opts.vintage}|${g.level}|${g.fips.join('')}|${stem}`).digest();
+    const h = createHash('sha256')
+      .update(`${this.opts.seed}|${this.opts.vintage}|${g.level}|${g.fips.join('')}|${stem}`)
+      .digest();
     const kind = h[0]! % 20;
     const e = String(h.readUInt32BE(1) % 250_000);
     const m = String(h.readUInt16BE(5) % 9_000);
@@ -95,7 +97,8 @@ export class StandinTruth {
   /** Every (geography, variable) of a level, for comparisons. */
   *cells(level: StandinLevel): Generator<{ g: StandinGeography; variable: string; cell: PublishedCell }> {
     for (const g of this.opts.geographies.filter((x) => x.level === level))
-      for (const t of Object.keys(this.opts.tables)) for (const v of this.variables(t)) yield { g, variable: `${v}E`, cell: this.cell(g, v) };
+      for (const t of Object.keys(this.opts.tables))
+        for (const v of this.variables(t)) yield { g, variable: `${v}E`, cell: this.cell(g, v) };
   }
 }
 
@@ -113,7 +116,11 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
   if (p === `${base}/groups.json`)
     return json(
       JSON.stringify({
-        groups: Object.keys(truth.opts.tables).map((name) => ({ name, description: name, variables: `${u.origin}${base}/groups/${name}.json` })),
+        groups: Object.keys(truth.opts.tables).map((name) => ({
+          name,
+          description: name,
+          variables: `${u.origin}${base}/groups/${name}.json`,
+        })),
       }),
     );
   const gm = new RegExp(`^${base}/groups/(\\w+)\\.json$`).exec(p);
@@ -195,7 +202,10 @@ export interface CensusStandin extends CensusEmulator {
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
-export async function startCensusStandin(truth: StandinTruthOptions, emulator: Omit<EmulatorOptions, 'dataApi'> = {}): Promise<CensusStandin> {
+export async function startCensusStandin(
+  truth: StandinTruthOptions,
+  emulator: Omit<EmulatorOptions, 'dataApi'> = {},
+): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
   const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u) });
   return { ...emu, truth: t };
