@@ -187,28 +187,28 @@ async function fetchScope(
 }
 
 /**
- * The body to store for one item, or null when the API has no data for it. Raw bytes when one
- * request answered; otherwise the body in the API's layout, chunks joined on the geography and
- * the scopes' rows (states, counties) one after another under their common header.
+ * The body to store for one item (or for one state of a tract / block-group item: `item.states`
+ * = [that state]), or null when the API has no data for it. Raw bytes when one request answered;
+ * otherwise the body in the API's layout, chunks joined on the geography and the scopes' rows
+ * (counties) one after another under their common header.
  */
 export async function fetchApiBody(ep: ApiEndpoint, item: ApiItem, retry: RetryOptions, limit = VARIABLE_LIMIT): Promise<Buffer | null> {
   const variables: { list?: string[]; narrowed?: boolean } = { list: item.variables };
-  const scopes = await scopesOf(ep, item, retry);
-  const keep = GEOGRAPHY[item.level].scope === 'none' && item.states?.length && GEOGRAPHY[item.level].columns[0] === 'state';
   const found: Array<{ table: ApiTable; raw?: Buffer }> = [];
-  for (const scope of scopes) {
+  for (const scope of await scopesOf(ep, item, retry)) {
     const got = await fetchScope(ep, item, scope, retry, limit, variables);
     if (got) found.push(got);
   }
   if (found.length === 0) return null;
-  if (found.length === 1 && found[0]!.raw && !keep) return found[0]!.raw;
-  const header = found[0]!.table.header;
-  for (const f of found)
-    if (f.table.header.join('\u0001') !== header.join('\u0001'))
-      throw new BodyError(`two scopes answered different columns (${header.join(',')} and ${f.table.header.join(',')})`);
-  let rows = found.flatMap((f) => f.table.rows);
-  // County and district rows of a --states selection: only those states (the request was national).
-  if (keep) rows = rows.filter((r) => item.states!.includes(r[header.length - GEOGRAPHY[item.level].columns.length] as string));
-  if (rows.length === 0) return null;
-  return Buffer.from(serializeApiBody({ header, rows }), 'utf8');
+  if (found.length === 1 && found[0]!.raw) return found[0]!.raw;
+  return Buffer.from(serializeApiBody(joinRows(found.map((f) => f.table))), 'utf8');
+}
+
+/** Tables of disjoint geographies (states, counties) under one header: their rows in order. */
+export function joinRows(tables: ApiTable[]): ApiTable {
+  const header = tables[0]!.header;
+  for (const t of tables)
+    if (t.header.join('\u0001') !== header.join('\u0001'))
+      throw new BodyError(`two scopes answered different columns (${header.join(',')} and ${t.header.join(',')})`);
+  return { header, rows: tables.flatMap((t) => t.rows) };
 }

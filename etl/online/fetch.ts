@@ -1,18 +1,23 @@
 // fetchSourceTree: download a plan into a cache directory laid out like ../shared/census, so the
 // normal build can then run on the cache directory with no online-specific code path.
+import fs from 'node:fs/promises';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { readApiTable } from '../sources/api-body.js';
+import { serializeApiBody } from './apibody.js';
 import type { StepLogger } from '../step.js';
-import { fetchApiBody, FatalFetchError, getJson, metaUrl, type ApiEndpoint } from './api.js';
+import { fetchApiBody, FatalFetchError, getJson, joinRows, metaUrl, type ApiEndpoint } from './api.js';
 import { isComplete, removeStalePartials, writeAtomic } from './cache.js';
 import { redact, type RetryOptions } from './http.js';
 import {
   apiCachePath,
   checkReference,
+  GEOGRAPHY,
   MIRROR_ACS1_VINTAGES,
   mirrorPlan,
   parseGroupsJson,
   planFromGroups,
+  type ApiItem,
   type Dataset,
   type FetchPlan,
   type Level,
@@ -63,6 +68,54 @@ export interface FetchResult {
 interface Job {
   path: string;
   run: () => Promise<Buffer | null>;
+  /**
+   * Tract and block-group files are assembled from per-state parts on every run (see
+   * fetchStateParts): the file is written again even when complete, and counts as downloaded
+   * only when a part was.
+   */
+  assembled?: () => boolean;
+}
+
+/** Where the part of one state of a tract / block-group file is kept (outside api/, so no step reads it). */
+export function statePartPath(item: ApiItem, state: string): string {
+  return path.posix.join('parts', path.posix.dirname(apiCachePath(item)), state, path.posix.basename(apiCachePath(item)));
+}
+
+/**
+ * A tract or block-group file of a selection: each planned state's answer is cached as its own
+ * part (resume is per state), then the file is the join of every part in the cache — also states
+ * an earlier run fetched, so `--states 06` after `--states 48` holds both, not just the last.
+ */
+async function fetchStateParts(
+  cacheDir: string,
+  item: ApiItem,
+  fetchOne: (state: string) => Promise<Buffer | null>,
+): Promise<{ body: Buffer | null; fresh: boolean }> {
+  let fresh = false;
+  for (const st of item.states ?? []) {
+    const part = path.join(cacheDir, statePartPath(item, st));
+    if (await isComplete(part)) continue;
+    const body = await fetchOne(st);
+    if (body !== null) {
+      await writeAtomic(part, gzipSync(body, { level: 9 }));
+      fresh = true;
+    }
+  }
+  const dir = path.join(cacheDir, path.dirname(path.dirname(statePartPath(item, '00'))));
+  const name = path.basename(apiCachePath(item));
+  let states: string[] = [];
+  try {
+    states = (await fs.readdir(dir)).filter((d) => /^\d\d$/.test(d)).sort();
+  } catch {
+    /* no part yet */
+  }
+  const tables = [];
+  for (const st of states) {
+    const part = path.join(dir, st, name);
+    if (await isComplete(part)) tables.push(readApiTable(gunzipSync(await fs.readFile(part)).toString('utf8')));
+  }
+  if (tables.length === 0) return { body: null, fresh };
+  return { body: gzipSync(serializeApiBody(joinRows(tables)), { level: 9 }), fresh };
 }
 
 function retryOptions(opts: Omit<FetchOptions, 'cacheDir' | 'plan'>, signal?: AbortSignal, counter?: { requests: number }): RetryOptions {
@@ -95,13 +148,29 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
   const ep: ApiEndpoint = { apiBase: opts.apiBase ?? DEFAULT_API_BASE, apiKey: opts.apiKey };
   const filesBase = opts.filesBase ?? DEFAULT_FILES_BASE;
   const jobs: Job[] = [
-    ...opts.plan.api.map((item) => ({
-      path: apiCachePath(item),
-      run: async () => {
-        const body = await fetchApiBody(ep, item, retry, opts.variableLimit);
-        return body && gzipSync(body, { level: 9 });
-      },
-    })),
+    ...opts.plan.api.map((item): Job => {
+      if (GEOGRAPHY[item.level].scope !== 'none') {
+        let fresh = false;
+        return {
+          path: apiCachePath(item),
+          run: async () => {
+            const got = await fetchStateParts(opts.cacheDir, item, (st) =>
+              fetchApiBody(ep, { ...item, states: [st] }, retry, opts.variableLimit),
+            );
+            fresh = got.fresh;
+            return got.body;
+          },
+          assembled: () => fresh,
+        };
+      }
+      return {
+        path: apiCachePath(item),
+        run: async () => {
+          const body = await fetchApiBody(ep, item, retry, opts.variableLimit);
+          return body && gzipSync(body, { level: 9 });
+        },
+      };
+    }),
     ...opts.plan.reference.map((p) => {
       const ref = REFERENCE_FILES.find((r) => r.path === p);
       if (!ref?.url) throw new Error(`${p} is not a downloadable reference file`);
@@ -115,7 +184,10 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
   }
 
   const result: FetchResult = { downloaded: 0, reused: 0, noData: [], failed: [] };
-  const dirs = new Set(jobs.map((j) => path.dirname(path.join(opts.cacheDir, j.path))));
+  const dirs = new Set([
+    ...jobs.map((j) => path.dirname(path.join(opts.cacheDir, j.path))),
+    ...opts.plan.api.flatMap((i) => (i.states ?? []).map((st) => path.dirname(path.join(opts.cacheDir, statePartPath(i, st))))),
+  ]);
   let stale = 0;
   for (const d of dirs) stale += await removeStalePartials(d);
   opts.log.info(
@@ -132,14 +204,15 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
       const job = jobs[next++]!;
       const file = path.join(opts.cacheDir, job.path);
       try {
-        if (await isComplete(file)) {
+        if (!job.assembled && (await isComplete(file))) {
           result.reused++;
         } else {
           const data = await job.run();
           if (data === null) result.noData.push(job.path);
           else {
             await writeAtomic(file, data);
-            result.downloaded++;
+            if (job.assembled && !job.assembled()) result.reused++;
+            else result.downloaded++;
           }
         }
       } catch (err) {

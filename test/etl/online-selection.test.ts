@@ -75,3 +75,46 @@ describe('selection flags', () => {
     expect(text).toMatch(/nothing was downloaded/);
   });
 });
+
+describe('tract files of several runs', () => {
+  it('--states 06 after --states 48 holds both states; a re-run fetches nothing and writes the same file', async () => {
+    const { startCensusStandin } = await import('../support/census-standin.js');
+    const { fetchSourceTree } = await import('../../etl/online/fetch.js');
+    const { captureLog } = await import('../support/census-emulator.js');
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { gunzipSync } = await import('node:zlib');
+    const standin = await startCensusStandin({
+      seed: 9,
+      vintage: 2023,
+      dataset: 'acs5',
+      tables: { B19013: 1 },
+      geographies: [
+        { level: 'tract', fips: ['48', '453', '000101'], name: 'Census Tract 1.01; Travis County; Texas' },
+        { level: 'tract', fips: ['06', '075', '010101'], name: 'Census Tract 101.01; San Francisco County; California' },
+      ],
+    });
+    const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), 'online-parts-'));
+    try {
+      const plan = async (states: string) =>
+        planSelection(parseSelection({ vintages: '2023', levels: 'tract', states, tables: 'B19013' }), () => Promise.resolve([]));
+      const run = async (states: string) =>
+        fetchSourceTree({ cacheDir, plan: await plan(states), apiBase: standin.apiBase, log: captureLog().log });
+      const file = path.join(cacheDir, 'api/2023/acs/acs5/tract/B19013.json.gz');
+      const tracts = async () =>
+        (JSON.parse(gunzipSync(await fs.readFile(file)).toString('utf8')) as string[][]).slice(1).map((r) => r.at(-1));
+      expect(await run('48')).toMatchObject({ downloaded: 1, failed: [] });
+      expect(await tracts()).toEqual(['000101']);
+      expect(await run('06')).toMatchObject({ downloaded: 1, failed: [] });
+      expect(await tracts()).toEqual(['010101', '000101']); // state order: 06, 48
+      const before = standin.requests.length;
+      expect(await run('06,48')).toMatchObject({ downloaded: 0, reused: 1, failed: [] });
+      expect(standin.requests.length).toBe(before);
+      expect(await tracts()).toEqual(['010101', '000101']);
+    } finally {
+      await standin.close();
+      await fs.rm(cacheDir, { recursive: true, force: true });
+    }
+  });
+});
