@@ -1,0 +1,95 @@
+"""The rest of the client against the same server: maps (geometry=True), the account's usage,
+problem+json errors of each kind, and the catalog and geography lists, each checked against
+plain HTTP."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from census_data_service import (
+    AuthenticationError,
+    Client,
+    PlanError,
+    ValidationError,
+    region,
+)
+
+
+def test_geometry_draws_californias_counties(client: Client, curl) -> None:
+    gpd = pytest.importorskip("geopandas")
+    ca = client.data("B25001_001E", geo="county:06*", vintage=2022, geometry=True)
+    assert isinstance(ca, gpd.GeoDataFrame) and ca.crs.to_epsg() == 4326
+    assert len(ca) == 58 and ca.geometry.notna().all() and not ca.geometry.is_empty.any()
+    shapes = curl("/v1/boundaries/county", {"within": "state:06", "vintage": 2022}).body["features"]
+    assert sorted(f["properties"]["geo_key"] for f in shapes) == sorted(ca["geo_key"])
+    # Each row's shape is its own: the county's boundary contains the county's population center.
+    from shapely.geometry import Point
+
+    centers = client.children("state:06", type="county", vintage=2022).set_index("geo_key")
+    for row in ca.itertuples():
+        p = centers.loc[row.geo_key]
+        assert row.geometry.buffer(0.02).contains(Point(p["point_lon"], p["point_lat"])), row.NAME
+
+
+def test_geometry_of_a_region_is_its_members_union(client: Client) -> None:
+    pytest.importorskip("geopandas")
+    west = region("state:06", "state:41", "state:53")
+    g = client.data("B01001_001E", geo=["state:06", west], dataset="acs1", vintage=2018, geometry=True)
+    ca, reg = g.set_index("geo_key").loc["state:06"], g.set_index("geo_key").loc["region(state:06,state:41,state:53)"]
+    assert reg.geometry.contains(ca.geometry.representative_point())
+    assert reg.geometry.area > ca.geometry.area * 1.5
+
+
+def test_boundaries_and_wide_timeseries(client: Client, curl) -> None:
+    pytest.importorskip("geopandas")
+    states = client.boundaries("state")
+    http = curl("/v1/boundaries/state")
+    assert len(states) == len(http.body["features"]) and states.attrs["boundary"] == http.body["boundary"]
+    wide = client.timeseries(["B19013_001E", "B01001_001E"], geo="state:06;state:48", dataset="acs1", from_=2017, to=2018, wide=True)
+    assert list(wide.columns[:4]) == ["GEOID", "NAME", "geo_key", "vintage"]
+    assert sorted(wide.columns[4:]) == ["B01001_001E", "B01001_001M", "B19013_001E", "B19013_001M"]
+    assert len(wide) == 4  # two states × two vintages
+    assert wide.set_index(["GEOID", "vintage"]).loc[("06", 2018), "B19013_001E"] == 75277
+
+
+def test_usage_with_the_sign_in_token(client: Client, curl) -> None:
+    mine = client.usage()
+    http = curl("/v1/account/usage", auth="token").body["data"]
+    assert mine["plan"] == http["plan"] and mine["units"]["quota"] == http["units"]["quota"]
+    assert mine["units"]["used"] > 0  # the questions above were charged to this account
+
+
+def test_catalog_and_geographies_match_plain_http(client: Client, curl) -> None:
+    ds = client.datasets()
+    assert list(ds["dataset"]) == [d["dataset"] for d in curl("/v1/datasets").body["data"]]
+    topics = client.topics()
+    assert list(topics["topic_key"]) == [t["topic_key"] for t in curl("/v1/topics").body["data"]]
+    travis = client.geographies(search="Travis County")
+    assert "county:48453" in set(travis["geo_key"])
+    assert client.geography("county:48453")["name"] == "Travis County, Texas"
+    var = client.variable("core_median_household_income")
+    assert var == curl("/v1/variables/core_median_household_income").body["data"]
+
+
+def test_errors_carry_the_problem(base_url: str, client: Client, free_key: str) -> None:
+    with pytest.raises(AuthenticationError) as bad_key:
+        Client(base_url, "svc_live_" + "x" * 32).topics()
+    assert bad_key.value.status == 401 and bad_key.value.type.endswith("/invalid-api-key")
+    with pytest.raises(PlanError) as gated:
+        Client(base_url, free_key).data("B19013_001E", geo="state:*", dataset="acs1", vintage=2018)
+    assert gated.value.status == 403 and gated.value.extensions["required_plan"]
+    with pytest.raises(ValidationError) as invalid:
+        client.get("/v1/data", {"variables": "B19013_001E", "geo": "state:06", "page_size": 5})
+    assert invalid.value.errors and invalid.value.errors[0]["field"] == "query → page_size"
+    assert "page_size" in str(invalid.value)
+    with pytest.raises(ValidationError) as dollars:
+        client.data("B19013_001E", geo="state:06", dataset="acs1", vintage=2018, dollars=1900)
+    assert dollars.value.status == 422
+
+
+def test_tidy_frame_types(client: Client) -> None:
+    df = client.compare("B19013_001E", geo="state:06;state:48", dataset="acs1", vintage=2018, compare_to=2013, dollars=2018)
+    assert df["estimate"].dtype == "float64" and str(df["significant"].dtype) == "boolean"
+    assert df.attrs["meta"]["source"]["vintage_year"] == 2018
+    assert pd.api.types.is_integer_dtype(df["target_year"]) or df["target_year"].eq(2018).all()
