@@ -56,6 +56,11 @@ def _variables_param(variables: Variables) -> Tuple[str, Dict[str, str]]:
     return ",".join(variables), {}
 
 
+def _data(body: Any) -> Dict[str, Any]:
+    """The envelope's ``data`` object."""
+    return dict(body["data"])
+
+
 class Client:
     """A client for a Census Data Service deployment.
 
@@ -198,7 +203,7 @@ class Client:
 
     def variable(self, api_name: str) -> Dict[str, Any]:
         """``/v1/variables/{api_name}``: one variable's definition, vintages and comparability."""
-        return self.get(f"/v1/variables/{requests.utils.quote(api_name, safe='')}")["data"]
+        return _data(self.get(f"/v1/variables/{requests.utils.quote(api_name, safe='')}"))
 
     def tables(self, search: Optional[str] = None, *, max_records: Optional[int] = None) -> pd.DataFrame:
         """``/v1/tables``: Detailed Tables matching ``search``, with the vintages that published them."""
@@ -207,7 +212,7 @@ class Client:
     def table(self, table_id: str, dataset: Optional[str] = None, vintage: Optional[int] = None) -> Dict[str, Any]:
         """``/v1/tables/{table_id}``: one table's lines as published in a dataset and vintage."""
         path = f"/v1/tables/{requests.utils.quote(table_id, safe='')}"
-        return self.get(path, {"dataset": dataset, "vintage": vintage})["data"]
+        return _data(self.get(path, {"dataset": dataset, "vintage": vintage}))
 
     def datasets(self) -> pd.DataFrame:
         """``/v1/datasets``: the datasets served, their vintages and the vintages with values loaded."""
@@ -236,7 +241,7 @@ class Client:
 
     def geography(self, geo_key: str, vintage: Optional[int] = None) -> Dict[str, Any]:
         """``/v1/geographies/{geo_key}``: one geography, its hierarchy and child levels."""
-        return self.get(f"/v1/geographies/{requests.utils.quote(geo_key, safe=':')}", {"vintage": vintage})["data"]
+        return _data(self.get(f"/v1/geographies/{requests.utils.quote(geo_key, safe=':')}", {"vintage": vintage}))
 
     def children(
         self, geo_key: str, type: Optional[str] = None, vintage: Optional[int] = None, *, max_records: Optional[int] = None
@@ -288,13 +293,13 @@ class Client:
     def _boundary_geojson(self, target: str, params: Dict[str, Any]) -> Mapping[str, Any]:
         path = f"/v1/boundaries/{requests.utils.quote(target, safe=':')}"
         body, _ = self._t.request("GET", path, params, accept="application/geo+json", label=f"boundaries {target}")
-        return body
+        return dict(body)
 
     # -- account (sign-in token) ----------------------------------------------------------------
 
     def usage(self, period: Optional[str] = None) -> Dict[str, Any]:
         """``/v1/account/usage``: units used and left this period (``YYYY-MM``), by day, route and key."""
-        return self.get("/v1/account/usage", {"period": period}, auth="token")["data"]
+        return _data(self.get("/v1/account/usage", {"period": period}, auth="token"))
 
     def regions(self) -> pd.DataFrame:
         """``GET /v1/account/regions``: the account's saved regions (``name``, ``members``, …)."""
@@ -304,11 +309,11 @@ class Client:
     def save_region(self, name: str, members: Sequence[str]) -> Dict[str, Any]:
         """``POST /v1/account/regions``: save a region; use it as ``geo=saved_region(name)``."""
         body, _ = self._t.request("POST", "/v1/account/regions", json={"name": name, "members": list(members)}, auth="token")
-        return body["data"]
+        return _data(body)
 
     def rename_region(self, name: str, new_name: str) -> Dict[str, Any]:
         body, _ = self._t.request("PATCH", f"/v1/account/regions/{requests.utils.quote(name, safe='')}", json={"name": new_name}, auth="token")
-        return body["data"]
+        return _data(body)
 
     def delete_region(self, name: str) -> None:
         self._t.request("DELETE", f"/v1/account/regions/{requests.utils.quote(name, safe='')}", auth="token")

@@ -17,7 +17,7 @@ One row per geography × variable (× vintage), like tidycensus: ``GEOID``, ``NA
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -125,7 +125,7 @@ def wide(df: pd.DataFrame, names: Optional[Mapping[str, str]] = None) -> pd.Data
     index = ["GEOID", "NAME"] + (["geo_key"] if "geo_key" in df.columns else [])
     if "vintage" in df.columns and df["vintage"].nunique(dropna=True) > 1:
         index.append("vintage")
-    rows: Dict[tuple, Dict[str, Any]] = {}
+    rows: Dict[Tuple[Any, ...], Dict[str, Any]] = {}
     order: List[str] = []
     for rec in df.to_dict("records"):
         stem = _stem(str(rec["variable"]))

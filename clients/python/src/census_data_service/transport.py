@@ -144,7 +144,7 @@ class Transport:
                 from email.utils import parsedate_to_datetime
 
                 try:
-                    return max(0.0, parsedate_to_datetime(raw).timestamp() - time.time())
+                    return max(0.0, float(parsedate_to_datetime(raw).timestamp()) - time.time())
                 except (TypeError, ValueError):
                     pass
         wait = exhausted_wait(parse_rate_limit(res.headers))
@@ -215,7 +215,7 @@ def _param(v: Any) -> str:
 
 
 def _backoff(attempt: int) -> float:
-    return min(30.0, 0.5 * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+    return float(min(30.0, 0.5 * 2 ** (attempt - 1)) * (0.5 + random.random() / 2))
 
 
 def _decode(res: requests.Response) -> Any:
