@@ -93,3 +93,55 @@ def test_tidy_frame_types(client: Client) -> None:
     assert df["estimate"].dtype == "float64" and str(df["significant"].dtype) == "boolean"
     assert df.attrs["meta"]["source"]["vintage_year"] == 2018
     assert pd.api.types.is_integer_dtype(df["target_year"]) or df["target_year"].eq(2018).all()
+
+
+def test_a_spent_monthly_quota_raises_at_once(base_url: str) -> None:
+    """A Free account's 1,000 monthly units, spent with plain HTTP: the 429's Retry-After is days
+    away, past max_retry_wait, so the client raises instead of appearing to hang."""
+    import os
+    import time
+
+    import requests
+
+    from census_data_service import RateLimitError
+
+    key = os.environ.get("CDS_FREE_API_KEY_3")
+    if not key:
+        pytest.skip("CDS_FREE_API_KEY_3 is not set")
+    s = requests.Session()
+    s.headers["X-API-Key"] = key
+    for _ in range(30):  # B01001* is 49 units for one state
+        res = s.get(base_url + "/v1/data", params={"variables": "B01001*", "geo": "state:06", "dataset": "acs1", "vintage": 2018})
+        if res.status_code == 429:
+            break
+        assert res.status_code == 200, res.text
+    assert res.status_code == 429 and res.json()["limit_type"] == "monthly"
+    waits: list = []
+    c = Client(base_url, key, on_retry=waits.append, max_retry_wait=90)
+    t0 = time.monotonic()
+    with pytest.raises(RateLimitError) as spent:
+        c.data("B01001*", geo="state:06", dataset="acs1", vintage=2018)
+    assert time.monotonic() - t0 < 10 and waits == []
+    assert spent.value.limit_type == "monthly" and spent.value.retry_after is not None and spent.value.retry_after > 90
+    assert spent.value.extensions["quota"] == 1000 and spent.value.extensions["upgrade_url"]
+
+
+def test_progress_shows_a_long_request(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import census_data_service.progress as progress
+
+    monkeypatch.setattr(progress, "LONG_REQUEST_SECONDS", 0.0)  # every request counts as long here
+    shown = io.StringIO()
+    slow = Client(client.base_url, curl_key(), progress=shown)
+    slow.timeseries("B19013_001E", geo="state:*", dataset="acs1", from_=2005, to=2018)
+    assert "/v1/timeseries: request sent, waiting" in shown.getvalue() and shown.getvalue().endswith("\n")
+    quiet = io.StringIO()
+    Client(client.base_url, curl_key(), progress=False).topics()
+    assert quiet.getvalue() == ""
+
+
+def curl_key() -> str:
+    import os
+
+    return os.environ["CDS_API_KEY"]
