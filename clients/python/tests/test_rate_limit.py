@@ -47,12 +47,16 @@ def test_free_keys_past_their_burst_wait_as_told(base_url: str, free_key: str) -
     other_key = os.environ.get("CDS_FREE_API_KEY_2")
     if not other_key:
         pytest.skip("CDS_FREE_API_KEY_2 is not set")
-    refused = _spend(base_url, free_key, 0)
-    assert refused is not None and refused.status_code == 429
-    assert refused.json()["limit_type"] == "burst" and refused.json()["quota"] == 60
-    told = float(refused.headers["Retry-After"])
-    if told < 3:
-        pytest.skip(f"the window ends in {told:.0f} s, too soon to tell a retry from a fresh window")
+    for _ in range(2):
+        refused = _spend(base_url, free_key, 0)
+        assert refused is not None and refused.status_code == 429
+        assert refused.json()["limit_type"] == "burst" and refused.json()["quota"] == 60
+        told = float(refused.headers["Retry-After"])
+        if told >= 4:
+            break
+        # Spent just before the window's end (a slow machine): too close to tell a retry from a
+        # fresh window, so spend the next window instead.
+        time.sleep(told + 0.5)
     _spend(base_url, other_key, 1)
 
     # Key 2's client makes the window's last request: RateLimit says r=0 and when it resets.
