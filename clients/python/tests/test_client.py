@@ -145,3 +145,10 @@ def curl_key() -> str:
     import os
 
     return os.environ["CDS_API_KEY"]
+
+
+def test_named_variables_as_in_tidycensus(client: Client, curl) -> None:
+    df = client.data({"medinc": "b19013_001e"}, geo="state:06;state:48", dataset="acs1", vintage=2018, wide=True)
+    http = curl("/v1/data", {"variables": "b19013_001e", "geo": "state:06;state:48", "dataset": "acs1", "vintage": 2018})
+    assert list(df.columns) == ["GEOID", "NAME", "geo_key", "medincE", "medincM"]
+    assert [(r["medincE"], r["medincM"]) for r in df.to_dict("records")] == [(c["estimate"], c["moe_numeric"]) for c in http.body["data"]]

@@ -52,7 +52,10 @@ def _variables_param(variables: Variables) -> Tuple[str, Dict[str, str]]:
     if isinstance(variables, str):
         return variables, {}
     if isinstance(variables, Mapping):
-        return ",".join(variables.values()), {str(code): str(name) for name, code in variables.items()}
+        # Census codes are case-insensitive and come back upper case: match them either way.
+        rename = {str(code): str(name) for name, code in variables.items()}
+        rename.update({code.upper(): name for code, name in list(rename.items())})
+        return ",".join(variables.values()), rename
     return ",".join(variables), {}
 
 
