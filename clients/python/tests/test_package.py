@@ -32,4 +32,5 @@ def test_builds_and_installs_as_a_wheel(tmp_path: Path) -> None:
     check = "import census_data_service as c; print(c.__file__, c.__version__)"
     run = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, env={"PYTHONPATH": str(tmp_path / "site")}, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert str(tmp_path / "site") in run.stdout
+    assert str(tmp_path / "site") in run.stdout and run.stdout.split()[-1] == "0.1.0"
+    assert wheel.name.startswith("census_data_service-0.1.0-")

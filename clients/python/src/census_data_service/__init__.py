@@ -5,6 +5,7 @@
     >>> cds.data("B19013_001E", geo="state:*", dataset="acs1", vintage=2018)
 """
 
+from ._version import __version__
 from .client import Client, region, saved_region
 from .errors import (
     AuthenticationError,
@@ -21,9 +22,9 @@ from .errors import (
 from .ratelimit import Limit
 from .transport import RetryEvent
 
-__version__ = "0.1.0"
 
 __all__ = [
+    "__version__",
     "AuthenticationError",
     "CensusDataServiceError",
     "Client",

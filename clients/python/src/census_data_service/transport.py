@@ -11,13 +11,14 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import requests
 
+from ._version import __version__
 from .errors import CensusDataServiceError, TransportError
 from .progress import Progress, ProgressOption, Ticker, stream_for
 from .ratelimit import Limit, exhausted_wait, parse_rate_limit
 
 log = logging.getLogger("census_data_service")
 
-USER_AGENT = "census-data-service-python/0.1.0"
+USER_AGENT = f"census-data-service-python/{__version__}"
 
 # Statuses worth another try: 429 (burst, concurrency) and 503 (heavy queue full, a store
 # briefly unavailable, a timeout). Anything else is the request's own fault or a bug.
