@@ -152,3 +152,19 @@ def test_named_variables_as_in_tidycensus(client: Client, curl) -> None:
     http = curl("/v1/data", {"variables": "b19013_001e", "geo": "state:06;state:48", "dataset": "acs1", "vintage": 2018})
     assert list(df.columns) == ["GEOID", "NAME", "geo_key", "medincE", "medincM"]
     assert [(r["medincE"], r["medincM"]) for r in df.to_dict("records")] == [(c["estimate"], c["moe_numeric"]) for c in http.body["data"]]
+
+
+def test_an_unreachable_service_is_retried_then_raised() -> None:
+    import socket
+
+    from census_data_service import TransportError
+
+    with socket.socket() as s:  # a port nothing listens on: bound, never accepted
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        waits: list = []
+        c = Client(f"http://127.0.0.1:{port}", "svc_live_" + "x" * 32, max_retries=1, on_retry=waits.append)
+        with pytest.raises(TransportError) as lost:
+            c.topics()
+    assert len(waits) == 1 and waits[0].status is None and "connection failed" in waits[0].reason
+    assert lost.value.status is None and f"127.0.0.1:{port}" in str(lost.value)
