@@ -24,6 +24,11 @@ def test_1_a_variable_for_all_states(client: Client, curl) -> None:
     # The Bureau's published ACS 2018 1-year figure (shared/census README spot check).
     assert (ca["NAME"], ca["estimate"], ca["moe"]) == ("California", 75277, 317)
     assert list(df.columns[:5]) == ["GEOID", "NAME", "variable", "estimate", "moe"]
+    # And as the Census Data API itself answers (the service's compatible route, the Bureau's strings).
+    bureau = curl("/data/2018/acs/acs1", {"get": "NAME,B19013_001E,B19013_001M", "for": "state:*", "key": curl.api_key})
+    header, *rows = bureau.body
+    published = {r[header.index("state")]: (float(r[1]), float(r[2])) for r in rows}
+    assert {g: (e, m) for g, e, m in zip(df["GEOID"], df["estimate"], df["moe"])} == published
 
 
 def test_2_a_table_for_the_counties_of_a_state(client: Client, curl) -> None:
@@ -33,6 +38,11 @@ def test_2_a_table_for_the_counties_of_a_state(client: Client, curl) -> None:
     assert_same_numbers(df, http.body["data"])
     assert len(df) == 58 and df["estimate"].notna().all() and df["moe"].notna().all()
     assert set(df["unit"]) == {"count"} and set(df["table_id"]) == {"B25001"}
+    bureau = curl("/data/2022/acs/acs5", {"get": "group(B25001)", "for": "county:*", "in": "state:06", "key": curl.api_key})
+    header, *rows = bureau.body
+    at = {name: header.index(name) for name in ("state", "county", "B25001_001E", "B25001_001M")}
+    published = {r[at["state"]] + r[at["county"]]: (float(r[at["B25001_001E"]]), float(r[at["B25001_001M"]])) for r in rows}
+    assert {g: (e, m) for g, e, m in zip(df["GEOID"], df["estimate"], df["moe"])} == published
     wide = client.data("B25001*", geo="county:06*", vintage=2022, wide=True)
     assert list(wide.columns) == ["GEOID", "NAME", "geo_key", "B25001_001E", "B25001_001M"]
     by_key = {c["geo_key"]: c for c in http.body["data"]}
