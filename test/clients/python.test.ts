@@ -84,6 +84,7 @@ describe.skipIf(!python && !inCI)('Python client against the real service', () =
         cwd: CLIENT_DIR,
         env,
         maxBuffer: 16 * 1024 * 1024,
+        timeout: 110_000, // a run that hangs is killed before the test's own limit, its output kept
       });
       return stdout;
     } catch (err) {
