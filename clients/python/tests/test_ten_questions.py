@@ -184,3 +184,40 @@ def test_10_an_error(client: Client, curl) -> None:
     assert err.unknown_variables == http.body["unknown_variables"] == ["B19013_001X"]
     assert "B19013_001X" in str(err) and "B19013_001E" not in err.unknown_variables
     assert err.type.endswith("/variable-not-found") and err.request_id
+
+
+# The same questions as the R client asks them (clients/r/tests/testthat/test-questions.R), so
+# curl, Python and R answer identical queries: each through this client and through curl.
+R_QUESTIONS = [
+    ("data", dict(variables="core_median_household_income", geo="state:*", dataset="acs1", vintage=2018)),
+    ("data", dict(variables="B25001*", geo="county:06*", vintage=2022)),
+    ("data", dict(variables="B01003_001E", geo="tract:48453000101", vintage=2022)),
+    ("compare", dict(variables="core_median_household_income,B17001_002E", geo="region(state:06,state:41,state:53)",
+                     dataset="acs1", vintage=2018, compare_to=2012, dollars=2024)),
+    ("timeseries", dict(variables="core_median_household_income", geo="state:06", dataset="acs1", **{"from": 2010, "to": 2018})),
+    ("compare", dict(variables="core_median_household_income", geo="state:06;state:48", dataset="acs1", vintage=2018)),
+    ("data", dict(variables="B17001_002E", geo="region(state:06,state:41,state:53)", dataset="acs1", vintage=2018)),
+]
+
+
+@pytest.mark.parametrize("endpoint,query", R_QUESTIONS, ids=[f"{e}:{q['variables']}:{q['geo']}" for e, q in R_QUESTIONS])
+def test_the_r_clients_questions_too(client: Client, curl, endpoint: str, query: dict) -> None:
+    args = {k: v for k, v in query.items() if k not in ("variables", "geo", "from")}
+    if "from" in query:
+        args["from_"] = query["from"]
+    df = getattr(client, endpoint)(query["variables"].split(","), geo=query["geo"], **args)
+    http = curl(f"/v1/{endpoint}", query)
+    assert http.status == 200, http.body
+    assert assert_same_numbers(df, http.body["data"]) >= 2 * len(http.body["data"])
+
+
+def test_the_r_clients_geocode_search_and_error(client: Client, curl) -> None:
+    austin = client.geocode(lat=30.2672, lng=-97.7431)
+    levels = curl("/v1/geocode", {"lat": 30.2672, "lng": -97.7431}).body["data"]["geographies"]
+    assert list(austin["level"]) == list(levels) and list(austin["geo_key"]) == [g.get("key") for g in levels.values()]
+    assert austin.set_index("level").loc["county", "geo_key"] == "county:48453"
+    with pytest.raises(VariableNotFoundError) as caught:
+        client.data("core_median_houshold_income", geo="state:06", dataset="acs1", vintage=2018)
+    http = curl("/v1/data", {"variables": "core_median_houshold_income", "geo": "state:06", "dataset": "acs1", "vintage": 2018})
+    assert (caught.value.status, caught.value.type, caught.value.detail) == (http.status, http.body["type"], http.body["detail"])
+    assert caught.value.unknown_variables == ["core_median_houshold_income"]
