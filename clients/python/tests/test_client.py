@@ -168,3 +168,20 @@ def test_an_unreachable_service_is_retried_then_raised() -> None:
             c.topics()
     assert len(waits) == 1 and waits[0].status is None and "connection failed" in waits[0].reason
     assert lost.value.status is None and f"127.0.0.1:{port}" in str(lost.value)
+
+
+def test_the_documented_map_renders(base_url: str, tmp_path) -> None:
+    """examples/california_counties.py, the code behind docs/screenshots/python-california-counties.png."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "ca.png"
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLCONFIGDIR": str(tmp_path / "mpl")}
+    run = subprocess.run([sys.executable, str(root / "examples" / "california_counties.py"), str(out)], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "58 counties, 58 with an estimate, 58 with an MOE" in run.stdout
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
