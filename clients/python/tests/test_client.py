@@ -185,3 +185,21 @@ def test_the_documented_map_renders(base_url: str, tmp_path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     assert "58 counties, 58 with an estimate, 58 with an MOE" in run.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
+
+
+def test_shapes_are_revalidated_not_fetched_again(base_url: str) -> None:
+    """A second map of the same counties sends the boundary's ETag and gets 304, not the shapes."""
+    import os
+
+    import requests
+
+    pytest.importorskip("geopandas")
+    statuses: list = []
+    session = requests.Session()
+    session.hooks["response"].append(lambda r, *a, **k: statuses.append((r.request.path_url.split("?")[0], r.status_code)))
+    c = Client(base_url, os.environ["CDS_API_KEY"], session=session)
+    units = c.data("B25001_001E", geo="county:06*", vintage=2022, geometry=True)
+    people = c.data("B01003_001E", geo="county:06*", vintage=2022, geometry=True)
+    assert statuses == [("/v1/data", 200), ("/v1/boundaries/county", 200), ("/v1/data", 200), ("/v1/boundaries/county", 304)]
+    assert list(units["geo_key"]) == list(people["geo_key"])
+    assert [g.wkb for g in units.geometry] == [g.wkb for g in people.geometry]  # the same shapes, reused

@@ -21,6 +21,8 @@ Geo = Union[str, Sequence[str]]
 Frame = Union[pd.DataFrame, "geopandas.GeoDataFrame"]
 
 DEFAULT_BASE_URL = "http://localhost:8080"
+# Boundary answers kept per client for revalidation (a level's collection can be megabytes).
+SHAPE_CACHE_SIZE = 16
 # Asked of every list endpoint; the service lowers it to the plan's page size (Free 100).
 PAGE_SIZE = 1000
 
@@ -105,6 +107,7 @@ class Client:
             on_retry=on_retry,
             session=session,
         )
+        self._shapes: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Tuple[str, Dict[str, Any]]] = {}
 
     region = staticmethod(region)
     saved_region = staticmethod(saved_region)
@@ -294,8 +297,22 @@ class Client:
         return dict(body)
 
     def _boundary_geojson(self, target: str, params: Dict[str, Any]) -> Mapping[str, Any]:
+        """Shapes, revalidated with their ETag: maps of several variables fetch each shape once,
+        and a new data build (a new ETag) is still seen."""
         path = f"/v1/boundaries/{requests.utils.quote(target, safe=':')}"
-        body, _ = self._t.request("GET", path, params, accept="application/geo+json", label=f"boundaries {target}")
+        key = (path, tuple(sorted((k, str(v)) for k, v in params.items() if v is not None)))
+        cached = self._shapes.get(key)
+        conditional = {"If-None-Match": cached[0]} if cached else None
+        body, res = self._t.request(
+            "GET", path, params, accept="application/geo+json", label=f"boundaries {target}", headers=conditional
+        )
+        if res.status_code == 304 and cached:
+            return cached[1]
+        etag = res.headers.get("ETag")
+        if etag:
+            if len(self._shapes) >= SHAPE_CACHE_SIZE:
+                self._shapes.pop(next(iter(self._shapes)))
+            self._shapes[key] = (etag, dict(body))
         return dict(body)
 
     # -- account (sign-in token) ----------------------------------------------------------------

@@ -76,9 +76,10 @@ class Transport:
         auth: str = "key",
         label: Optional[str] = None,
         accept: str = "application/json",
+        headers: Optional[Mapping[str, str]] = None,
     ) -> Tuple[Any, requests.Response]:
         url = path if path.startswith("http") else self.base_url + path
-        headers = {"Accept": accept + ", application/problem+json"}
+        headers = {"Accept": accept + ", application/problem+json", **(headers or {})}
         if auth == "token":
             if not self.token:
                 raise CensusDataServiceError(
