@@ -146,3 +146,10 @@ cds_rate_limit <- function(base_url = NULL, key = NULL) {
   if (!exists(id, envir = .cds_state, inherits = FALSE)) return(NULL)
   get(id, envir = .cds_state, inherits = FALSE)
 }
+
+# Forgets the RateLimit state seen so far (tests use it to start from a client that has not yet
+# seen the spent window, so that its first answer is the 429).
+cds_forget_limits <- function() {
+  rm(list = ls(envir = .cds_state, all.names = TRUE), envir = .cds_state)
+  invisible()
+}

@@ -67,9 +67,17 @@ cds_request <- function(path, query = list(), base_url = NULL, key = NULL, token
   if (!is.null(body)) req <- httr2::req_body_json(req, body, auto_unbox = TRUE, null = "null")
   req <- httr2::req_user_agent(req, paste0("censusdataservice/", cds_version(), " (R)"))
   req <- httr2::req_error(req, is_error = function(resp) FALSE)
+  # httr2 0.2.2 (Debian bookworm) sleeps after every transient answer, the last one included,
+  # before it checks max_tries: so the count is kept here and the last answer is never called
+  # transient (no wait that no retry follows; with cds.max_tries = 1, no wait at all).
+  max_tries <- getOption("cds.max_tries", 4)
+  answers <- 0
   req <- httr2::req_retry(req,
-    max_tries = getOption("cds.max_tries", 4),
-    is_transient = cds_is_transient,
+    max_tries = max_tries,
+    is_transient = function(resp) {
+      answers <<- answers + 1
+      answers < max_tries && cds_is_transient(resp)
+    },
     after = cds_retry_after
   )
   attr(req, "cds_limit_id") <- paste(base, credential %||% "")

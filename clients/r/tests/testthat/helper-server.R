@@ -15,6 +15,8 @@ raw_get <- function(path, query = list(), key = Sys.getenv("CDS_API_KEY")) {
   req <- httr2::request(paste0(Sys.getenv("CDS_BASE_URL"), path, qs))
   req <- httr2::req_headers(req, `X-API-Key` = key)
   req <- httr2::req_error(req, is_error = function(resp) FALSE)
+  # one request, its answer as it comes: httr2 would otherwise sleep out a 429's Retry-After
+  req <- httr2::req_retry(req, max_tries = 1, is_transient = function(resp) FALSE)
   resp <- httr2::req_perform(req)
   text <- httr2::resp_body_string(resp, encoding = "UTF-8")
   list(
