@@ -165,7 +165,8 @@ cds_join_geometry <- function(out, geom) {
   shapes <- if (is.null(geom)) sf::st_sfc(lapply(seq_len(nrow(out)), function(i) sf::st_multipolygon()), crs = crs) else sf::st_geometry(geom)
   empty <- sf::st_sfc(sf::st_multipolygon(), crs = crs)
   g <- lapply(seq_along(at), function(i) if (is.na(at[i])) empty[[1]] else shapes[[at[i]]])
-  res <- sf::st_sf(out, geometry = sf::st_sfc(g, crs = crs))
+  out$geometry <- sf::st_sfc(g, crs = crs)
+  res <- sf::st_as_sf(out) # keeps the tibble class, as tidycensus's geometry = TRUE does
   attr(res, "meta") <- meta
   res
 }
