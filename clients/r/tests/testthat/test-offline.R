@@ -97,3 +97,19 @@ test_that("tidycensus's state and variable spellings translate", {
   expect_error(censusdataservice:::cds_state_fips("Atlantis"), "not a valid state")
   expect_identical(censusdataservice:::cds_acs_code(c("B19013_001", "B19013_001E", "core_x")), c("B19013_001E", "B19013_001E", "core_x"))
 })
+
+test_that("after an answer saying the burst window is spent, the next request waits for its reset", {
+  id <- "http://example.invalid svc_live_offline"
+  on.exit(censusdataservice:::cds_forget_limits(), add = TRUE)
+  spent <- httr2::response(200, headers = list(
+    RateLimit = '"monthly";r=10;t=1000, "burst";r=0;t=2, "concurrency";r=1',
+    `RateLimit-Policy` = '"monthly";q=1000;w=2592000, "burst";q=60;w=60'
+  ))
+  censusdataservice:::cds_remember_limits(id, spent)
+  started <- Sys.time()
+  expect_message(censusdataservice:::cds_wait_for_window(id), class = "cds_retry")
+  expect_gte(as.numeric(difftime(Sys.time(), started, units = "secs")), 1.5)
+  fresh <- httr2::response(200, headers = list(RateLimit = '"burst";r=59;t=60'))
+  censusdataservice:::cds_remember_limits(id, fresh)
+  expect_silent(censusdataservice:::cds_wait_for_window(id))
+})

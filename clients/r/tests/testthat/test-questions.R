@@ -136,6 +136,11 @@ test_that("9. a saved region", {
   expect_identical(c(client$estimate, client$moe), c(inline$estimate, inline$moe))
   members <- raw_get("/v1/data", list(variables = "B17001_002E", geo = "state:06;state:41;state:53", dataset = "acs1", vintage = 2018))
   expect_identical(client$estimate, sum(vapply(members$body$data, function(c) c$estimate, numeric(1))))
+  # the same token reads the account's usage: the requests above were charged to it
+  usage <- cds_usage()
+  expect_gt(usage$units$used, 0)
+  expect_s3_class(usage$by_route, "tbl_df")
+  expect_true("/v1/data" %in% usage$by_route$route)
 })
 
 test_that("10. an error: a bad variable raises a classed condition naming it", {
