@@ -104,6 +104,12 @@ test_that("7. a geocode", {
   expect_identical(client$geo_key, vapply(levels, function(g) g$key %||% NA_character_, character(1), USE.NAMES = FALSE))
   expect_identical(client$geo_key[client$level == "county"], "county:48453")
   expect_identical(attr(client, "geocode")$status, raw$body$data$status)
+  # and the place found answers with its numbers: the county's housing units, client and plain HTTP
+  county <- client$geo_key[client$level == "county"]
+  units <- cds_data("B25001_001E", county, vintage = 2022)
+  rawu <- raw_get("/v1/data", list(variables = "B25001_001E", geo = county, vintage = 2022))
+  expect_same_cells(units, rawu$body$data)
+  expect_false(is.na(units$estimate))
 })
 
 test_that("8. a search", {
