@@ -113,3 +113,21 @@ test_that("after an answer saying the burst window is spent, the next request wa
   censusdataservice:::cds_remember_limits(id, fresh)
   expect_silent(censusdataservice:::cds_wait_for_window(id))
 })
+
+test_that("burst and concurrency 429s and 503s are retried; a spent monthly quota or a long wait is not", {
+  answer <- function(status, limit_type = NULL, retry_after = NULL) {
+    body <- if (is.null(limit_type)) "{}" else sprintf('{"limit_type":"%s"}', limit_type)
+    headers <- list(`Content-Type` = "application/problem+json")
+    if (!is.null(retry_after)) headers$`Retry-After` <- retry_after
+    httr2::response(status, headers = headers, body = charToRaw(body))
+  }
+  transient <- censusdataservice:::cds_is_transient
+  expect_true(transient(answer(429, "burst", "12")))
+  expect_true(transient(answer(429, "concurrency", "1")))
+  expect_true(transient(answer(503)))
+  expect_false(transient(answer(429, "monthly", "86400")))
+  expect_false(transient(answer(429, "burst", "3600")))
+  expect_false(transient(answer(404)))
+  expect_message(wait <- censusdataservice:::cds_retry_after(answer(429, "burst", "12")), class = "cds_retry")
+  expect_identical(wait, 12)
+})
