@@ -74,7 +74,7 @@ export const censusApiDiscovery = defineVerb({
       const path = `${input.vintage ?? ''}/${datasetByBureauPath(`acs/${input.dataset ?? ''}`)?.bureauPath ?? input.dataset ?? ''}`;
       return { data: { kind: 'error', ...unknownDataset(path, served) } };
     }
-    const meta = discoveryMetadata(tables, s);
+    const meta = await discoveryMetadata(tables, storeOf(ctx.stores, 'observations'), s);
     const key = `${s.dataset}/${s.vintage}`;
     switch (document) {
       case 'dataset': {
