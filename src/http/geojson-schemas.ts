@@ -63,8 +63,16 @@ export const centroidCollectionSchema = {
     type: { const: 'FeatureCollection' },
     centroids: {
       type: 'object',
-      required: ['level', 'kind'],
-      properties: { level: { type: 'string' }, kind: { type: 'string', enum: ['population_center', 'internal_point'] } },
+      required: ['level', 'kind', 'source', 'vintage', 'derived', 'derivation'],
+      properties: {
+        level: { type: 'string' },
+        kind: { type: 'string', enum: ['population_center', 'internal_point'] },
+        source: { type: 'string', description: 'The file the points come from (docs/boundaries.md).' },
+        vintage: { type: 'string', description: 'The vintage of the points (also sent as X-Boundary-Vintage).' },
+        derived: { type: 'boolean', description: 'True when the points were computed here rather than published as such.' },
+        derivation: { type: ['string', 'null'], description: 'How derived points were computed; null when published as such.' },
+      },
+      additionalProperties: false,
     },
     features: { type: 'array', items: feature(point) },
   },
