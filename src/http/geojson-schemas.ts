@@ -50,7 +50,20 @@ export const boundaryCollectionSchema = {
   required: ['type', 'features'],
   properties: {
     type: { const: 'FeatureCollection' },
-    boundary: { type: 'object', description: 'level, resolution, true_resolution, derived, boundary_vintage, source, gaps.' },
+    boundary: {
+      type: 'object',
+      description: 'The file the shapes come from (docs/boundaries.md).',
+      required: ['level', 'resolution', 'true_resolution', 'derived', 'boundary_vintage', 'source', 'gaps'],
+      properties: {
+        level: { type: 'string' },
+        resolution: { type: 'string', description: 'The resolution asked for.' },
+        true_resolution: { type: 'string', description: 'What the file really is, e.g. `20m`, `500k`, `full (TIGER/Line)`.' },
+        derived: { type: 'boolean', description: 'True when the shapes were built here (e.g. metro unions of counties).' },
+        boundary_vintage: { type: 'string' },
+        source: { type: 'string' },
+        gaps: { type: 'array', items: { type: 'string' }, description: 'Known gaps of the file.' },
+      },
+    },
     features: { type: 'array', items: boundaryFeatureSchema },
   },
 };
