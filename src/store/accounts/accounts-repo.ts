@@ -1,27 +1,15 @@
-// Account rows. Every read filters `deleted_at IS NULL`: a soft-deleted account is invisible to
-// the service (its keys stop working) until the retention job purges it.
+// Account rows on SQLite. Every read filters `deleted_at IS NULL`: a soft-deleted account is
+// invisible to the service (its keys stop working) until the retention job purges it. The
+// transactions' logic is shared with PostgreSQL (shared/accounts.ts); accountStep is SQLite's
+// statement for each of their steps.
 import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
+import { redeemInvite } from './invites-repo.js';
+import type { AccountRow, AccountStep, NewAccount } from './shared/accounts.js';
 
-export interface AccountRow {
-  id: string;
-  email: string | null;
-  name: string | null;
-  organization: string | null;
-  plan: string;
-  oidc_issuer: string | null;
-  oidc_subject: string | null;
-  stripe_customer_id: string | null;
-  activated_at: number | null;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
+export type { AccountRow } from './shared/accounts.js';
 
-export function createAccount(
-  db: Db,
-  a: { email: string | null; plan: string; issuer?: string | null; subject?: string | null; now: number },
-): AccountRow {
+export function createAccount(db: Db, a: NewAccount): AccountRow {
   const id = newId('acc');
   stmt(
     db,
@@ -101,4 +89,27 @@ export function softDeleteAccount(db: Db, id: string, now: number): boolean {
       return changed === 1;
     })
     .immediate();
+}
+
+export function accountStep(db: Db, s: AccountStep): unknown {
+  switch (s.op) {
+    case 'lock':
+      return undefined; // the IMMEDIATE transaction already holds the write lock
+    case 'getAccount':
+      return getAccount(db, s.id);
+    case 'findAccountBySubject':
+      return findAccountBySubject(db, s.issuer, s.subject);
+    case 'findAccountByEmail':
+      return findAccountByEmail(db, s.email);
+    case 'createAccount':
+      return createAccount(db, s.a);
+    case 'linkSubject':
+      return linkSubject(db, s.id, s.issuer, s.subject, s.now);
+    case 'setPlan':
+      return setPlan(db, s.id, s.plan, s.now);
+    case 'markActivated':
+      return markActivated(db, s.id, s.now);
+    case 'redeemInvite':
+      return redeemInvite(db, s.code, s.accountId, s.now);
+  }
 }

@@ -1,19 +1,11 @@
-// Terms-of-service state of an account (spec, "States and transitions"). The grace period runs
-// from the later of the document's effective date and the account's creation, so a new account
-// (e.g. one the admin CLI made) also gets 30 days to accept instead of being locked out at once.
+// Terms-of-service state of an account on SQLite: the document in force and the account's
+// acceptance, read here; the state itself is decided in shared/tos.ts for both stores.
 import type { Config } from '../../config.js';
 import type { Db } from './db.js';
-import { getTos, hasAccepted, latestEffectiveTos, type TosDocument } from './tos-repo.js';
+import { tosStateOf, type TosDocument, type TosState } from './shared/tos.js';
+import { getTos, hasAccepted, latestEffectiveTos } from './tos-repo.js';
 
-export const TOS_GRACE_DAYS = 30;
-const GRACE_MS = TOS_GRACE_DAYS * 86_400_000;
-
-export type TosState =
-  /** No document published (or the pinned one is missing): nothing to accept. */
-  | { status: 'none' }
-  | { status: 'accepted'; document: TosDocument }
-  | { status: 'grace'; document: TosDocument; graceEndsAt: number }
-  | { status: 'required'; document: TosDocument; graceEndedAt: number };
+export { TOS_GRACE_DAYS, type TosState } from './shared/tos.js';
 
 export function currentTos(db: Db, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number): TosDocument | undefined {
   return config.TOS_CURRENT_VERSION ? getTos(db, config.TOS_CURRENT_VERSION) : latestEffectiveTos(db, now);
@@ -26,10 +18,5 @@ export function tosState(
   now: number,
 ): TosState {
   const document = currentTos(db, config, now);
-  if (!document) return { status: 'none' };
-  if (hasAccepted(db, account.id, document.version)) return { status: 'accepted', document };
-  const graceEnds = Math.max(document.effective_at, account.created_at) + GRACE_MS;
-  return now < graceEnds
-    ? { status: 'grace', document, graceEndsAt: graceEnds }
-    : { status: 'required', document, graceEndedAt: graceEnds };
+  return tosStateOf(document, !!document && hasAccepted(db, account.id, document.version), account.created_at, now);
 }
