@@ -4,122 +4,22 @@
 // variables evaluated on the summed components (so a percent of a region is the proportion of its
 // aggregated numerator and denominator, with the handbook's proportion MOE), medians estimated from
 // their distribution where one is known (domain/regions/median.ts), anything else null with a reason.
-import { AppError } from '../../domain/errors.js';
 import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../domain/formula.js';
 import type { GeoType } from '../../domain/geo/keys.js';
 import { additivityOf } from '../../domain/regions/additive.js';
 import { aggregateCount, type MemberCell, type RegionCell } from '../../domain/regions/aggregate.js';
-import { extractRegions, type RegionSpec } from '../../domain/regions/specifier.js';
-import type { GeoTerm } from '../../domain/cost.js';
 import type { Resolution } from '../../store/catalog.js';
 import type { GeographyRecord } from '../../store/geographies.js';
-import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
-import { resolveSpecifiers, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { computeGridShared } from './answer-cache.js';
 import { answerKeyOfRequest } from './answer-key.js';
 import { cellsOf, type EngineGrid, type EngineResult, type GridSlice } from './engine.js';
 import { isCensusCode, type CensusCodeVariable, type RequestedVariable } from './variables.js';
 import type { PreparedRequest } from './prepare.js';
-import { geoTermsOf } from './geo-terms.js';
+import type { ResolvedRegion } from './resolve-regions.js';
 import { medianFromDistribution } from './region-medians.js';
-
-export { extractRegions };
-
-/** A region as answered: its own key and name, the level and the members of a vintage. */
-export interface ResolvedRegion {
-  spec: string;
-  /** `region(county:06001,county:06013)` (members sorted) or `region:<saved name>`. */
-  key: string;
-  name: string;
-  level: GeoType;
-  members: GeographyRecord[];
-  /** The members' resolution: its expansions price the region as its members (domain/cost.ts). */
-  resolution: ResolvedGeographies;
-}
-
-/** Where a saved region's members come from (the caller's account); null when it has none of that name. */
-export type SavedRegionLookup = (name: string) => Promise<{ name: string; members: string } | null>;
 
 export const REGION_MOE_NOTE =
   "Custom regions: counts are the sums of the members' published estimates; their MOE is √ΣMOE², and percents and ratios use the proportion and ratio formulas on the summed components — the Census Bureau's approximations for derived estimates (Understanding and Using American Community Survey Data: What All Data Users Need to Know, 2020, ch. 8 'Calculating Measures of Error for Derived Estimates'). They treat the members as independent, so the MOE is an approximation (docs/moe.md).";
-
-const PLURAL: Record<GeoType, string> = {
-  nation: 'nations',
-  state: 'states',
-  county: 'counties',
-  metro: 'metros',
-  cd: 'congressional districts',
-  tract: 'tracts',
-  block_group: 'block groups',
-};
-
-function regionName(level: GeoType, members: readonly GeographyRecord[], saved: string | null): string {
-  const shown = members.slice(0, members.length <= 5 ? 5 : 3).map((m) => m.name);
-  const more = members.length - shown.length;
-  const list = `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
-  return `${saved ? `Region "${saved}"` : 'Region'} of ${members.length} ${members.length === 1 ? level.replace('_', ' ') : PLURAL[level]}: ${list}`;
-}
-
-/** Saved regions with their members read from the account (404 for a name it does not have). */
-export async function readSavedRegions(specs: readonly RegionSpec[], saved?: SavedRegionLookup): Promise<RegionSpec[]> {
-  const out: RegionSpec[] = [];
-  for (const spec of specs) {
-    if (spec.kind !== 'saved' || spec.members !== undefined) {
-      out.push(spec);
-      continue;
-    }
-    const found = saved ? await saved(spec.name) : null;
-    if (!found) {
-      throw new AppError(
-        'geography-not-found',
-        `${spec.raw}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
-        { extensions: { geo: spec.raw } },
-      );
-    }
-    out.push({ ...spec, members: found.members });
-  }
-  return out;
-}
-
-/** A region with its members parsed (once: prepare.ts reads their levels before resolving them). */
-export type ParsedRegionSpec = RegionSpec & { parsed?: readonly GeoSpecifier[] };
-
-/** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
-export async function resolveRegions(
-  store: Parameters<typeof resolveSpecifiers>[0],
-  specs: readonly ParsedRegionSpec[],
-  opts: ResolveOptions,
-  saved?: SavedRegionLookup,
-): Promise<ResolvedRegion[]> {
-  const out: ResolvedRegion[] = [];
-  for (const spec of specs) {
-    const [read] = await readSavedRegions([spec], saved);
-    const resolution = resolveSpecifiers(store, spec.parsed ?? parseGeoList(read!.members!), opts);
-    const levels = [...new Set(resolution.geographies.map((g) => g.type))];
-    if (levels.length !== 1) {
-      throw new AppError(
-        'unprocessable-request',
-        `${spec.raw} mixes geography levels (${levels.join(', ')}): a region's members are of one level, e.g. region(county:06001,county:06013).`,
-        { errors: [{ field: 'geo', message: 'A region has members of one level', type: 'value_error' }], extensions: { geo: spec.raw } },
-      );
-    }
-    const level = levels[0]!;
-    const sorted = [...resolution.geographies].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const key = spec.kind === 'saved' ? spec.raw : `region(${sorted.map((g) => g.key).join(',')})`;
-    out.push({
-      spec: spec.raw,
-      key,
-      name: regionName(level, sorted, spec.kind === 'saved' ? spec.name : null),
-      level,
-      members: sorted,
-      resolution,
-    });
-  }
-  return out;
-}
-
-/** What a region costs: what its members would cost asked for one by one or by their wildcard. */
-export const regionGeoTerms = (regions: readonly ResolvedRegion[]): GeoTerm[] => regions.flatMap((r) => geoTermsOf(r.resolution));
 
 /** Why a region's value is null, per variable and vintage (meta.regions[].missing). */
 export interface RegionMissing {
