@@ -59,7 +59,9 @@ const MISSING_NAMED = 25;
 
 /**
  * The regions' rows, one slice per region and vintage, each with the requested variables; and what
- * meta says of them. The members' values come from the engine (answer cache included).
+ * meta says of them. The members' values come from the engine (answer cache included). In steps:
+ * which columns to read from the members (memberColumns), then per region its members' grid, and
+ * per member slice one region row (regionSlice), each value aggregated by regionCell.
  */
 export async function regionGrid(
   p: PreparedRequest,
@@ -73,25 +75,16 @@ export async function regionGrid(
   const meta: RegionMeta[] = [];
   const { catalog, tables } = p.stores;
   const dataset = p.dataset;
-  const nv = p.variables.length;
   const resolve = (v: RequestedVariable, y: number): Resolution =>
     isCensusCode(v) ? { kind: 'direct', code: v.census_code } : catalog.resolveForVintage(v, dataset, y);
-  const titleOf = (code: string, y: number): string | null =>
-    tables?.info(dataset, code, y)?.table_title ?? tables?.latest(dataset, code)?.table_title ?? null;
-
-  // The codes each variable needs from the members beyond its own column: derived components, and
-  // the distribution of a median.
-  const extra = new Set<string>();
-  for (const y of vintages) {
-    for (const v of p.variables) {
-      const r = resolve(v, y);
-      if (r.kind === 'derived') for (const c of r.codes) extra.add(c);
-      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code, y)) extra.add(c);
-    }
-  }
-  const extraCodes = [...extra];
-  const variables = [...p.variables, ...extraCodes.map(codeVariable)];
-  const column = new Map(extraCodes.map((c, i) => [c, nv + i]));
+  const { variables, column } = memberColumns(p.variables, resolve, vintages);
+  const ctx: RegionContext = {
+    p,
+    nullReasons,
+    resolve,
+    titleOf: (code, y) => tables?.info(dataset, code, y)?.table_title ?? tables?.latest(dataset, code)?.table_title ?? null,
+    column,
+  };
 
   for (const region of regions) {
     const req = { dataset, vintages: [...vintages], variables, geographies: region.members };
@@ -100,95 +93,8 @@ export async function regionGrid(
     for (const [k, v] of grid.loaded) loaded.set(k, v);
     for (const [k, v] of grid.loadedInOther) loadedInOther.set(k, v);
     const missing: RegionMissing[] = [];
-    const record = {
-      ...region.members[0]!,
-      key: region.key,
-      name: region.name,
-      type: 'region',
-      fips: '',
-      parent_key: null,
-      population: null,
-      point: null,
-    };
-    for (const s of grid.slices) {
-      const nm = s.variables.length;
-      const membersOf = (col: number): MemberCell[] =>
-        s.geographies.map((g, gi) => ({
-          geo_key: g.key,
-          estimate: s.estimate[gi * nm + col]!,
-          moe: s.moe[gi * nm + col]!,
-          estimate_annotation: s.estimate_annotation[gi * nm + col]!,
-          moe_annotation: s.moe_annotation[gi * nm + col]!,
-        }));
-      const slice: GridSlice = {
-        level: 'region',
-        vintage: s.vintage,
-        // A region is no level of the geography tables; its record carries its own key and name.
-        geographies: [record as unknown as GeographyRecord],
-        variables: s.variables.slice(0, nv),
-        estimate: [],
-        moe: [],
-        estimate_annotation: [],
-        moe_annotation: [],
-      };
-      const aggregated = new Map<string, RegionCell>();
-      const sumOf = (code: string, col: number): RegionCell => {
-        let r = aggregated.get(code);
-        if (!r) {
-          const additive = additivityOf(titleOf(code, s.vintage));
-          r = additive.additive ? aggregateCount(membersOf(col)) : { cell: nullCell('not_additive'), missing: null };
-          aggregated.set(code, r);
-        }
-        return r;
-      };
-      for (let vi = 0; vi < nv; vi++) {
-        const v = p.variables[vi]!;
-        const r = resolve(v, s.vintage);
-        let out: RegionCell;
-        if (r.kind === 'unavailable') out = { cell: nullCell(r.reason), missing: null };
-        else if (r.kind === 'direct') {
-          const median = medianFromDistribution.codesFor(r.code, s.vintage);
-          if (median.length > 0) {
-            const parts = median.map((c) => sumOf(c, column.get(c)!));
-            const gap = parts.find((x) => x.missing !== null);
-            out = gap ?? {
-              cell: medianFromDistribution.estimate(
-                r.code,
-                s.vintage,
-                parts.map((x) => x.cell),
-              ),
-              missing: null,
-            };
-          } else out = sumOf(r.code, vi);
-        } else {
-          const parts = r.codes.map((c) => sumOf(c, column.get(c)!));
-          const gap = parts.find((x) => x.missing !== null);
-          const notAdditive = parts.some((x) => x.cell.estimate_annotation === 'not_additive');
-          if (gap) out = gap;
-          else if (notAdditive) out = { cell: nullCell('not_additive'), missing: null };
-          else {
-            const byCode = new Map(r.codes.map((c, i) => [c, parts[i]!.cell]));
-            out = { cell: evaluateFormula(formulaOf(r.formula), (c) => byCode.get(c)!), missing: null };
-          }
-        }
-        const c = out.cell;
-        slice.estimate.push(c.estimate);
-        slice.moe.push(c.moe);
-        slice.estimate_annotation.push(c.estimate_annotation);
-        slice.moe_annotation.push(c.moe_annotation);
-        if (c.estimate === null && c.estimate_annotation)
-          nullReasons.set(c.estimate_annotation, (nullReasons.get(c.estimate_annotation) ?? 0) + 1);
-        if (out.missing) {
-          missing.push({
-            variable: v.api_name,
-            vintage: s.vintage,
-            reason: c.estimate_annotation ?? 'region_member_missing',
-            members: out.missing.members.slice(0, MISSING_NAMED),
-          });
-        }
-      }
-      slices.push(slice);
-    }
+    const record = regionRecord(region);
+    for (const s of grid.slices) slices.push(regionSlice(ctx, record, s, missing));
     meta.push({
       geo_key: region.key,
       geo_name: region.name,
@@ -199,6 +105,159 @@ export async function regionGrid(
     });
   }
   return { slices, summary: { nullReasons, loaded, loadedInOther }, meta };
+}
+
+/** What every region row of one request shares while it is built. */
+interface RegionContext {
+  p: PreparedRequest;
+  /** Counts of each null's annotation over the regions' rows (meta). */
+  nullReasons: Map<string, number>;
+  resolve: (v: RequestedVariable, y: number) => Resolution;
+  /** A code's table title (whether its counts add up: domain/regions/additive.ts). */
+  titleOf: (code: string, y: number) => string | null;
+  /** The column of each extra code (memberColumns) in the members' grid. */
+  column: Map<string, number>;
+}
+
+/**
+ * What is read from the members: the requested variables, then the codes a variable needs beyond
+ * its own column (derived components, and the distribution of a median), each as a column of its
+ * own after the requested ones.
+ */
+function memberColumns(
+  requested: readonly RequestedVariable[],
+  resolve: (v: RequestedVariable, y: number) => Resolution,
+  vintages: readonly number[],
+): { variables: RequestedVariable[]; column: Map<string, number> } {
+  const nv = requested.length;
+  const extra = new Set<string>();
+  for (const y of vintages) {
+    for (const v of requested) {
+      const r = resolve(v, y);
+      if (r.kind === 'derived') for (const c of r.codes) extra.add(c);
+      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code, y)) extra.add(c);
+    }
+  }
+  const extraCodes = [...extra];
+  return { variables: [...requested, ...extraCodes.map(codeVariable)], column: new Map(extraCodes.map((c, i) => [c, nv + i])) };
+}
+
+/** A region's row record: a member's record with the region's own key and name. */
+function regionRecord(region: ResolvedRegion): GeographyRecord {
+  const record = {
+    ...region.members[0]!,
+    key: region.key,
+    name: region.name,
+    type: 'region',
+    fips: '',
+    parent_key: null,
+    population: null,
+    point: null,
+  };
+  // A region is no level of the geography tables; its record carries its own key and name.
+  return record as unknown as GeographyRecord;
+}
+
+/**
+ * One region row for one vintage, from the members' slice of that vintage: each requested variable
+ * aggregated (regionCell), and why a value is null where members are missing (into `missing`).
+ */
+function regionSlice(ctx: RegionContext, record: GeographyRecord, s: GridSlice, missing: RegionMissing[]): GridSlice {
+  const { p, nullReasons } = ctx;
+  const nv = p.variables.length;
+  const slice: GridSlice = {
+    level: 'region',
+    vintage: s.vintage,
+    geographies: [record],
+    variables: s.variables.slice(0, nv),
+    estimate: [],
+    moe: [],
+    estimate_annotation: [],
+    moe_annotation: [],
+  };
+  const sumOf = memberSums(ctx, s);
+  for (let vi = 0; vi < nv; vi++) {
+    const v = p.variables[vi]!;
+    const out = regionCell(ctx, ctx.resolve(v, s.vintage), vi, s.vintage, sumOf);
+    const c = out.cell;
+    slice.estimate.push(c.estimate);
+    slice.moe.push(c.moe);
+    slice.estimate_annotation.push(c.estimate_annotation);
+    slice.moe_annotation.push(c.moe_annotation);
+    if (c.estimate === null && c.estimate_annotation)
+      nullReasons.set(c.estimate_annotation, (nullReasons.get(c.estimate_annotation) ?? 0) + 1);
+    if (out.missing) {
+      missing.push({
+        variable: v.api_name,
+        vintage: s.vintage,
+        reason: c.estimate_annotation ?? 'region_member_missing',
+        members: out.missing.members.slice(0, MISSING_NAMED),
+      });
+    }
+  }
+  return slice;
+}
+
+/**
+ * The members' sum of one code (its column in the members' slice), summed once per slice however
+ * many variables read it; null as not_additive where the code's table does not add up.
+ */
+function memberSums(ctx: RegionContext, s: GridSlice): (code: string, col: number) => RegionCell {
+  const nm = s.variables.length;
+  const membersOf = (col: number): MemberCell[] =>
+    s.geographies.map((g, gi) => ({
+      geo_key: g.key,
+      estimate: s.estimate[gi * nm + col]!,
+      moe: s.moe[gi * nm + col]!,
+      estimate_annotation: s.estimate_annotation[gi * nm + col]!,
+      moe_annotation: s.moe_annotation[gi * nm + col]!,
+    }));
+  const aggregated = new Map<string, RegionCell>();
+  return (code, col) => {
+    let r = aggregated.get(code);
+    if (!r) {
+      const additive = additivityOf(ctx.titleOf(code, s.vintage));
+      r = additive.additive ? aggregateCount(membersOf(col)) : { cell: nullCell('not_additive'), missing: null };
+      aggregated.set(code, r);
+    }
+    return r;
+  };
+}
+
+/**
+ * One region value: a count summed; a median estimated from its summed distribution; a derived
+ * variable evaluated on its summed components (null if any is missing or does not add up).
+ */
+function regionCell(
+  ctx: RegionContext,
+  r: Resolution,
+  vi: number,
+  vintage: number,
+  sumOf: (code: string, col: number) => RegionCell,
+): RegionCell {
+  if (r.kind === 'unavailable') return { cell: nullCell(r.reason), missing: null };
+  if (r.kind === 'direct') {
+    const median = medianFromDistribution.codesFor(r.code, vintage);
+    if (median.length === 0) return sumOf(r.code, vi);
+    const parts = median.map((c) => sumOf(c, ctx.column.get(c)!));
+    const gap = parts.find((x) => x.missing !== null);
+    return (
+      gap ?? {
+        cell: medianFromDistribution.estimate(
+          r.code,
+          vintage,
+          parts.map((x) => x.cell),
+        ),
+        missing: null,
+      }
+    );
+  }
+  const parts = r.codes.map((c) => sumOf(c, ctx.column.get(c)!));
+  const gap = parts.find((x) => x.missing !== null);
+  if (gap) return gap;
+  if (parts.some((x) => x.cell.estimate_annotation === 'not_additive')) return { cell: nullCell('not_additive'), missing: null };
+  const byCode = new Map(r.codes.map((c, i) => [c, parts[i]!.cell]));
+  return { cell: evaluateFormula(formulaOf(r.formula), (c) => byCode.get(c)!), missing: null };
 }
 
 /** A grid with the regions' rows after the ordinary geographies', and the null reasons of both. */
