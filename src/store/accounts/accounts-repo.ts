@@ -6,6 +6,7 @@ import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
 import { redeemInvite } from './invites-repo.js';
 import type { AccountRow, AccountStep, NewAccount } from './shared/accounts.js';
+import type { Statement } from './shared/program.js';
 
 export type { AccountRow } from './shared/accounts.js';
 
@@ -91,10 +92,8 @@ export function softDeleteAccount(db: Db, id: string, now: number): boolean {
     .immediate();
 }
 
-export function accountStep(db: Db, s: AccountStep): unknown {
+export function accountStep(db: Db, s: Statement<AccountStep>): unknown {
   switch (s.op) {
-    case 'lock':
-      return undefined; // the IMMEDIATE transaction already holds the write lock
     case 'getAccount':
       return getAccount(db, s.id);
     case 'findAccountBySubject':

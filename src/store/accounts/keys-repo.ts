@@ -4,7 +4,7 @@
 import { displayPrefix, generateApiKey, hashApiKey } from '../../domain/keys.js';
 import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
-import { runSync } from './shared/program.js';
+import { runSync, type Statement } from './shared/program.js';
 import {
   createKeyProgram,
   KEY_COLUMNS,
@@ -35,10 +35,8 @@ function insertKey(db: Db, accountId: string, name: string, now: number): NewKey
 }
 
 /** SQLite's statement for each step of the shared key programs. */
-export function keyStep(db: Db, s: KeyStep): unknown {
+export function keyStep(db: Db, s: Statement<KeyStep>): unknown {
   switch (s.op) {
-    case 'lock':
-      return undefined; // the IMMEDIATE transaction already holds the write lock
     case 'countActiveKeys':
       return countActiveKeys(db, s.accountId);
     case 'insertKey':

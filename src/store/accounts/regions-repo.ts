@@ -3,7 +3,7 @@
 // the account: another account's region reads as absent.
 import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
-import { runSync } from './shared/program.js';
+import { runSync, type Statement } from './shared/program.js';
 import {
   createRegionProgram,
   REGION_COLUMNS,
@@ -27,10 +27,8 @@ export function getRegion(db: Db, accountId: string, name: string): RegionRow | 
 }
 
 /** SQLite's statement for each step of the shared region programs. */
-function regionStep(db: Db, s: RegionStep): unknown {
+function regionStep(db: Db, s: Statement<RegionStep>): unknown {
   switch (s.op) {
-    case 'lock':
-      return undefined; // the IMMEDIATE transaction already holds the write lock
     case 'getRegion':
       return getRegion(db, s.accountId, s.name);
     case 'countRegions':

@@ -3,7 +3,8 @@
 // accounts, like SQLite's accounts-repo.ts.
 import { newId } from '../ids.js';
 import type { AccountRow, AccountStep, NewAccount } from '../shared/accounts.js';
-import { advisoryLock, type Pg } from './connection.js';
+import type { Statement } from '../shared/program.js';
+import type { Pg } from './connection.js';
 import { redeemInvite } from './invites-repo.js';
 
 export function getAccount(c: Pg, id: string) {
@@ -54,10 +55,8 @@ async function createAccount(c: Pg, a: NewAccount): Promise<AccountRow> {
 }
 
 /** PostgreSQL's statement for each step of the shared account programs. */
-export async function accountStep(c: Pg, s: AccountStep): Promise<unknown> {
+export async function accountStep(c: Pg, s: Statement<AccountStep>): Promise<unknown> {
   switch (s.op) {
-    case 'lock':
-      return advisoryLock(c, s.key);
     case 'getAccount':
       return getAccount(c, s.id);
     case 'findAccountBySubject':

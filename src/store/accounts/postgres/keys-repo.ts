@@ -3,7 +3,8 @@
 import { displayPrefix, generateApiKey, hashApiKey } from '../../../domain/keys.js';
 import { newId } from '../ids.js';
 import { KEY_COLUMNS, LAST_USED_RESOLUTION_MS, type KeyLookup, type KeyRow, type KeyStep, type NewKey } from '../shared/keys.js';
-import { advisoryLock, type Pg } from './connection.js';
+import type { Statement } from '../shared/program.js';
+import type { Pg } from './connection.js';
 
 export function getKey(c: Pg, accountId: string, keyId: string) {
   return c.one<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2`, [keyId, accountId]);
@@ -60,10 +61,8 @@ async function insertKey(c: Pg, accountId: string, name: string, now: number): P
 }
 
 /** PostgreSQL's statement for each step of the shared key programs. */
-export async function keyStep(c: Pg, s: KeyStep): Promise<unknown> {
+export async function keyStep(c: Pg, s: Statement<KeyStep>): Promise<unknown> {
   switch (s.op) {
-    case 'lock':
-      return advisoryLock(c, s.key);
     case 'countActiveKeys':
       return countActiveKeys(c, s.accountId);
     case 'insertKey':

@@ -2,7 +2,8 @@
 // (../shared/regions.ts). Every statement filters by the account.
 import { newId } from '../ids.js';
 import { REGION_COLUMNS, type RegionRow, type RegionStep } from '../shared/regions.js';
-import { advisoryLock, type Pg } from './connection.js';
+import type { Statement } from '../shared/program.js';
+import type { Pg } from './connection.js';
 
 export async function listRegions(c: Pg, accountId: string): Promise<RegionRow[]> {
   return (await c.q<RegionRow>(`SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = $1 ORDER BY name`, [accountId])).rows;
@@ -17,10 +18,8 @@ export async function deleteRegion(c: Pg, accountId: string, name: string): Prom
 }
 
 /** PostgreSQL's statement for each step of the shared region programs. */
-export async function regionStep(c: Pg, s: RegionStep): Promise<unknown> {
+export async function regionStep(c: Pg, s: Statement<RegionStep>): Promise<unknown> {
   switch (s.op) {
-    case 'lock':
-      return advisoryLock(c, s.key);
     case 'getRegion':
       return getRegion(c, s.accountId, s.name);
     case 'countRegions':

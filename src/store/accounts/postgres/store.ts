@@ -10,7 +10,7 @@ import type { Config } from '../../../config.js';
 import { activateProgram, issueKeyProgram, resolveSignInProgram, type AccountStep, type SignInClaims } from '../shared/accounts.js';
 import { HealthProbe } from '../shared/health-probe.js';
 import { createKeyProgram, isKeyStep, revokeKeyProgram, rotateKeyProgram, type KeyStep } from '../shared/keys.js';
-import { runAsync, type Program } from '../shared/program.js';
+import { runAsync, type Program, type Statement } from '../shared/program.js';
 import { createRegionProgram, isRegionStep, renameRegionProgram, type NewRegion, type RegionStep } from '../shared/regions.js';
 import type { SessionRow } from '../shared/sessions.js';
 import type { RefundInput } from '../shared/usage.js';
@@ -90,7 +90,13 @@ export class PostgresAccountStore implements AccountsStore {
 
   /** A shared program in one transaction, each step one PostgreSQL statement (locks are advisory locks). */
   private transaction<T>(program: Program<AccountStep | KeyStep | RegionStep, T>): Promise<T> {
-    return this.db.tx((c) => runAsync(program, (s) => step(c, s)));
+    return this.db.tx((c) =>
+      runAsync(
+        program,
+        (s) => step(c, s),
+        (key) => advisoryLock(c, key),
+      ),
+    );
   }
 
   // ---------------------------------------------------------------- accounts
@@ -245,7 +251,11 @@ export class PostgresAccountStore implements AccountsStore {
       // Webhooks one at a time across replicas: a redelivered event cannot be applied twice by two
       // replicas at once, and an account's plan is recomputed from a stable set of subscriptions.
       await advisoryLock(c, 'billing');
-      return runAsync(program(), (s) => billingStep(c, s));
+      return runAsync(
+        program(),
+        (s) => billingStep(c, s),
+        (key) => advisoryLock(c, key),
+      );
     });
   }
   runRetention(now: number) {
@@ -279,7 +289,7 @@ export class PostgresAccountStore implements AccountsStore {
 }
 
 /** Each step of a shared program, to the repository that has its statement. */
-function step(c: Pg, s: AccountStep | KeyStep | RegionStep): Promise<unknown> {
+function step(c: Pg, s: Statement<AccountStep | KeyStep | RegionStep>): Promise<unknown> {
   if (isKeyStep(s)) return keys.keyStep(c, s);
   if (isRegionStep(s)) return regions.regionStep(c, s);
   return accounts.accountStep(c, s);

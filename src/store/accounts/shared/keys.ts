@@ -1,7 +1,7 @@
 // API keys as both accounts stores hold them: the row types and the transactions on keys
 // (programs of KeyStep, see program.ts). The plaintext key is returned once by insertKey and only
 // its SHA-256 is stored.
-import { lock, step, type LockStep, type Program } from './program.js';
+import { lock, step, type LockStep, type Program, type Statement } from './program.js';
 
 export interface KeyRow {
   id: string;
@@ -88,4 +88,4 @@ export function* rotateKeyProgram(accountId: string, keyId: string, now: number)
 
 const KEY_OPS: ReadonlySet<string> = new Set<KeyStep['op']>(['countActiveKeys', 'insertKey', 'getKey', 'revokeKey', 'replaceKey']);
 /** Whether a step of a mixed program (issueKeyProgram) is one of the key statements. */
-export const isKeyStep = (s: { op: string }): s is KeyStep => KEY_OPS.has(s.op);
+export const isKeyStep = (s: { op: string }): s is Statement<KeyStep> => KEY_OPS.has(s.op);

@@ -27,16 +27,28 @@ export function* lock(key: string): Program<LockStep, void> {
   yield { op: 'lock', key };
 }
 
-/** Run a program whose steps answer at once (better-sqlite3). */
-export function runSync<S, T>(program: Program<S, T>, exec: (s: S) => unknown): T {
+/** A step other than a lock: one statement, which each store's repositories answer. */
+export type Statement<S> = Exclude<S, LockStep>;
+
+const isLock = (s: unknown): s is LockStep => (s as { op?: unknown }).op === 'lock';
+
+/**
+ * Run a program whose steps answer at once (better-sqlite3). It runs inside BEGIN IMMEDIATE, which
+ * holds the database's one write lock already, so a lock step needs nothing.
+ */
+export function runSync<S, T>(program: Program<S, T>, exec: (s: Statement<S>) => unknown): T {
   let r = program.next();
-  while (!r.done) r = program.next(exec(r.value));
+  while (!r.done) r = program.next(isLock(r.value) ? undefined : exec(r.value as Statement<S>));
   return r.value;
 }
 
-/** Run a program whose steps are awaited (pg), one at a time and in order. */
-export async function runAsync<S, T>(program: Program<S, T>, exec: (s: S) => Promise<unknown>): Promise<T> {
+/** Run a program whose steps are awaited (pg), one at a time and in order; `lock` takes a lock step's lock. */
+export async function runAsync<S, T>(
+  program: Program<S, T>,
+  exec: (s: Statement<S>) => Promise<unknown>,
+  lock: (key: string) => Promise<void>,
+): Promise<T> {
   let r = program.next();
-  while (!r.done) r = program.next(await exec(r.value));
+  while (!r.done) r = program.next(isLock(r.value) ? await lock(r.value.key) : await exec(r.value as Statement<S>));
   return r.value;
 }

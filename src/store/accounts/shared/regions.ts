@@ -2,7 +2,7 @@
 // and the members' geography keys as resolved when the region was saved, and the transactions
 // that keep names unique and the count bounded (programs of RegionStep, see program.ts). Every
 // step names the account: another account's region reads as absent.
-import { lock, step, type LockStep, type Program } from './program.js';
+import { lock, step, type LockStep, type Program, type Statement } from './program.js';
 
 export interface RegionRow {
   id: string;
@@ -62,4 +62,4 @@ export function* renameRegionProgram(
 
 const REGION_OPS: ReadonlySet<string> = new Set<RegionStep['op']>(['getRegion', 'countRegions', 'insertRegion', 'renameRegion']);
 /** Whether a step of a program is one of the region statements. */
-export const isRegionStep = (s: { op: string }): s is RegionStep => REGION_OPS.has(s.op);
+export const isRegionStep = (s: { op: string }): s is Statement<RegionStep> => REGION_OPS.has(s.op);
