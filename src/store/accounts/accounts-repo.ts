@@ -5,8 +5,8 @@
 import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
 import { redeemInvite } from './invites-repo.js';
-import type { AccountRow, AccountStep, NewAccount } from './shared/accounts.js';
-import type { Statement } from './shared/program.js';
+import { softDeleteProgram, type AccountRow, type AccountStep, type NewAccount } from './shared/accounts.js';
+import { runSync, type Statement } from './shared/program.js';
 
 export type { AccountRow } from './shared/accounts.js';
 
@@ -77,19 +77,8 @@ export function markActivated(db: Db, id: string, now: number): void {
   stmt(db, 'UPDATE accounts SET activated_at = COALESCE(activated_at, ?), updated_at = ? WHERE id = ?').run(now, now, id);
 }
 
-/** Soft delete: keys stop working at once; rows are hard-purged 30 days later. */
 export function softDeleteAccount(db: Db, id: string, now: number): boolean {
-  return db
-    .transaction(() => {
-      const changed = stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(
-        now,
-        now,
-        id,
-      ).changes;
-      stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, id);
-      return changed === 1;
-    })
-    .immediate();
+  return db.transaction(() => runSync(softDeleteProgram(id, now), (s) => accountStep(db, s))).immediate();
 }
 
 export function accountStep(db: Db, s: Statement<AccountStep>): unknown {
@@ -110,5 +99,13 @@ export function accountStep(db: Db, s: Statement<AccountStep>): unknown {
       return markActivated(db, s.id, s.now);
     case 'redeemInvite':
       return redeemInvite(db, s.code, s.accountId, s.now);
+    case 'markDeleted':
+      return (
+        stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(s.now, s.now, s.id)
+          .changes === 1
+      );
+    case 'revokeAccountKeys':
+      stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(s.now, s.accountId);
+      return undefined;
   }
 }

@@ -1,14 +1,26 @@
-// Terms-of-service state of an account on SQLite: the document in force and the account's
-// acceptance, read here; the state itself is decided in shared/tos.ts for both stores.
+// Terms-of-service state of an account on SQLite: the shared programs (shared/tos.ts, which
+// decides) answered with SQLite's reads (tos-repo.ts).
 import type { Config } from '../../config.js';
 import type { Db } from './db.js';
-import { tosStateOf, type TosDocument, type TosState } from './shared/tos.js';
+import { runSync, type Statement } from './shared/program.js';
+import { currentTosProgram, tosStateProgram, type TosDocument, type TosState, type TosStep } from './shared/tos.js';
 import { getTos, hasAccepted, latestEffectiveTos } from './tos-repo.js';
 
 export { TOS_GRACE_DAYS, type TosState } from './shared/tos.js';
 
+function tosStep(db: Db, s: Statement<TosStep>): unknown {
+  switch (s.op) {
+    case 'getTos':
+      return getTos(db, s.version);
+    case 'latestEffectiveTos':
+      return latestEffectiveTos(db, s.now);
+    case 'hasAccepted':
+      return hasAccepted(db, s.accountId, s.version);
+  }
+}
+
 export function currentTos(db: Db, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number): TosDocument | undefined {
-  return config.TOS_CURRENT_VERSION ? getTos(db, config.TOS_CURRENT_VERSION) : latestEffectiveTos(db, now);
+  return runSync(currentTosProgram(config, now), (s) => tosStep(db, s));
 }
 
 export function tosState(
@@ -17,6 +29,5 @@ export function tosState(
   account: { id: string; created_at: number },
   now: number,
 ): TosState {
-  const document = currentTos(db, config, now);
-  return tosStateOf(document, !!document && hasAccepted(db, account.id, document.version), account.created_at, now);
+  return runSync(tosStateProgram(config, account, now), (s) => tosStep(db, s));
 }

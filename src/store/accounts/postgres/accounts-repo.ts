@@ -39,13 +39,6 @@ export function updateProfile(c: Pg, id: string, p: { name?: string | null; orga
   );
 }
 
-/** Soft delete (in the caller's transaction): keys stop working at once; rows are hard-purged 30 days later. */
-export async function softDeleteAccount(c: Pg, id: string, now: number): Promise<boolean> {
-  const r = await c.q('UPDATE accounts SET deleted_at = $1, updated_at = $1 WHERE id = $2 AND deleted_at IS NULL', [now, id]);
-  await c.q('UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [now, id]);
-  return r.rowCount === 1;
-}
-
 async function createAccount(c: Pg, a: NewAccount): Promise<AccountRow> {
   return (await c.one<AccountRow>(
     `INSERT INTO accounts (id, email, plan, oidc_issuer, oidc_subject, created_at, updated_at)
@@ -83,5 +76,13 @@ export async function accountStep(c: Pg, s: Statement<AccountStep>): Promise<unk
       return undefined;
     case 'redeemInvite':
       return redeemInvite(c, s.code, s.accountId, s.now);
+    case 'markDeleted':
+      return (
+        (await c.q('UPDATE accounts SET deleted_at = $1, updated_at = $1 WHERE id = $2 AND deleted_at IS NULL', [s.now, s.id])).rowCount ===
+        1
+      );
+    case 'revokeAccountKeys':
+      await c.q('UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL', [s.now, s.accountId]);
+      return undefined;
   }
 }

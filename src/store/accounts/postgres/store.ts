@@ -7,7 +7,14 @@
 //   * admission (admission.ts): one statement per event-loop turn for every request admitted in
 //     it; releasing a concurrency slot is one DELETE after the response, off the request's path.
 import type { Config } from '../../../config.js';
-import { activateProgram, issueKeyProgram, resolveSignInProgram, type AccountStep, type SignInClaims } from '../shared/accounts.js';
+import {
+  activateProgram,
+  issueKeyProgram,
+  resolveSignInProgram,
+  softDeleteProgram,
+  type AccountStep,
+  type SignInClaims,
+} from '../shared/accounts.js';
 import { HealthProbe } from '../shared/health-probe.js';
 import { createKeyProgram, isKeyStep, revokeKeyProgram, rotateKeyProgram, type KeyStep } from '../shared/keys.js';
 import { runAsync, type Program, type Statement } from '../shared/program.js';
@@ -123,7 +130,7 @@ export class PostgresAccountStore implements AccountsStore {
     return accounts.updateProfile(this.db, accountId, p, now);
   }
   softDeleteAccount(accountId: string, now: number) {
-    return this.db.tx((c) => accounts.softDeleteAccount(c, accountId, now));
+    return this.transaction(softDeleteProgram(accountId, now));
   }
   activate(accountId: string, code: string, now: number) {
     return this.transaction(activateProgram(accountId, code, now));

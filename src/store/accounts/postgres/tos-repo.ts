@@ -1,27 +1,41 @@
-// Terms-of-service documents, acceptances and an account's state on PostgreSQL; the state itself
-// is decided in ../shared/tos.ts for both stores.
+// Terms-of-service documents, acceptances and an account's state on PostgreSQL: the shared
+// programs (../shared/tos.ts, which decides) answered with PostgreSQL's reads.
 import type { Config } from '../../../config.js';
-import { tosStateOf, type TosAcceptance, type TosDocument, type TosState } from '../shared/tos.js';
+import { runAsync, type Statement } from '../shared/program.js';
+import { currentTosProgram, tosStateProgram, type TosAcceptance, type TosDocument, type TosState, type TosStep } from '../shared/tos.js';
 import type { Pg } from './connection.js';
 
-export function currentTos(c: Pg, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number) {
-  return config.TOS_CURRENT_VERSION
-    ? c.one<TosDocument>('SELECT * FROM tos_documents WHERE version = $1', [config.TOS_CURRENT_VERSION])
-    : c.one<TosDocument>('SELECT * FROM tos_documents WHERE effective_at <= $1 ORDER BY effective_at DESC, created_at DESC LIMIT 1', [now]);
+async function tosStep(c: Pg, s: Statement<TosStep>): Promise<unknown> {
+  switch (s.op) {
+    case 'getTos':
+      return c.one<TosDocument>('SELECT * FROM tos_documents WHERE version = $1', [s.version]);
+    case 'latestEffectiveTos':
+      return c.one<TosDocument>(
+        'SELECT * FROM tos_documents WHERE effective_at <= $1 ORDER BY effective_at DESC, created_at DESC LIMIT 1',
+        [s.now],
+      );
+    case 'hasAccepted':
+      return (
+        (await c.one('SELECT 1 FROM tos_acceptances WHERE account_id = $1 AND version = $2 LIMIT 1', [s.accountId, s.version])) !==
+        undefined
+      );
+  }
 }
 
-export async function tosState(
+/** Reads only: nothing to lock. */
+const noLock = async () => {};
+
+export function currentTos(c: Pg, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number): Promise<TosDocument | undefined> {
+  return runAsync(currentTosProgram(config, now), (s) => tosStep(c, s), noLock);
+}
+
+export function tosState(
   c: Pg,
   config: Pick<Config, 'TOS_CURRENT_VERSION'>,
   account: { id: string; created_at: number },
   now: number,
 ): Promise<TosState> {
-  const document = await currentTos(c, config, now);
-  const accepted =
-    !!document &&
-    (await c.one('SELECT 1 FROM tos_acceptances WHERE account_id = $1 AND version = $2 LIMIT 1', [account.id, document.version])) !==
-      undefined;
-  return tosStateOf(document, accepted, account.created_at, now);
+  return runAsync(tosStateProgram(config, account, now), (s) => tosStep(c, s), noLock);
 }
 
 /** When the next document dated after `now` comes into force (a cached terms state expires then). */

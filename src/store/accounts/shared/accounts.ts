@@ -49,7 +49,10 @@ export type AccountStep =
   | { op: 'setPlan'; id: string; plan: string; now: number }
   | { op: 'markActivated'; id: string; now: number }
   /** The single-use redemption: only one redeemer can mark a code used. */
-  | { op: 'redeemInvite'; code: string; accountId: string; now: number };
+  | { op: 'redeemInvite'; code: string; accountId: string; now: number }
+  /** Mark the account deleted unless it already is; the result is whether this call did. */
+  | { op: 'markDeleted'; id: string; now: number }
+  | { op: 'revokeAccountKeys'; accountId: string; now: number };
 
 const accountStep = <T>(s: AccountStep) => step<AccountStep, T>(s);
 const createAccount = (a: NewAccount) => accountStep<AccountRow>({ op: 'createAccount', a });
@@ -101,4 +104,11 @@ export function* activateProgram(accountId: string, code: string, now: number): 
   if (current && r.plan && planRank(r.plan) > planRank(current.plan))
     yield* accountStep<boolean>({ op: 'setPlan', id: accountId, plan: r.plan, now });
   return r;
+}
+
+/** Soft delete: the account and all its keys stop working at once; rows are hard-purged 30 days later (retention). */
+export function* softDeleteProgram(accountId: string, now: number): Program<AccountStep, boolean> {
+  const deleted = yield* accountStep<boolean>({ op: 'markDeleted', id: accountId, now });
+  yield* accountStep<void>({ op: 'revokeAccountKeys', accountId, now });
+  return deleted;
 }

@@ -1,7 +1,9 @@
 // Retention periods (spec, "States and transitions"), for both accounts stores: soft-deleted
 // accounts purged after 30 days, request logs after 24 months, IP addresses anonymized after 12
 // months, billing records after 7 years. Support communications (3 years) are not stored by this
-// service. Each store runs the purge in one transaction of its own statements from these cutoffs.
+// service. The purge is one program (retentionProgram, see program.ts) that each store runs in one
+// transaction of its own, answering each step with its own statements.
+import { step, type Program } from './program.js';
 
 const DAY = 86_400_000;
 
@@ -75,4 +77,42 @@ export interface RetentionReport {
   billingRecordsPurged: number;
   /** Expired dashboard sign-in sessions (and every session of a purged account). */
   sessionsPurged: number;
+}
+
+/** The purge's statements; each answers how many rows it removed or changed. */
+export type RetentionStep =
+  /** Accounts soft-deleted at or before the cutoff, with their usage and sessions (api_keys and tos_acceptances go by ON DELETE CASCADE; billing rows stay: the 7-year rule). The result is { accounts, sessions }. */
+  | { op: 'purgeDeletedAccounts'; deletedBefore: number }
+  | { op: 'purgeRequestLog'; before: number }
+  | { op: 'purgeUsagePeriods'; before: string }
+  /** In request_log and tos_acceptances, each with anonymizeIp. */
+  | { op: 'anonymizeIps'; before: number }
+  | { op: 'purgeBurstWindows'; before: number }
+  /** stripe_events and subscriptions. */
+  | { op: 'purgeBilling'; before: number }
+  | { op: 'purgeExpiredSessions'; now: number };
+
+const count = (s: RetentionStep) => step<RetentionStep, number>(s);
+
+export function* retentionProgram(now: number): Program<RetentionStep, RetentionReport> {
+  const cut = retentionCutoffs(now);
+  const purged = yield* step<RetentionStep, { accounts: number; sessions: number }>({
+    op: 'purgeDeletedAccounts',
+    deletedBefore: cut.deletedAccounts,
+  });
+  const requestLogsPurged = yield* count({ op: 'purgeRequestLog', before: cut.requestLog });
+  const usagePeriodsPurged = yield* count({ op: 'purgeUsagePeriods', before: cut.usagePeriod });
+  const ipsAnonymized = yield* count({ op: 'anonymizeIps', before: cut.ip });
+  const burstWindowsPurged = yield* count({ op: 'purgeBurstWindows', before: cut.burstWindow });
+  const billingRecordsPurged = yield* count({ op: 'purgeBilling', before: cut.billing });
+  const sessionsPurged = purged.sessions + (yield* count({ op: 'purgeExpiredSessions', now }));
+  return {
+    accountsPurged: purged.accounts,
+    requestLogsPurged,
+    ipsAnonymized,
+    burstWindowsPurged,
+    usagePeriodsPurged,
+    billingRecordsPurged,
+    sessionsPurged,
+  };
 }
