@@ -54,7 +54,7 @@ export type KeyStep =
   | { op: 'replaceKey'; keyId: string; replacedBy: string; now: number };
 
 const keyStep = <T>(s: KeyStep) => step<KeyStep, T>(s);
-/** Every transaction that counts or replaces an account's keys takes this lock first. */
+/** Every transaction that counts, revokes or replaces an account's keys takes this lock first. */
 const keysLock = (accountId: string) => lock(`keys:${accountId}`);
 
 /** Count and insert under one lock, so parallel creates (any process or replica) cannot exceed the limit. */
@@ -70,6 +70,8 @@ export function* revokeKeyProgram(
   keyId: string,
   now: number,
 ): Program<KeyStep, { row: KeyRow; revoked: boolean } | undefined> {
+  // Under the keys lock, so a revocation and a rotation of one key (any replica) take turns.
+  yield* keysLock(accountId);
   const revoked = yield* keyStep<boolean>({ op: 'revokeKey', accountId, keyId, now });
   const row = yield* keyStep<KeyRow | undefined>({ op: 'getKey', accountId, keyId });
   return row ? { row, revoked } : undefined;
