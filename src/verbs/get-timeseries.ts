@@ -4,16 +4,16 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
-import { datasetSpec, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
+import { datasetSpec, checkVintage, referencePeriod, type DatasetKey } from '../domain/datasets.js';
 import type { ObservationCell } from './observations/engine.js';
 import { computeCellsWithRegions, regionMeta } from './observations/regions.js';
 import { savedRegionsOf } from './observations/saved-regions.js';
 import { observationMeta } from './observations/meta.js';
-import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
+import { geoTerms, mayExpand, normalizeObservationInput, observationInputShape, prepare } from './observations/prepare.js';
 import { observationCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
-import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
+import { adjustCell, dollarsInputShape, dollarsMeta } from './observations/dollars.js';
 import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
 
 export const timeseriesInput = z.object({
@@ -63,14 +63,15 @@ export const getTimeseries = defineVerb({
   feature: 'data',
   formats: ['json', 'csv'],
   cost: 'expanded',
-  heavy: (input) => isWildcard(input.geo),
+  normalize: (input, at) => normalizeObservationInput(input, at),
+  heavy: mayExpand,
   run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<(ObservationCell & { change?: CellChange })[]>> => {
-    const dollars = dollarsRequest(input.dollars);
+    const dollars = input.dollars;
     // A series ends at the dataset's latest vintage by default: missing years show as nulls.
     const p = await prepare(ctx, plan, input, {
       requested: input.to,
       defaultToLoaded: false,
-      range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
+      range: (to) => seriesVintages(input.dataset, to, input.from),
       regions: { saved: savedRegionsOf(ctx) },
     });
     const rows = p.geo.geographies.length + p.regions.length;

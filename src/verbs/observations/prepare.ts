@@ -3,7 +3,7 @@
 // any data is read), compute the cost and charge it. Only then does the engine run.
 import { z } from 'zod';
 import { datasetSpec, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
-import { parseGeoParam } from '../../domain/geo/geo-param.js';
+import { geoMayExpand, parseGeoParam, type ParsedGeoParam } from '../../domain/geo/geo-param.js';
 import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import type { GeoTerm } from '../../domain/cost.js';
@@ -19,6 +19,8 @@ import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
 import { datasetParamDescription } from '../dataset-schemas.js';
 import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
+import { dollarsRequest, refuseCompactDollars, type DollarsRequest } from './dollars.js';
+import type { VerbFormat } from '../lifecycle/verb-spec.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -82,15 +84,39 @@ function latestLoadedVintage(
   return undefined;
 }
 
-/** A wildcard (`county:48*`, `tract:06037*`) can expand to thousands of geographies. */
-export function isWildcard(geo: string | readonly string[] | undefined): boolean {
-  return ([] as string[]).concat(geo ?? []).some((g) => g.includes('*'));
+/** What data, compare and timeseries read after the parse phase: `geo`, `dataset` and `dollars` read once. */
+export interface NormalizedObservationInput {
+  geo: ParsedGeoParam;
+  dataset: DatasetKey;
+  /** dollars= checked against the price index; null when not asked for. */
+  dollars: DollarsRequest | null;
 }
+
+type RawObservationFields = { geo: string | readonly string[]; dataset?: string; dollars?: number };
+
+/**
+ * The parse phase's reading of an observation request (VerbSpec.normalize): every 4xx the input
+ * alone decides, in the order the run used to find them (dollars=, then dataset, then geo), so
+ * none of them waits in the heavy queue or is charged. The text of `geo` is not kept: everything
+ * after this (the heavy rule, gates, resolution, cost, the answer cache's key) reads specifiers.
+ */
+export function normalizeObservationInput<T extends RawObservationFields>(
+  input: T,
+  { format }: { format: VerbFormat },
+): Omit<T, keyof RawObservationFields> & NormalizedObservationInput {
+  const dollars = dollarsRequest(input.dollars);
+  if (dollars && format === 'compact') refuseCompactDollars();
+  const dataset = parseDataset(input.dataset);
+  return { ...input, dollars, dataset, geo: parseGeoParam(input.geo) };
+}
+
+/** The heavy-queue rule of observation requests: a wildcard or a name may expand to hundreds of geographies. */
+export const mayExpand = (input: { geo: ParsedGeoParam }): boolean => geoMayExpand(input.geo);
 
 export async function prepare(
   ctx: VerbContext,
   plan: Plan,
-  input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
+  input: { variables?: string | readonly string[]; geo: ParsedGeoParam; dataset: DatasetKey },
   vintage: {
     requested: number | undefined;
     defaultToLoaded: boolean;
@@ -103,9 +129,8 @@ export async function prepare(
   const observations = storeOf(ctx.stores, 'observations');
   const geographies = storeOf(ctx.stores, 'geographies');
   const tables = storeIfOpen(ctx.stores, 'censusTables');
-  const dataset = parseDataset(input.dataset);
-  // `geo` is read here once; everything below takes the parsed specifiers.
-  const geoParam = parseGeoParam(input.geo);
+  const dataset = input.dataset;
+  const geoParam = input.geo;
   const rest = geoParam.specifiers;
   const regionSpecs = (await readSavedRegions(geoParam.regions, vintage.regions?.saved)).map((r) => ({
     ...r,
