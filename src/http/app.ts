@@ -21,7 +21,7 @@ import {
   SECURITY_HEADERS,
 } from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
-import type { RouteMeta } from './route-helpers.js';
+import type { RouteMeta } from './route-meta.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';

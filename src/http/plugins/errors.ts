@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, placeFields } from '../../domain/errors.js';
 import { PROBLEM_CONTENT_TYPE, problemBody, toAppError } from '../../presentation/problem.js';
-import { placeOf } from '../route-helpers.js';
+import { placeOf } from '../route-meta.js';
 import { API_KEY_CHALLENGE, requestApiKey } from './auth.js';
 import { contextOf } from './context.js';
 

@@ -8,7 +8,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { SERVICE_VERSION } from '../../version.js';
 import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
-import type { RouteMeta } from '../route-helpers.js';
+import type { RouteMeta } from '../route-meta.js';
 import { csvRowCapText, csvTerms } from '../../verbs/describe-plans.js';
 import { MAX_PATH_SEGMENT } from '../request-target.js';
 import { documentResponses } from './openapi-responses.js';
