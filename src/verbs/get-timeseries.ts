@@ -56,6 +56,18 @@ function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | und
   return vintages;
 }
 
+/**
+ * Estimates pooling several years (the registry's periodYears: 5 for acs5) overlap when two
+ * vintages of the series are closer than a period: said in meta, with a non-overlapping pair.
+ */
+function overlapNote(dataset: DatasetKey, vintages: readonly number[]): string | undefined {
+  const { periodYears: n, shortLabel } = datasetSpec(dataset);
+  if (n <= 1 || !vintages.some((v, i) => i > 0 && v - vintages[i - 1]! < n)) return undefined;
+  const last = vintages.at(-1)!;
+  const span = (end: number) => `${end - n + 1}–${end}`;
+  return `${shortLabel} periods overlap (${last} covers ${span(last)}); compare non-overlapping periods, e.g. ${span(last - n)} with ${span(last)}, to measure change.`;
+}
+
 export const getTimeseries = defineVerb({
   name: 'get-timeseries',
   input: timeseriesInput,
@@ -100,10 +112,7 @@ export const getTimeseries = defineVerb({
     );
     let cells: (ObservationCell & { change?: CellChange })[] = sorted;
     if (base !== undefined) cells = withChanges(p.dataset, sorted, all, base);
-    const overlap =
-      p.dataset === 'acs5' && vintages.length > 1
-        ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
-        : undefined;
+    const overlap = overlapNote(p.dataset, vintages);
     const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
     const nominal = nominalDollarsNote(base, vintages, dollars !== null, shown) ?? undefined;
     return {

@@ -14,7 +14,14 @@ import { definitionOf, resolveSpecifiers, type ResolvedGeographies } from '../re
 import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
-import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
+import {
+  bindVariables,
+  MAX_VARIABLES,
+  parseVariableNames,
+  tablesNamed,
+  type ParsedVariables,
+  type RequestedVariable,
+} from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
 import { datasetParamDescription } from '../dataset-schemas.js';
@@ -27,7 +34,7 @@ const listParam = z.union([z.string(), z.array(z.string())]);
 /** Input common to data, compare and timeseries (HTTP query and MCP arguments alike). */
 export const observationInputShape = {
   variables: listParam.describe(
-    'Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most 50 items.',
+    `Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most ${MAX_VARIABLES} items.`,
   ),
   geo: listParam.describe(
     'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated. A custom region sums geographies of one level into one row: region(county:06001,county:06013), or region:<name> for a region saved to your account (docs/api.md "Custom regions").',
