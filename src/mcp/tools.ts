@@ -60,13 +60,13 @@ function tool<S extends z.ZodObject, O>(verb: Verb<S, O>, b: Binding<S, O>): Too
     description: b.description,
     input,
     async call(ctx, args) {
-      // Read here rather than by the verb's schema, so field errors are placed `arguments → …`.
+      // Read here, once, rather than by the verb's schema, so field errors are placed
+      // `arguments → …`: `input` is the verb's own schema (the same fields, only re-described) made
+      // strict, so its output is the verb's parsed input; the lifecycle normalizes it from there.
       const parse = () => {
         const strict = input.safeParse(args);
         if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
-        const own = verb.spec.input.safeParse(args);
-        if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
-        return own.data;
+        return strict.data as z.output<S>;
       };
       const result = await verb.invoke({ ctx, input: args, parse });
       return { result, text: b.render(result) };
