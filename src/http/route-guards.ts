@@ -64,7 +64,9 @@ export function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<strin
       await authenticate(req, meta.auth);
       // The request's charges, slots and refunds, from here to the response's end.
       openScope(req, reply);
-      assertFeatureEnabled(req.server.services.config, meta.feature);
+      // The kill switch is checked once: by the verb's lifecycle for routes that render a verb
+      // (invoke.ts, before the input is read), here for the others.
+      if (costOf !== 'verb') assertFeatureEnabled(req.server.services.config, meta.feature);
     },
     // After authentication (a request without a key is a 401 first), before admission (never charged).
     preValidation: async (req: FastifyRequest) => {
