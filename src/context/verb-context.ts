@@ -37,7 +37,7 @@ export interface VerbContext {
    * The request's slots and refunds (src/verbs/lifecycle/request-scope.ts): the lifecycle queues
    * heavy requests and gives charges back through it. Absent (CLI, unit tests): no queue, no refund.
    */
-  request?: { queueHeavy(): Promise<void>; refundCharges(): void };
+  request?: { queueHeavy(): Promise<void>; refundCharges(): number };
 }
 
 /** What an operation returns; the transport wraps it in the response envelope. */

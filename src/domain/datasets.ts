@@ -3,7 +3,7 @@
 // ETL, the stores, the catalogue, the request schemas, the MCP descriptions and the Census Data API
 // paths read this registry instead of naming datasets themselves, so a new dataset is one
 // `registerDataset` call (docs/datasets.md, "Adding a dataset").
-import { AppError } from './errors.js';
+import { AppError, quoteInput } from './errors.js';
 import { GEO_TYPES } from './geo/keys.js';
 
 /** A registered dataset's key (`acs5`, `acs1`, or one added with registerDataset); parseDataset checks it. */
@@ -169,7 +169,7 @@ export function parseDataset(value: string | undefined): DatasetKey {
     .map((k) => `${k} (${datasetSpec(k).shortLabel})`);
   throw new AppError(
     'invalid-dataset',
-    `Dataset "${value}" is not recognized. Use ${DEFAULT_DATASET} (${datasetSpec(DEFAULT_DATASET).shortLabel}, the default)${others.length ? ` or ${others.join(', ')}` : ''}.`,
+    `Dataset "${quoteInput(value)}" is not recognized. Use ${DEFAULT_DATASET} (${datasetSpec(DEFAULT_DATASET).shortLabel}, the default)${others.length ? ` or ${others.join(', ')}` : ''}.`,
     {
       extensions: { supported_datasets: datasetKeys() },
     },

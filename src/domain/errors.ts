@@ -47,12 +47,20 @@ export const MAX_QUOTED_INPUT = 100;
 /** How many items of a client's list an error names; the rest are counted. */
 export const MAX_QUOTED_ITEMS = 10;
 
+/**
+ * The one truncation helper: `text` cut to `max` characters (code points, so a cut never splits a
+ * surrogate pair), the last one an ellipsis when anything was cut.
+ */
+export function boundText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${Array.from(text.slice(0, max))
+    .slice(0, max - 1)
+    .join('')}…`;
+}
+
 /** A client's input as an error may repeat it: cut to MAX_QUOTED_INPUT characters with an ellipsis. */
 export function quoteInput(input: string): string {
-  if (input.length <= MAX_QUOTED_INPUT) return input;
-  return `${Array.from(input.slice(0, MAX_QUOTED_INPUT))
-    .slice(0, MAX_QUOTED_INPUT - 1)
-    .join('')}…`;
+  return boundText(input, MAX_QUOTED_INPUT);
 }
 
 /** The first MAX_QUOTED_ITEMS of a client's list, each cut by quoteInput, and how many were left out. */

@@ -1,7 +1,6 @@
 // API key format and hashing. Only the SHA-256 of a key is stored; the full key exists in memory
 // once, when it is created, and is returned to the user a single time.
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from './errors.js';
 
 export const KEY_PREFIX = 'svc_live_';
 export const KEY_BODY_LENGTH = 32;
@@ -31,31 +30,4 @@ export function hashApiKey(raw: string): string {
 /** What the dashboard shows to tell keys apart: `svc_live_abcd…` (4 of 32 chars, ~24 bits). */
 export function displayPrefix(raw: string): string {
   return `${raw.slice(0, KEY_PREFIX.length + 4)}…`;
-}
-
-/**
- * Pull the key out of a request: `X-API-Key` header (any case) first, then the `api_key` query
- * parameter (testing only), then `Authorization: Bearer` (the MCP transport). Missing → 401
- * missing-api-key; the transport passes its header map (lower-cased keys as Node gives them).
- */
-export function extractApiKey(headers: Record<string, string | string[] | undefined>, query?: Record<string, unknown>): string {
-  const pick = (v: unknown): string | undefined => {
-    const s = Array.isArray(v) ? v[0] : v;
-    return typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined;
-  };
-  let header: string | undefined;
-  let bearer: string | undefined;
-  for (const [name, value] of Object.entries(headers)) {
-    const n = name.toLowerCase();
-    if (n === 'x-api-key') header = pick(value);
-    else if (n === 'authorization') {
-      const m = /^Bearer\s+(.+)$/i.exec(pick(value) ?? '');
-      if (m) bearer = m[1]!.trim();
-    }
-  }
-  const key = header ?? pick(query?.api_key) ?? bearer;
-  if (!key) {
-    throw new AppError('missing-api-key', 'Send your API key in the X-API-Key header.');
-  }
-  return key;
 }

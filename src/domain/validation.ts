@@ -3,7 +3,7 @@
 // unacceptable (400). Shared by the HTTP layer (fastify's schema validation) and the operations
 // (parseInput), so MCP arguments and query strings get the same answers. docs/errors.md states the rule.
 import type { z } from 'zod';
-import { AppError, type FieldError } from './errors.js';
+import { AppError, quoteInput, type FieldError } from './errors.js';
 
 // Validation types that mean "the parameter could not be read as its declared type". Any of these
 // makes the whole response 422; otherwise a schema failure is a 400 (well-typed but unacceptable
@@ -95,9 +95,10 @@ export function validationError(issues: SchemaIssue[], where: string, raw: unkno
     // An unknown parameter is reported under its own name, one error per name.
     const unknown = issue.keyword === 'unrecognized_keys' && Array.isArray(issue.params?.keys) ? (issue.params.keys as string[]) : null;
     if (unknown) {
+      // Quoted, not echoed: a parameter name is the client's input and may be thousands of characters.
       return unknown.map((k) => ({
-        field: [where, ...segments, k].filter(Boolean).join(' → '),
-        message: `unknown parameter "${k}"`,
+        field: [where, ...segments, quoteInput(k)].filter(Boolean).join(' → '),
+        message: `unknown parameter "${quoteInput(k)}"`,
         type: 'extra_forbidden',
       }));
     }

@@ -21,12 +21,13 @@ import {
   SECURITY_HEADERS,
 } from './plugins/errors.js';
 import { parseQueryString } from './query-string.js';
-import type { RouteMeta } from './route-helpers.js';
+import type { RouteMeta } from './route-meta.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRoutes } from './routes/index.js';
 import { registerMcp } from '../mcp/server.js';
 import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from '../verbs/lifecycle/heavy-gate.js';
+import type { RequestScope } from '../verbs/lifecycle/request-scope.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
 import { checkHost, MAX_PATH_SEGMENT, originFormTarget } from './request-target.js';
@@ -130,7 +131,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorateRequest('stores', null as unknown as Stores);
   app.decorateRequest('caller', null);
   app.decorateRequest('responseHeaders', null as unknown as Record<string, string>);
-  app.decorateRequest('refunds', null as unknown as Array<() => void>);
+  app.decorateRequest('scopes', null as unknown as RequestScope[]);
   app.decorateRequest('responseClosed', false);
   app.addHook('onRequest', async (req, reply) => {
     // The build this request is served from, to its end: a switch meanwhile does not affect it.
@@ -138,7 +139,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     req.stores = lease.stores;
     req.caller = null;
     req.responseHeaders = {};
-    req.refunds = [];
+    req.scopes = [];
     req.responseClosed = false;
     reply.header('X-Request-ID', req.id).headers(SECURITY_HEADERS);
     if (req.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
@@ -155,12 +156,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     reply.raw.once('close', () => {
       lease.release();
       req.responseClosed = true;
-      if (req.refunds.length === 0) return;
+      if (req.scopes.length === 0) return;
       const failed = reply.raw.statusCode >= 500;
       if (!failed && finished) return;
-      const n = req.refunds.length;
-      for (const refund of req.refunds.splice(0)) refund();
-      req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
+      // The scopes' one refund list (request-scope.ts): what the lifecycle gave back already is not counted again.
+      let n = 0;
+      for (const scope of req.scopes) n += scope.refundCharges();
+      if (n > 0) req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
     });
   });
   // The Host goes into links: only a host[:port] is accepted (request-target.ts).

@@ -17,6 +17,7 @@
 import type http from 'node:http';
 import net from 'node:net';
 import type { Socket } from 'node:net';
+import { redactSecrets } from '../presentation/credentials.js';
 
 export interface InFlightRequest {
   request_id: string | null;
@@ -103,7 +104,8 @@ export class Drainer {
     return [...this.inflight].map((e) => ({
       request_id: (e.res.getHeader('x-request-id') as string | undefined) ?? null,
       method: e.req.method ?? '',
-      url: (e.req.url ?? '').replace(/([?&]api_key=)[^&]*/gi, '$1REDACTED'),
+      // The log's one redaction rule: `key=` of a Census-API URL and encoded names (`k%65y=`) included.
+      url: redactSecrets(e.req.url ?? ''),
       elapsed_ms: Math.round(now - e.started),
       bytes_sent: e.req.socket.bytesWritten - e.bytesBefore,
     }));

@@ -19,58 +19,31 @@
 //
 // Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → admission
 // (quota; rate-limit headers; routes of verbs: the verb's lifecycle admits, src/verbs/lifecycle)
-// → handler → envelope/CSV. docs/architecture.md draws it.
+// → handler → envelope/CSV. docs/architecture.md draws it. The parts live by concern: what a
+// route declares (route-meta.ts), its checks before the handler (route-guards.ts), the envelope's
+// bytes of shared and pre-rendered answers (envelope-body.ts), the query-parameter building
+// blocks (query-params.ts); this file puts them together.
 // Routes that render an operation are declared with defineVerbRoute (verb-route.ts): their
 // schemas, flag, formats, CSV gate, row cap and cost come from the verb. Anything thrown becomes a
 // problem body in plugins/errors.ts. `formats: ['json', 'csv']` adds a `format` query parameter;
 // CSV needs a `csv` function mapping the VerbResult to a table.
-//
-// Query helpers below treat an empty value (`?vintage=`) as absent and give the spec's error
-// types (`int_parsing`, `bool_parsing`).
+
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
-import { AppError } from '../domain/errors.js';
-import { validationError } from '../domain/validation.js';
-import Negotiator from 'negotiator';
 import type { RequestShape } from '../domain/cost.js';
-import { chargeRequest } from '../verbs/lifecycle/invoke.js';
 import type { StoreName } from '../context/stores.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
-import { assertFeatureEnabled } from '../verbs/feature-flags.js';
-import { authenticate, type AuthMode } from './plugins/auth.js';
-import { contextOf, openScope } from './plugins/context.js';
+import type { AuthMode } from './plugins/auth.js';
+import { contextOf } from './plugins/context.js';
 import { isSharedAnswer, isSharedCompact } from '../verbs/observations/answer-cache.js';
-import { envelopeSchema, linksSchema, metaSchema, renderEnvelope, renderMetaAndLinks } from './envelope.js';
+import { envelopeSchema, renderEnvelope, renderMetaAndLinks } from './envelope.js';
 import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
 import { csvTerms } from '../verbs/describe-plans.js';
-
-export type Format = 'json' | 'csv' | 'compact';
-
-/** Route metadata kept in fastify's route config; the OpenAPI transform reads it too. */
-export interface RouteMeta {
-  auth: AuthMode;
-  feature?: string;
-  formats: Format[];
-  needs: StoreName[];
-  paginated?: boolean;
-  /** Where each operation field lives in this route: `geo_key` → `path`; the rest is query (or body). */
-  places: Record<string, string>;
-  hasBody: boolean;
-  /** Statuses the operation raises beyond what auth, inputs and formats imply (404, 409, …), for /openapi.json. */
-  errorStatuses?: number[];
-  /** OpenAPI response objects of non-JSON answers (GeoJSON, files), for /openapi.json. */
-  docResponses?: Record<string, unknown>;
-  /** The route refuses an Accept it cannot answer with 406 (routes of defineRoute), for /openapi.json. */
-  negotiates?: boolean;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    meta?: RouteMeta;
-  }
-}
+import { routeMeta, type Format } from './route-meta.js';
+import { guards, knownParameters, type CostOf } from './route-guards.js';
+import { DATA_OPEN, keepStreamPastTimeout, keptJson, renderedBody, sharedBody, tailOf } from './envelope-body.js';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
@@ -157,100 +130,6 @@ export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extend
 
 const emptyObject = z.object({});
 
-type CostOf = CommonSpec<AnyObject, AnyObject, z.ZodType>['costOf'];
-
-function routeMeta(
-  spec: Pick<CommonSpec<AnyObject, AnyObject, z.ZodType>, 'auth' | 'feature' | 'needs' | 'params' | 'fields' | 'body' | 'errorStatuses'>,
-  formats: Format[],
-  paginated?: boolean,
-  docResponses?: Record<string, unknown>,
-): RouteMeta {
-  const places: Record<string, string> = {};
-  for (const name of Object.keys(spec.params?.shape ?? {})) places[name] = `path → ${name}`;
-  Object.assign(places, spec.fields ?? {});
-  return {
-    auth: spec.auth,
-    feature: spec.feature,
-    formats,
-    needs: spec.needs ?? [],
-    paginated,
-    places,
-    hasBody: spec.body !== undefined,
-    errorStatuses: spec.errorStatuses,
-    docResponses,
-  };
-}
-
-/** Where an operation's field was in this request (`query → geo`, `path → geo_key`). */
-export function placeOf(meta: RouteMeta | undefined, name: string): string {
-  return meta?.places[name] ?? `${meta?.hasBody ? 'body' : 'query'} → ${name}`;
-}
-
-/**
- * The query parameters a route reads: its schema's, and `api_key` (the key's testing-only place,
- * plugins/auth.ts). Anything else is refused with a 400 naming it, on every route, as MCP refuses
- * an unknown argument: a misspelt parameter (`page_size`, `vintages`) must not be silently ignored
- * and answered as if it had not been sent (docs/api.md, "Unknown parameters").
- */
-function knownParameters(querystring: z.ZodType | undefined): ReadonlySet<string> {
-  const shape = querystring instanceof z.ZodObject ? Object.keys(querystring.shape) : [];
-  return new Set([...shape, 'api_key']);
-}
-
-function refuseUnknownParameters(query: unknown, known: ReadonlySet<string>): void {
-  if (query === null || typeof query !== 'object') return;
-  const unknown = Object.keys(query).filter((k) => !known.has(k));
-  if (unknown.length > 0)
-    throw validationError([{ keyword: 'unrecognized_keys', instancePath: '', params: { keys: unknown } }], 'query', query);
-}
-
-/**
- * The media type this route will answer with: CSV when `format=csv`, JSON otherwise (the envelope,
- * compact included). A request whose Accept admits neither is refused with 406 before it is
- * charged, rather than answered in a type it said it cannot take (RFC 9110 §12.5.1). No Accept, or
- * any wildcard, admits everything.
- */
-function refuseUnacceptable(req: FastifyRequest): void {
-  const accept = req.headers.accept;
-  if (accept === undefined || accept.trim() === '') return;
-  const format = (req.query as Record<string, unknown> | undefined)?.format;
-  const type = format === 'csv' ? 'text/csv' : 'application/json';
-  if (new Negotiator({ headers: { accept } }).mediaType([type]) === undefined) {
-    throw new AppError('not-acceptable', `This request answers ${type}, which the Accept header does not admit.`, {
-      extensions: { available: [type] },
-    });
-  }
-}
-
-function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | undefined, negotiate: boolean) {
-  return {
-    onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
-      await authenticate(req, meta.auth);
-      // The request's charges, slots and refunds, from here to the response's end.
-      openScope(req, reply);
-      assertFeatureEnabled(req.server.services.config, meta.feature);
-    },
-    // After authentication (a request without a key is a 401 first), before admission (never charged).
-    preValidation: async (req: FastifyRequest) => {
-      if (known) refuseUnknownParameters(req.query, known);
-      if (negotiate) refuseUnacceptable(req);
-    },
-    preHandler: async (req: FastifyRequest) => {
-      const stores = req.stores ?? req.server.services.stores;
-      const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
-      if (missing.length > 0) {
-        // Which store is down is an operator concern: logged, not told to the client.
-        req.log.warn({ missing }, 'store unavailable');
-        throw new AppError('dependency-unavailable', 'A data source this endpoint needs is temporarily unavailable; retry with backoff.');
-      }
-      if (req.caller && costOf !== 'verb') {
-        const input = { query: req.query, params: req.params, body: req.body } as never;
-        await chargeRequest(contextOf(req), costOf ? costOf(input, req.caller) : { kind: 'lookup' });
-      }
-    },
-  };
-}
-
 interface DocSpec {
   summary: string;
   description?: string;
@@ -271,21 +150,6 @@ function openapiSchema(spec: DocSpec, querystring: z.ZodType | undefined) {
     hide: spec.hide,
     security: spec.auth === 'api-key' ? [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }] : spec.auth === 'user-token' ? [{ UserToken: [] }] : [],
   };
-}
-
-/**
- * REQUEST_TIMEOUT_MS bounds producing the answer, not a client's download of it: fastify's handler
- * timeout would destroy a stream still being read at the deadline, so once the stream has started
- * the reply is handed over (hijacked) and left to finish.
- */
-function keepStreamPastTimeout(req: FastifyRequest, reply: FastifyReply): void {
-  req.signal.addEventListener(
-    'abort',
-    () => {
-      if (reply.raw.headersSent && !reply.raw.writableEnded) reply.hijack();
-    },
-    { once: true },
-  );
 }
 
 /** A route whose JSON success body is the APIResponse envelope around `data`. */
@@ -377,77 +241,6 @@ export function defineRoute<
   });
 }
 
-/**
- * JSON of shared answers' `data` (answer-cache.ts), rendered once through the route's schema and
- * kept as UTF-8 bytes: a string body of 300 KB was measured at ~30% of the request's CPU in
- * encoding alone (fastify's byteLength, then the conversion when written), a copy of bytes costs
- * a fraction of that.
- */
-const renderedData = new WeakMap<object, WeakMap<z.ZodType, Buffer>>();
-const DATA_OPEN = Buffer.from('{"data":');
-const DATA_OPEN_ARRAY = Buffer.from('{"data":[');
-const ARRAY_CLOSE = Buffer.from(']');
-/**
- * Chunks of answers rendered whole (up to STREAM_MIN_ITEMS cells; those up to 256 come as one
- * chunk whatever this is): under 4 KB, Node's Buffer pool serves them (a 256 KB chunk per request
- * cost more than rendering a small answer). A geography's cells that need more get a chunk of
- * their own size.
- */
-const RENDERED_CHUNK_BYTES = 4000;
-
-/** A shared compact table's JSON, rendered once (it went through no response schema before either). */
-const renderedCompact = new WeakMap<object, Buffer>();
-function keptJson(data: object): Buffer {
-  let json = renderedCompact.get(data);
-  if (!json) renderedCompact.set(data, (json = Buffer.from(JSON.stringify(data))));
-  return json;
-}
-
-/** The envelope after its data: `,"meta":…,"links":…}`. */
-const tailOf = (envelope: { meta: unknown; links: unknown }) =>
-  Buffer.from(`,"meta":${JSON.stringify(envelope.meta)},"links":${JSON.stringify(envelope.links)}}`);
-
-/**
- * The body the response serializer would write, JSON.stringify(envelopeSchema(data).parse(envelope)),
- * with `data`'s part rendered once per shared answer: JSON.stringify of an object is the
- * concatenation of its members' JSON, and the envelope's keys are data, meta, links in that order.
- * Undefined when a part does not parse: the serializer then runs and reports it as before.
- */
-function sharedBody(dataSchema: z.ZodType, envelope: { data: unknown; meta: unknown; links: unknown }): Buffer | undefined {
-  const cells = envelope.data as object;
-  let bySchema = renderedData.get(cells);
-  if (!bySchema) renderedData.set(cells, (bySchema = new WeakMap()));
-  let data = bySchema.get(dataSchema);
-  if (data === undefined) {
-    const parsed = dataSchema.safeParse(cells);
-    if (!parsed.success) return undefined;
-    bySchema.set(dataSchema, (data = Buffer.from(JSON.stringify(parsed.data))));
-  }
-  const tail = checkedTail(envelope);
-  return tail && Buffer.concat([DATA_OPEN, data, tail]);
-}
-
-/** `,"meta":…,"links":…}` through their schemas; undefined when either does not parse. */
-function checkedTail(envelope: { meta: unknown; links: unknown }): Buffer | undefined {
-  const meta = metaSchema.safeParse(envelope.meta);
-  const links = linksSchema.safeParse(envelope.links);
-  if (!meta.success || !links.success) return undefined;
-  return tailOf({ meta: meta.data, links: links.data });
-}
-
-/**
- * The body of an answer whose items the operation rendered itself (VerbResult.itemsJson: each
- * exactly JSON.stringify of the item, which for the data routes' cells is also what the response
- * schema's pass leaves them as, test/verbs/observations/grid-renderings.test.ts): the cells are not
- * parsed and stringified again, half the CPU of an all-states × 10 answer computed afresh. Meta
- * and links still go through their schemas; undefined when they do not parse (the serializer then
- * runs and reports it).
- */
-function renderedBody(chunks: (chunkBytes: number) => Iterable<Buffer>, envelope: { meta: unknown; links: unknown }): Buffer | undefined {
-  const tail = checkedTail(envelope);
-  return tail && Buffer.concat([DATA_OPEN_ARRAY, ...chunks(RENDERED_CHUNK_BYTES), ARRAY_CLOSE, tail]);
-}
-
 /** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */
 export function defineRawRoute<
   Q extends AnyObject = typeof emptyObject,
@@ -478,92 +271,3 @@ export function defineRawRoute<
       }),
   });
 }
-
-// ---- query-parameter building blocks ----------------------------------------------------------
-
-function emptyToUndefined(v: unknown): unknown {
-  return v === '' ? undefined : v;
-}
-
-/** An integer query parameter; `abc` and `1.5` give `int_parsing` (422). */
-export function queryInt(opts: { min?: number; max?: number; description?: string } = {}) {
-  let inner = z.int();
-  if (opts.min !== undefined) inner = inner.min(opts.min);
-  if (opts.max !== undefined) inner = inner.max(opts.max);
-  const schema = z.preprocess((v, ctx) => {
-    const s = emptyToUndefined(v);
-    if (typeof s !== 'string') return s;
-    if (!/^[+-]?\d+$/.test(s.trim())) {
-      ctx.issues.push({ code: 'custom', message: 'Input should be a valid integer', input: v, params: { type: 'int_parsing' } });
-      return z.NEVER;
-    }
-    return Number(s);
-  }, inner);
-  return opts.description ? schema.describe(opts.description) : schema;
-}
-
-/** A decimal number query parameter; `abc` gives `float_parsing` (422). */
-export function queryFloat(opts: { min?: number; max?: number; description?: string } = {}) {
-  let inner = z.number();
-  if (opts.min !== undefined) inner = inner.min(opts.min);
-  if (opts.max !== undefined) inner = inner.max(opts.max);
-  const schema = z.preprocess((v, ctx) => {
-    const s = emptyToUndefined(v);
-    if (typeof s !== 'string') return s;
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s.trim())) {
-      ctx.issues.push({ code: 'custom', message: 'Input should be a valid number', input: v, params: { type: 'float_parsing' } });
-      return z.NEVER;
-    }
-    return Number(s);
-  }, inner);
-  return opts.description ? schema.describe(opts.description) : schema;
-}
-
-/** `true`/`false` (also 1/0, yes/no); anything else gives `bool_parsing` (422). */
-export function queryBool(description?: string) {
-  const schema = z.preprocess((v, ctx) => {
-    const s = emptyToUndefined(v);
-    if (typeof s !== 'string') return s;
-    const t = s.trim().toLowerCase();
-    if (['true', '1', 'yes'].includes(t)) return true;
-    if (['false', '0', 'no'].includes(t)) return false;
-    ctx.issues.push({
-      code: 'custom',
-      message: 'Input should be a valid boolean (true or false)',
-      input: v,
-      params: { type: 'bool_parsing' },
-    });
-    return z.NEVER;
-  }, z.boolean());
-  return description ? schema.describe(description) : schema;
-}
-
-/**
- * A comma-separated list (`a,b,c`); a repeated parameter (`?v=a&v=b`) is accepted too and the
- * two forms combine. Blank items are dropped.
- */
-export function queryList(item: z.ZodType<string> = z.string(), opts: { min?: number; max?: number; description?: string } = {}) {
-  let arr = z.array(item);
-  if (opts.min !== undefined) arr = arr.min(opts.min);
-  if (opts.max !== undefined) arr = arr.max(opts.max);
-  const schema = z.preprocess((v) => {
-    const s = emptyToUndefined(v);
-    if (s === undefined) return undefined;
-    const parts = ([] as unknown[]).concat(s).flatMap((x) => (typeof x === 'string' ? x.split(',') : [x]));
-    const items = parts.map((x) => (typeof x === 'string' ? x.trim() : x)).filter((x) => x !== '');
-    return items.length === 0 ? undefined : items;
-  }, arr);
-  return opts.description ? schema.describe(opts.description) : schema;
-}
-
-/** A plain string parameter where an empty value means absent. */
-export function queryString(description?: string) {
-  const schema = z.preprocess(emptyToUndefined, z.string());
-  return description ? schema.describe(description) : schema;
-}
-
-/** `limit`/`offset` as documented in docs/api.md; the plan's maximum is applied by the verb. */
-export const paginationQuery = {
-  limit: queryInt({ min: 1, description: 'Page size. Default 50; values above your plan maximum are reduced to it.' }).optional(),
-  offset: queryInt({ min: 0, description: 'Zero-based index of the first record. Default 0.' }).optional(),
-};

@@ -11,7 +11,7 @@
 // exposed over REST (`false`). Nothing else.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { queryBool, queryFloat, queryInt, queryString } from './route-helpers.js';
+import { queryBool, queryFloat, queryInt, queryString } from './query-params.js';
 
 export interface RestField {
   /** The field is this path parameter (`/v1/variables/:api_name` carries `name`). */

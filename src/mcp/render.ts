@@ -6,6 +6,7 @@ import type { AnnotationInfo } from '../domain/annotations.js';
 import { datasetKeys, datasetSpec, isDatasetKey } from '../domain/datasets.js';
 import type { Topic } from '../store/catalog.js';
 import type { TableSummary } from '../store/census-tables.js';
+import { datasetParamDescription } from '../verbs/dataset-schemas.js';
 import type { GeographyView } from '../verbs/geo-support.js';
 import type { GeocodeData } from '../verbs/geocode.js';
 import type { DatasetSummary, VariableSearchItem } from '../verbs/catalog.js';
@@ -287,10 +288,7 @@ export function renderDatasets(r: VerbResult<DatasetSummary[]>): string {
       `- ${d.dataset}: ${d.label}. Vintages ${d.vintages.join(', ') || 'none'}; default ${d.default_vintage ?? 'none'}; ${d.variable_count} variables.`,
     );
   }
-  lines.push(
-    '',
-    'acs5 (the default) covers every geography down to block groups; acs1 is more current but only for areas of 65,000+ people.',
-  );
+  lines.push('', `Datasets: ${datasetParamDescription()}.`);
   return lines.join('\n');
 }
 

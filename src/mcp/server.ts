@@ -176,13 +176,13 @@ async function callTool(
     setHeaders: (headers) => {
       if (!reply.raw.headersSent) for (const [k, v] of Object.entries(headers)) reply.raw.setHeader(k, v);
     },
-    // A response cut off before its end refunds every call it carried (app.ts).
-    onRefund: (refund) => req.refunds.push(refund),
     closed: () => finished,
     atEnd: () => seams.release?.(ctx),
   });
   ctx.charge = (units) => scope.charge(ctx, units);
   ctx.request = scope;
+  // A response cut off before its end refunds every call it carried (app.ts).
+  req.scopes.push(scope);
   const started = performance.now();
   try {
     const tool = byName.get(name);

@@ -10,8 +10,8 @@ import type { Verb } from '../verbs/define-verb.js';
 import { geocode } from '../verbs/geocode.js';
 import { geographiesList } from '../verbs/geographies-list.js';
 import { getData, longFormat } from '../verbs/get-data.js';
-import { getTimeseries } from '../verbs/get-timeseries.js';
-import { datasetParamDescription } from '../verbs/dataset-schemas.js';
+import { getTimeseries, MAX_POINTS } from '../verbs/get-timeseries.js';
+import { datasetParamDescription, pooledDatasets, thresholdDatasets } from '../verbs/dataset-schemas.js';
 import { argumentsError } from './errors.js';
 import {
   renderCompare,
@@ -23,7 +23,7 @@ import {
   renderTopics,
   renderVariables,
 } from './render.js';
-import { dataCostTerms, wildcardTerms } from '../verbs/describe-plans.js';
+import { dataCostTerms, lookupCostTerms, wildcardTerms } from '../verbs/describe-plans.js';
 
 export interface ToolDef {
   name: string;
@@ -60,13 +60,13 @@ function tool<S extends z.ZodObject, O>(verb: Verb<S, O>, b: Binding<S, O>): Too
     description: b.description,
     input,
     async call(ctx, args) {
-      // Read here rather than by the verb's schema, so field errors are placed `arguments → …`.
+      // Read here, once, rather than by the verb's schema, so field errors are placed
+      // `arguments → …`: `input` is the verb's own schema (the same fields, only re-described) made
+      // strict, so its output is the verb's parsed input; the lifecycle normalizes it from there.
       const parse = () => {
         const strict = input.safeParse(args);
         if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
-        const own = verb.spec.input.safeParse(args);
-        if (!own.success) throw argumentsError(b.name, own.error.issues, args, verb.spec.input);
-        return own.data;
+        return strict.data as z.output<S>;
       };
       const result = await verb.invoke({ ctx, input: args, parse });
       return { result, text: b.render(result) };
@@ -89,8 +89,7 @@ const REGION_GUIDE =
   "Counts are summed with the MOE √ΣMOE² (the Census Bureau's approximation), percents and ratios computed from the summed parts, medians of household income, age, home value and gross rent interpolated from their tabulated distributions (no MOE); other medians and averages are null, never summed. A region costs what its members cost. " +
   'region(state:*) includes Puerto Rico, so it is not the nation (nation:1 is the 50 states and DC); the answer says so (meta.regions[].caveats).';
 
-const VALUE_GUIDE =
-  'Every value comes with its 90% margin of error; a missing value carries an annotation explaining why (e.g. not published for small areas in acs1).';
+const VALUE_GUIDE = `Every value comes with its 90% margin of error; a missing value carries an annotation explaining why (e.g. not published for small areas in ${thresholdDatasets()}).`;
 
 export const TOOLS: readonly ToolDef[] = [
   tool(getData, {
@@ -115,8 +114,8 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_timeseries',
     title: 'Get a time series',
     description:
-      'Variables across survey years (vintages from..to, at most 16 points) for one or more geographies; every year of the range is listed, and years without a value say why (not published that year, changed meaning). ' +
-      'acs5 periods overlap (2019 covers 2015–2019): compare non-overlapping periods to measure change. ' +
+      `Variables across survey years (vintages from..to, at most ${MAX_POINTS} points) for one or more geographies; every year of the range is listed, and years without a value say why (not published that year, changed meaning). ` +
+      `Periods of ${pooledDatasets()} overlap: compare non-overlapping periods to measure change. ` +
       `Example: variables "B01003_001E", geo "state:06", dataset "acs1", from 2016, to 2019. ${GEO_GUIDE} ${REGION_GUIDE}`,
     render: renderTimeseries,
   }),
@@ -124,7 +123,8 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'search_variables',
     title: 'Search variables',
     description:
-      'Find variables by words or census code (e.g. "median household income", "B19013", "B07009_025E"), optionally within a topic: curated catalog variables first (api_name, comparable across years), then every published census code the search names by code (served exactly as published that year), plus the Detailed Tables whose id or title match (ask for a whole table with "B19013*"). 1 quota unit.',
+      'Find variables by words or census code (e.g. "median household income", "B19013", "B07009_025E"), optionally within a topic: curated catalog variables first (api_name, comparable across years), then every published census code the search names by code (served exactly as published that year), plus the Detailed Tables whose id or title match (ask for a whole table with "B19013*"). ' +
+      lookupCostTerms(),
     describe: {
       topic: 'Restrict to one topic_key from list_topics, e.g. economics, housing.',
       limit: PAGE_LIMIT,
@@ -136,7 +136,8 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'search_geographies',
     title: 'Search geographies',
     description:
-      'Find geography keys: search states, counties, metros and congressional districts by name ("Travis", "Austin"), or list the children of a geography (type "tract" with parent "county:48453"), or list every geography of a type. Returns geo_key, name, type and population. 1 quota unit.',
+      'Find geography keys: search states, counties, metros and congressional districts by name ("Travis", "Austin"), or list the children of a geography (type "tract" with parent "county:48453"), or list every geography of a type. Returns geo_key, name, type and population. ' +
+      lookupCostTerms(),
     describe: {
       vintage: 'Definitions of this ACS vintage (tracts were redrawn for 2020); default the latest.',
       limit: PAGE_LIMIT,
@@ -148,20 +149,22 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'list_topics',
     title: 'List topics',
     description:
-      'The topics the variable catalog is organised in (topic_key, label, number of variables). Use a topic_key with search_variables. 1 quota unit.',
+      'The topics the variable catalog is organised in (topic_key, label, number of variables). Use a topic_key with search_variables. ' +
+      lookupCostTerms(),
     render: renderTopics,
   }),
   tool(listDatasets, {
     name: 'list_datasets',
     title: 'List datasets',
-    description: `The datasets (${datasetParamDescription()}) with the vintages (survey years) each has and the default vintage. 1 quota unit.`,
+    description: `The datasets (${datasetParamDescription()}) with the vintages (survey years) each has and the default vintage. ${lookupCostTerms()}`,
     render: renderDatasets,
   }),
   tool(geocode, {
     name: 'geocode',
     title: 'Geocode',
     description:
-      'The geographies (state, county, metro, congressional district, tract, block group) containing a point (lat+lng) or a US street address, with their keys for the data tools. Address coverage is limited; a point always works. 1 quota unit.',
+      'The geographies (state, county, metro, congressional district, tract, block group) containing a point (lat+lng) or a US street address, with their keys for the data tools. Address coverage is limited; a point always works. ' +
+      lookupCostTerms(),
     render: renderGeocode,
   }),
 ];

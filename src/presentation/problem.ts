@@ -1,7 +1,7 @@
 // Everything that can go wrong in a request becomes an AppError here, and every AppError becomes
 // one RFC 9457 problem body. Nothing else is ever written to a client on failure: unknown
 // exceptions turn into a generic 500 so stack traces, SQL and file paths never leak.
-import { AppError, isAppError, slugOf, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { AppError, boundText, isAppError, slugOf, type ErrorCode, type FieldError } from '../domain/errors.js';
 import { validationError, type SchemaIssue } from '../domain/validation.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -17,17 +17,33 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
+/**
+ * The most a problem body's members may hold, whatever raised the error: where the input is quoted
+ * (quoteInput, MAX_QUOTED_INPUT) these are never reached; they bound what a raise site forgot to
+ * quote, so no body mirrors a long input back (a 12,000-character parameter name came back four
+ * times, 48 KB).
+ */
+export const MAX_DETAIL = 2_000;
+export const MAX_MEMBER = 300;
+
+function boundedExtension(v: unknown): unknown {
+  if (typeof v === 'string') return boundText(v, MAX_MEMBER);
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? boundText(x, MAX_MEMBER) : x));
+  return v;
+}
+
 export function problemBody(err: AppError, errorsUrl: string, requestId: string, path: string): ProblemBody {
+  const extensions = Object.fromEntries(Object.entries(err.extensions).map(([k, v]) => [k, boundedExtension(v)]));
   return {
     // Extensions first so they can never overwrite the standard members.
-    ...err.extensions,
+    ...extensions,
     type: `${errorsUrl.replace(/\/$/, '')}/${slugOf(err.code)}`,
     title: err.title,
     status: err.status,
-    detail: err.detail,
+    detail: boundText(err.detail, MAX_DETAIL),
     request_id: requestId,
     instance: err.instance ?? path,
-    errors: err.errors ?? null,
+    errors: err.errors?.map((e) => ({ ...e, field: boundText(e.field, MAX_MEMBER), message: boundText(e.message, MAX_MEMBER) })) ?? null,
   };
 }
 

@@ -2,7 +2,7 @@
 // payload, and how members are checked when a region is saved.
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
-import { latestVintage } from '../domain/datasets.js';
+import { DEFAULT_DATASET, latestVintage } from '../domain/datasets.js';
 import { planOf } from '../domain/plans.js';
 import { REGION_NAME, REGION_NAME_HELP } from '../domain/regions/specifier.js';
 import type { RegionRow } from '../store/accounts/regions-repo.js';
@@ -63,7 +63,7 @@ export async function resolveMembers(ctx: VerbContext, account: AccountRow, memb
     });
   }
   const [region] = await resolveRegions(geographies, [{ kind: 'inline', raw: 'members', members: list.join(';') }], {
-    vintage: latestVintage('acs5'),
+    vintage: latestVintage(DEFAULT_DATASET),
     plan: planOf(account.plan),
     dashboardUrl: ctx.config.DASHBOARD_URL,
   });

@@ -1,14 +1,11 @@
-// API-key authentication for data operations (HTTP X-API-Key / api_key, MCP Bearer). Returns the
+// API-key authentication for data operations (the key as each transport's one reader found it: HTTP apiKeyOf, MCP Bearer). Returns the
 // Caller; unknown, malformed, revoked and deleted-account keys all get the same 401 so a probe
 // learns nothing about which keys exist. Also enforces the terms-of-service grace period.
 import { AppError } from '../domain/errors.js';
-import { extractApiKey, hashApiKey, isWellFormedKey } from '../domain/keys.js';
+import { hashApiKey, isWellFormedKey } from '../domain/keys.js';
 import { LAST_USED_RESOLUTION_MS } from '../store/accounts/keys-repo.js';
 import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
 import { storeOf } from '../context/stores.js';
-
-/** Transports call this to get the raw key (throws 401 missing-api-key). */
-export { extractApiKey };
 
 export async function authenticate({ ctx, input }: { ctx: VerbContext; input: { apiKey: string } }): Promise<VerbResult<Caller>> {
   const store = storeOf(ctx.stores, 'accounts');

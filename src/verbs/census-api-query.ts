@@ -26,8 +26,9 @@ import { checkResponseSize } from '../domain/row-cap.js';
 import { computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
 import { answerKeyOfInput } from './observations/answer-key.js';
 import type { GridSlice } from './observations/engine.js';
-import { geoTerms, isWildcard, prepare } from './observations/prepare.js';
-import { resolveGeographies } from './resolve-geographies.js';
+import { geoTerms, prepare } from './observations/prepare.js';
+import { mayExpand } from '../domain/geo/specifier.js';
+import { resolveSpecifiers } from './resolve-geographies.js';
 import type { GeographyRecord } from '../store/geographies.js';
 import { defineVerb } from './define-verb.js';
 
@@ -217,13 +218,9 @@ export const censusApiQuery = defineVerb({
   // The same cells as /v1/data, under the same kill switch.
   feature: 'data',
   cost: 'expanded',
-  heavy: (input) => {
-    try {
-      return isWildcard(parseCensusApiQuery(input).geo);
-    } catch {
-      return false;
-    }
-  },
+  // The Bureau's get/for/in/ucgid read once, into columns and our geography specifiers (not text).
+  normalize: (input) => ({ ...input, query: parseCensusApiQuery(input) }),
+  heavy: (input) => input.query.geo.some(mayExpand),
   run: async ({ ctx, input, plan, charge }): Promise<VerbResult<CensusApiRows>> => {
     const observations = storeOf(ctx.stores, 'observations');
     const served = servedDatasets(observations.partitions);
@@ -232,7 +229,7 @@ export const censusApiQuery = defineVerb({
     if (!/^\d{4}$/.test(input.vintage) || !known || !served.includes(path)) throw unknownDataset(path, served);
     const dataset: DatasetKey = known.key;
     const vintage = Number(input.vintage);
-    const query = parseCensusApiQuery(input);
+    const { query } = input;
     const level = query.level;
     const form = observations.publishedForm(dataset, vintage, level.type);
     if (!observations.has(dataset, vintage, level.type) || form === null) {
@@ -252,7 +249,7 @@ export const censusApiQuery = defineVerb({
     if (variables.length === 0) {
       // NAME / GEO_ID alone: geographies and no values, resolved and gated as /v1/data resolves
       // them, and charged as a data request of one variable (the least one costs).
-      const geo = resolveGeographies(storeOf(ctx.stores, 'geographies'), query.geo, {
+      const geo = resolveSpecifiers(storeOf(ctx.stores, 'geographies'), query.geo, {
         vintage: checkVintage(dataset, vintage),
         plan,
         dashboardUrl: ctx.config.DASHBOARD_URL,
@@ -273,7 +270,7 @@ export const censusApiQuery = defineVerb({
       p = await prepare(
         ctx,
         plan,
-        { variables: asked, geo: query.geo, dataset },
+        { variables: asked, geo: { specifiers: query.geo, regions: [] }, dataset },
         {
           requested: vintage,
           defaultToLoaded: false,

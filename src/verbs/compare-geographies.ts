@@ -8,11 +8,11 @@ import type { ObservationCell } from './observations/engine.js';
 import { computeCellsWithRegions, regionMeta, rowKeysOf } from './observations/regions.js';
 import { savedRegionsOf } from './observations/saved-regions.js';
 import { observationMeta } from './observations/meta.js';
-import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
+import { geoTerms, mayExpand, normalizeObservationInput, observationInputShape, prepare } from './observations/prepare.js';
 import { comparedCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
-import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
+import { adjustCell, dollarsInputShape, dollarsMeta } from './observations/dollars.js';
 import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
 import { checkVintage } from '../domain/datasets.js';
 
@@ -77,9 +77,10 @@ export const compareGeographies = defineVerb({
   feature: 'data',
   formats: ['json', 'csv'],
   cost: 'expanded',
-  heavy: (input) => isWildcard(input.geo),
+  normalize: (input, at) => normalizeObservationInput(input, at),
+  heavy: mayExpand,
   run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ComparedCell[]>> => {
-    const dollars = dollarsRequest(input.dollars);
+    const dollars = input.dollars;
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
     const vintage = p.vintage;
     const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);

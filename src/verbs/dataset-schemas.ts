@@ -26,3 +26,18 @@ export function datasetParamDescription(): string {
 export function perDatasetSchema<T extends z.ZodTypeAny>(item: T) {
   return z.object(Object.fromEntries(datasetKeys().map((k) => [k, isBuiltInDataset(k) ? item : item.optional()])));
 }
+
+/** The registered datasets that pool several years per vintage (acs5), for the overlap warning. */
+export function pooledDatasets(): string {
+  return datasetKeys()
+    .filter((k) => datasetSpec(k).periodYears > 1)
+    .map((k) => `${k} (${datasetSpec(k).periodYears} years per vintage)`)
+    .join(', ');
+}
+
+/** The registered datasets published only above a population threshold (acs1), for the small-area note. */
+export function thresholdDatasets(): string {
+  return datasetKeys()
+    .filter((k) => datasetSpec(k).populationThreshold)
+    .join(', ');
+}

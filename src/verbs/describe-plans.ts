@@ -2,7 +2,7 @@
 // document), written from the plan table (src/domain/plans.ts) and the cost table
 // (src/domain/cost.ts), so a change of plan or price is one edit there and the docs follow.
 import { costOf, EXPANSION_PER_UNIT } from '../domain/cost.js';
-import { PLAN_IDS, PLANS, requiredPlanFor, SIGN_UP_PLAN, type Feature } from '../domain/plans.js';
+import { isPurchasable, PLAN_IDS, PLANS, requiredPlanFor, SIGN_UP_PLAN, type Feature } from '../domain/plans.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
@@ -63,6 +63,18 @@ export function geometryTerms(): string {
 /** What a data request costs (src/domain/cost.ts). */
 export function dataCostTerms(): string {
   return `1 per geography (a wildcard: 1 per ${EXPANSION_PER_UNIT} geographies it expands to) plus 1 per extra variable`;
+}
+
+const units = (n: number) => `${n} quota ${n === 1 ? 'unit' : 'units'}`;
+
+/** What a lookup (catalog, geography search, geocode, datasets) costs: "1 quota unit." */
+export function lookupCostTerms(): string {
+  return `${units(costOf(PLANS[PLAN_IDS[0]], { kind: 'lookup' }))}.`;
+}
+
+/** The plans a checkout can buy, in the plan table's order: "pioneer, pro, business". */
+export function purchasablePlanIds(): string {
+  return PLAN_IDS.filter((id) => isPurchasable(PLANS[id])).join(', ');
 }
 
 /** What a boundary or centroid download costs a plan that has access to it. */

@@ -1,11 +1,11 @@
 // Pieces shared by the geography operations: the store lookup, the vintage default and the
 // public shape of a geography in responses.
 import { z } from 'zod';
-import { latestVintage } from '../domain/datasets.js';
+import { DEFAULT_DATASET, latestVintage } from '../domain/datasets.js';
 import type { GeographyRecord } from '../store/geographies.js';
 
 /** Latest ACS vintage the service publishes; the default when a request names none. */
-export const LATEST_VINTAGE = latestVintage('acs5');
+export const LATEST_VINTAGE = latestVintage(DEFAULT_DATASET);
 
 /** The `vintage` of the geography operations: whose definitions to use. */
 export const vintageField = z

@@ -11,10 +11,17 @@ import { cellsJsonChunks } from './observations/cells-json.js';
 import { isCompactData, type CompactData } from './observations/compact.js';
 import { gridCellCount, type ObservationCell } from './observations/engine.js';
 import { observationMeta } from './observations/meta.js';
-import { geoTerms, isWildcard, observationInputShape, prepare, requireGeometryFeature } from './observations/prepare.js';
+import {
+  geoTerms,
+  mayExpand,
+  normalizeObservationInput,
+  observationInputShape,
+  prepare,
+  requireGeometryFeature,
+} from './observations/prepare.js';
 import { compactDataSchema, dataCellSchema } from './observations/schemas.js';
 import { defineVerb } from './define-verb.js';
-import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest, refuseCompactDollars } from './observations/dollars.js';
+import { adjustCell, dollarsInputShape, dollarsMeta } from './observations/dollars.js';
 import { regionGrid, regionMeta, withRegionSlices } from './observations/regions.js';
 import { savedRegionsOf } from './observations/saved-regions.js';
 
@@ -43,10 +50,10 @@ export const getData = defineVerb({
   feature: 'data',
   formats: ['json', 'csv', 'compact'],
   cost: 'expanded',
-  heavy: (input) => input.include_geometry === true || isWildcard(input.geo),
+  normalize: (input, at) => normalizeObservationInput(input, at),
+  heavy: (input) => input.include_geometry === true || mayExpand(input),
   run: async ({ ctx, input, plan, maxRows, format, charge }): Promise<VerbResult<DataCell[] | CompactData>> => {
-    const dollars = dollarsRequest(input.dollars);
-    if (dollars && format === 'compact') refuseCompactDollars();
+    const dollars = input.dollars;
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
     const vintage = p.vintage;
     if (input.include_geometry)

@@ -4,16 +4,16 @@
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize, checkRowCap } from '../domain/row-cap.js';
-import { datasetSpec, checkVintage, parseDataset, referencePeriod, type DatasetKey } from '../domain/datasets.js';
+import { datasetSpec, checkVintage, referencePeriod, type DatasetKey } from '../domain/datasets.js';
 import type { ObservationCell } from './observations/engine.js';
 import { computeCellsWithRegions, regionMeta } from './observations/regions.js';
 import { savedRegionsOf } from './observations/saved-regions.js';
 import { observationMeta } from './observations/meta.js';
-import { geoTerms, isWildcard, observationInputShape, prepare } from './observations/prepare.js';
+import { geoTerms, mayExpand, normalizeObservationInput, observationInputShape, prepare } from './observations/prepare.js';
 import { observationCellSchema } from './observations/schemas.js';
 import type { VerbResult } from '../context/verb-context.js';
 import { defineVerb } from './define-verb.js';
-import { adjustCell, dollarsInputShape, dollarsMeta, dollarsRequest } from './observations/dollars.js';
+import { adjustCell, dollarsInputShape, dollarsMeta } from './observations/dollars.js';
 import { nominalDollarsNote, changeSchema, compareToShape, withChanges, type CellChange } from './observations/change.js';
 
 export const timeseriesInput = z.object({
@@ -56,6 +56,18 @@ function seriesVintages(dataset: DatasetKey, to: number, fromInput: number | und
   return vintages;
 }
 
+/**
+ * Estimates pooling several years (the registry's periodYears: 5 for acs5) overlap when two
+ * vintages of the series are closer than a period: said in meta, with a non-overlapping pair.
+ */
+function overlapNote(dataset: DatasetKey, vintages: readonly number[]): string | undefined {
+  const { periodYears: n, shortLabel } = datasetSpec(dataset);
+  if (n <= 1 || !vintages.some((v, i) => i > 0 && v - vintages[i - 1]! < n)) return undefined;
+  const last = vintages.at(-1)!;
+  const span = (end: number) => `${end - n + 1}–${end}`;
+  return `${shortLabel} periods overlap (${last} covers ${span(last)}); compare non-overlapping periods, e.g. ${span(last - n)} with ${span(last)}, to measure change.`;
+}
+
 export const getTimeseries = defineVerb({
   name: 'get-timeseries',
   input: timeseriesInput,
@@ -63,14 +75,15 @@ export const getTimeseries = defineVerb({
   feature: 'data',
   formats: ['json', 'csv'],
   cost: 'expanded',
-  heavy: (input) => isWildcard(input.geo),
+  normalize: (input, at) => normalizeObservationInput(input, at),
+  heavy: mayExpand,
   run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<(ObservationCell & { change?: CellChange })[]>> => {
-    const dollars = dollarsRequest(input.dollars);
+    const dollars = input.dollars;
     // A series ends at the dataset's latest vintage by default: missing years show as nulls.
     const p = await prepare(ctx, plan, input, {
       requested: input.to,
       defaultToLoaded: false,
-      range: (to) => seriesVintages(parseDataset(input.dataset), to, input.from),
+      range: (to) => seriesVintages(input.dataset, to, input.from),
       regions: { saved: savedRegionsOf(ctx) },
     });
     const rows = p.geo.geographies.length + p.regions.length;
@@ -99,10 +112,7 @@ export const getTimeseries = defineVerb({
     );
     let cells: (ObservationCell & { change?: CellChange })[] = sorted;
     if (base !== undefined) cells = withChanges(p.dataset, sorted, all, base);
-    const overlap =
-      p.dataset === 'acs5' && vintages.length > 1
-        ? 'ACS 5-year periods overlap (2019 covers 2015–2019); compare non-overlapping periods, e.g. 2014–2018 with 2019–2023, to measure change.'
-        : undefined;
+    const overlap = overlapNote(p.dataset, vintages);
     const period = `${referencePeriod(p.dataset, vintages[0]!).split('–')[0]}–${to}`;
     const nominal = nominalDollarsNote(base, vintages, dollars !== null, shown) ?? undefined;
     return {

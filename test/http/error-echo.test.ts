@@ -4,7 +4,8 @@
 // whole, 12 KB and more of the client's own text per error).
 import type { Response } from 'light-my-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUOTED_INPUT } from '../../src/domain/errors.js';
+import { AppError, MAX_QUOTED_INPUT } from '../../src/domain/errors.js';
+import { MAX_DETAIL, MAX_MEMBER, problemBody } from '../../src/presentation/problem.js';
 import { startService, type Service } from '../support/service.js';
 
 let svc: Service;
@@ -74,5 +75,28 @@ describe('error bodies never echo unbounded input', () => {
     const long6000 = await get(`/v1/tables/${long('B')}`);
     expect(long6000.statusCode).toBe(414);
     expect(long6000.body).not.toContain('Q'.repeat(MAX_QUOTED_INPUT));
+  });
+
+  // Was: the name came back whole four times (field and message of its error, twice more in detail), 48 KB.
+  it('an unknown parameter with a 12,000-character name', async () => {
+    const name = long('x', 12_000);
+    const body = expectBounded(await get(`/v1/data?variables=B01001_001E&geo=state:06&dataset=acs1&${name}=1`), 400, 'validation-error');
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].type).toBe('extra_forbidden');
+    expect(body.errors[0].field).toBe(`query → x${'Q'.repeat(MAX_QUOTED_INPUT - 2)}…`);
+  });
+
+  // Was: dataset= echoed whole in detail.
+  it('invalid-dataset', async () => {
+    expectBounded(await get(`/v1/data?variables=B01001_001E&geo=state:06&dataset=${long('acs')}`), 400, 'invalid-dataset');
+  });
+
+  it('the problem renderer bounds what a raise site did not quote', () => {
+    const err = new AppError('validation-error', 'Q'.repeat(50_000), {
+      errors: [{ field: 'Q'.repeat(50_000), message: 'Q'.repeat(50_000), type: 'value_error' }],
+      extensions: { echo: 'Q'.repeat(50_000), list: ['Q'.repeat(50_000)] },
+    });
+    const body = JSON.stringify(problemBody(err, 'https://errors', 'id', '/v1/x'));
+    expect(body.length).toBeLessThan(MAX_DETAIL + 5 * MAX_MEMBER + 500);
   });
 });

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.js';
-import { defineRoute, paginationQuery, queryBool, queryInt, queryList } from '../../src/http/route-helpers.js';
+import { defineRoute } from '../../src/http/route-helpers.js';
+import { paginationQuery, queryBool, queryInt, queryList } from '../../src/http/query-params.js';
 import { defineVerbRoute } from '../../src/http/verb-route.js';
 import { defineVerb } from '../../src/verbs/define-verb.js';
 

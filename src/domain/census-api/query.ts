@@ -5,6 +5,7 @@
 import { API_GROUP, API_VARIABLE } from '../census-codes.js';
 import { CensusApiError, quoted, unknownVariable, unsupportedGeography } from './errors.js';
 import { levelNamed, parseGeoId, type CensusApiLevel } from './levels.js';
+import { keySpecifier, wildcardSpecifier, type GeoSpecifier } from '../geo/specifier.js';
 
 /** The Census Data API's own limit on `get=` items. */
 export const MAX_GET_ITEMS = 50;
@@ -21,8 +22,8 @@ export type GetItem =
 export interface CensusApiQuery {
   items: GetItem[];
   level: CensusApiLevel;
-  /** Our geography specifiers (src/domain/geo/specifier.ts), one or more. */
-  geo: string[];
+  /** Our geography specifiers (src/domain/geo/specifier.ts), one or more: built from for/in/ucgid, never written as text. */
+  geo: GeoSpecifier[];
   /** `ucgid`: the answer's one geography column is `ucgid` (the GEO_ID asked for), else the level's columns. */
   byUcgid: boolean;
   /** With `ucgid`: each geography key's GEO_ID as the client wrote it, echoed in the `ucgid` column. */
@@ -104,7 +105,8 @@ function ucgidQuery(items: GetItem[], raw: string[]): CensusApiQuery {
   const level = parsed[0]!.level;
   if (parsed.some((p) => p.level !== level)) throw unsupportedGeography();
   const ucgids = new Map(parsed.map((p, i) => [`${level.type}:${p.fips}`, ids[i]!]));
-  return { items, level, geo: [...ucgids.keys()], byUcgid: true, ucgids };
+  const fips = [...new Set(parsed.map((p) => p.fips))];
+  return { items, level, geo: fips.map((f) => keySpecifier(level.type, f)), byUcgid: true, ucgids };
 }
 
 export function parseCensusApiQuery(q: RawQuery): CensusApiQuery {
@@ -148,10 +150,13 @@ export function parseCensusApiQuery(q: RawQuery): CensusApiQuery {
     prefixes = prefixes.flatMap((p) => codes.map((c) => p + c));
   }
   const complete = !open && chain.length === level.parents.length;
-  let geo: string[];
-  if (level.type === 'nation') geo = ['nation:1'];
-  else if (target.codes === '*') geo = open ? [`${level.type}:*`] : prefixes.map((p) => `${level.type}:${p}*`);
-  else if (complete) geo = prefixes.flatMap((p) => (target.codes as string[]).map((c) => `${level.type}:${p}${c}`));
-  else throw unsupportedGeography(); // a county code needs its state: our keys are whole FIPS codes
-  return { items, level, geo: [...new Set(geo)], byUcgid: false };
+  let geo: GeoSpecifier[];
+  if (level.type === 'nation') geo = [keySpecifier('nation', '1')];
+  else if (target.codes === '*')
+    geo = open ? [wildcardSpecifier(level.type, '')] : [...new Set(prefixes)].map((p) => wildcardSpecifier(level.type, p));
+  else if (complete) {
+    const keys = new Set(prefixes.flatMap((p) => (target.codes as string[]).map((c) => p + c)));
+    geo = [...keys].map((f) => keySpecifier(level.type, f));
+  } else throw unsupportedGeography(); // a county code needs its state: our keys are whole FIPS codes
+  return { items, level, geo, byUcgid: false };
 }

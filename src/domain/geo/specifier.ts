@@ -65,6 +65,26 @@ export function parseSpecifier(input: string): GeoSpecifier {
   );
 }
 
+/** A whole key (`county:48453`) as a specifier, built from its parts rather than from text. */
+export function keySpecifier(type: GeoType, fips: string): GeoSpecifier {
+  return { kind: 'key', raw: `${type}:${fips}`, type, fips };
+}
+
+/** Every `type` geography whose FIPS starts with `prefix` (`county:48*`; `county:*` with no prefix). */
+export function wildcardSpecifier(type: GeoType, prefix: string): GeoSpecifier {
+  return { kind: 'wildcard', raw: `${type}:${prefix}*`, type, prefix };
+}
+
+/**
+ * May this specifier stand for many geographies? A wildcard does; so does a name, which is read as
+ * the place holding the level asked for (`tract:Travis County, TX` is the county's 290 tracts,
+ * `county:Texas` the state's 254 counties): which place a name is, is known only once the store
+ * resolves it. Only a whole key is one geography.
+ */
+export function mayExpand(s: GeoSpecifier): boolean {
+  return s.kind !== 'key';
+}
+
 /** Split and parse `geo` values: every specifier, normalised (`us` → nation, `block group` → block_group). */
 export function parseGeoList(values: string | readonly string[] | undefined): GeoSpecifier[] {
   return splitGeoParam(values).map(parseSpecifier);

@@ -2,7 +2,7 @@
 // verb (injected through buildApp's `seams`); what makes a key valid is decided there.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
-import { API_KEY_CHALLENGE, BEARER_CHALLENGE, bearerToken, firstValue } from '../../presentation/credentials.js';
+import { API_KEY_CHALLENGE, apiKeyOf, BEARER_CHALLENGE, bearerToken, firstValue } from '../../presentation/credentials.js';
 import { contextOf } from './context.js';
 import { readSessionCookie } from '../dashboard/cookies.js';
 
@@ -12,12 +12,9 @@ export type AuthMode = 'api-key' | 'user-token' | 'none';
 
 export { API_KEY_CHALLENGE, BEARER_CHALLENGE };
 
-/** X-API-Key (Node lower-cases header names, so any spelling works) wins over `api_key`. */
-export function extractApiKey(req: FastifyRequest): string | undefined {
-  const header = firstValue(req.headers['x-api-key']);
-  if (header) return header;
-  const query = req.query as Record<string, unknown> | undefined;
-  return firstValue(query?.api_key);
+/** The request's API key: HTTP's one reader (src/presentation/credentials.ts), for every route and unrouted answer. */
+export function requestApiKey(req: FastifyRequest): string | undefined {
+  return apiKeyOf(req.url, req.headers, req.query);
 }
 
 export function extractBearer(req: FastifyRequest): string | undefined {
@@ -35,7 +32,7 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
   if (mode === 'none') return;
   const { seams } = req.server.services;
   if (mode === 'api-key') {
-    const key = extractApiKey(req);
+    const key = requestApiKey(req);
     // The explorer page (/explore) reads data with the dashboard session instead of a key. It is
     // metered like a key; the CSRF token is required even on GET so that another site cannot
     // spend the account's quota by navigating the browser to a data URL.

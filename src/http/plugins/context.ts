@@ -23,8 +23,8 @@ declare module 'fastify' {
     caller: Caller | null;
     /** Headers (rate limits) every response to an authenticated request carries, errors included. */
     responseHeaders: Record<string, string>;
-    /** Charges of this request to undo if it is not served (app.ts runs them on close). */
-    refunds: Array<() => void>;
+    /** The lifecycle scopes of this request (one per REST request, one per MCP tool call): app.ts refunds them if it is not served. */
+    scopes: RequestScope[];
     /** The response has closed (sent, timed out or abandoned): nothing more may be charged. */
     responseClosed: boolean;
     /** The stores of the build live when the request arrived (app.ts takes the lease). */
@@ -52,11 +52,11 @@ export function openScope(req: FastifyRequest, reply: FastifyReply): RequestScop
     // Usage is counted by route template (`/v1/geographies/:geo_key`), not by each path.
     route: req.routeOptions.url,
     setHeaders: (headers) => Object.assign(req.responseHeaders, headers),
-    onRefund: (refund) => req.refunds.push(refund),
     closed: () => req.responseClosed || reply.sent || reply.raw.writableEnded || reply.raw.destroyed,
     atEnd: caller && seams.release ? () => seams.release?.(contextOf(req)) : undefined,
   });
   scopes.set(req, scope);
+  req.scopes.push(scope);
   reply.raw.once('close', () => scope.end());
   return scope;
 }

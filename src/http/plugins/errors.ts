@@ -9,8 +9,8 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, placeFields } from '../../domain/errors.js';
 import { PROBLEM_CONTENT_TYPE, problemBody, toAppError } from '../../presentation/problem.js';
-import { placeOf } from '../route-helpers.js';
-import { API_KEY_CHALLENGE, extractApiKey } from './auth.js';
+import { placeOf } from '../route-meta.js';
+import { API_KEY_CHALLENGE, requestApiKey } from './auth.js';
 import { contextOf } from './context.js';
 
 /** Headers every response carries, errors included. */
@@ -45,7 +45,7 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: AppEr
  * quota state. A missing or bad key changes nothing: the answer stays 404/405/414.
  */
 export async function identifyCaller(req: FastifyRequest): Promise<void> {
-  const key = extractApiKey(req);
+  const key = requestApiKey(req);
   const authenticateKey = req.server.services.seams.authenticateKey;
   if (!key || !authenticateKey || req.caller) return;
   try {

@@ -1,12 +1,14 @@
 // Request logging with the API key removed. Keys reach us in the X-API-Key header, in the
 // `api_key` query parameter, in the `key` query parameter (the Census Data API's, on /data/…) and
 // (MCP, dashboard) in Authorization; all are redacted before a line is written, whether the logger
-// was built here or injected by the caller.
+// was built here or injected by the caller. Query parameters go through the one rule,
+// redactSecrets (src/presentation/credentials.ts), which reads names decoded as the query parser
+// does: in the request line's URL, in error messages and stacks, and, on the logger built here,
+// over the whole of every line as it is written (the shutdown log's in-flight URLs included).
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../../config.js';
-
-const REDACTED = '[REDACTED]';
+import { REDACTED, redactSecrets } from '../../presentation/credentials.js';
 
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
@@ -19,12 +21,6 @@ export const REDACT_PATHS = [
   'query.key',
   'req.query.key',
 ];
-
-/** Replace the value of `api_key` and `key` in a URL or path+query, keeping everything else readable. */
-export function redactUrl(url: string | undefined): string | undefined {
-  if (url === undefined) return url;
-  return url.replace(/([?&;](?:api_)?key=)[^&#;]*/gi, `$1${REDACTED}`);
-}
 
 interface LoggedRequest {
   method?: string;
@@ -39,7 +35,7 @@ export const serializers = {
   req(req: LoggedRequest) {
     return {
       method: req.method,
-      url: redactUrl(req.url),
+      url: redactSecrets(req.url),
       host: req.host,
       remoteAddress: req.ip,
       userAgent: req.headers?.['user-agent'],
@@ -48,7 +44,11 @@ export const serializers = {
   res(reply: { statusCode?: number }) {
     return { statusCode: reply.statusCode };
   },
-  err: pino.stdSerializers.err,
+  err(err: Error) {
+    const out = pino.stdSerializers.err(err);
+    // A framework error may quote the URL it failed on.
+    return { ...out, message: redactSecrets(out.message), stack: redactSecrets(out.stack) };
+  },
 };
 
 const redact: LoggerOptions['redact'] = { paths: REDACT_PATHS, censor: REDACTED };
@@ -67,7 +67,14 @@ const LOG_FLUSH_MS = 250;
  * the last LOG_FLUSH_MS.
  */
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
-  const options: LoggerOptions = { level: config.LOG_LEVEL, redact, serializers, base: undefined };
+  const options: LoggerOptions = {
+    level: config.LOG_LEVEL,
+    redact,
+    serializers,
+    base: undefined,
+    // The last net: every line as written, whatever field carries a URL (drain.ts's in-flight list).
+    hooks: { streamWrite: redactSecrets },
+  };
   if (destination) return pino(options, destination);
   const stdout = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
   const timer = setInterval(() => {

@@ -2,7 +2,7 @@
 // data operations, the headers the service sends (request id, rate limits, caching validators,
 // downloads), bodiless statuses, and the Census Data API paths' plain-text errors. Applied by the
 // OpenAPI transform (openapi.ts) to every operation, so Prism and generated clients can check them.
-import type { RouteMeta } from '../route-helpers.js';
+import type { RouteMeta } from '../route-meta.js';
 
 type Response = { description?: string; content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown>; type?: string };
 type Responses = Record<string, Response>;

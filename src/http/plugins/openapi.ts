@@ -8,9 +8,10 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { SERVICE_VERSION } from '../../version.js';
 import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
-import type { RouteMeta } from '../route-helpers.js';
+import type { RouteMeta } from '../route-meta.js';
 import { csvRowCapText, csvTerms } from '../../verbs/describe-plans.js';
 import { MAX_PATH_SEGMENT } from '../request-target.js';
+import { DEFAULT_DATASET } from '../../domain/datasets.js';
 import { documentResponses } from './openapi-responses.js';
 
 export const API_VERSION = SERVICE_VERSION;
@@ -21,7 +22,7 @@ Conventions (details in docs/api.md):
 - Authentication: \`X-API-Key\` header (any capitalisation) or \`api_key\` query parameter (testing only; it ends up in proxies' logs). Public (no key): /health and the Census Data API discovery documents under /data (docs/census-api.md).
 - Every successful JSON body is the envelope \`{data, meta, links}\`; \`meta.request_id\` equals the \`X-Request-ID\` response header.
 - Several \`variables\` are comma-separated; several \`geo\` specifiers are separated by \`;\` (names contain commas); repeating either parameter also works.
-- \`dataset\` defaults to \`acs5\`; \`vintage\` defaults to the latest vintage loaded for that dataset.
+- \`dataset\` defaults to \`${DEFAULT_DATASET}\`; \`vintage\` defaults to the latest vintage loaded for that dataset.
 - Pagination: \`limit\` (default 50, reduced to the plan maximum) and \`offset\` (default 0); \`meta.total_count\`, \`links.next\`, \`links.prev\`.
 - \`format=csv\` returns text/csv as an attachment: ${csvTerms()}.
 - Errors are RFC 9457 problem details (\`application/problem+json\`): 422 when a parameter is missing or cannot be read as its type, 400 when it is readable but not acceptable.`;

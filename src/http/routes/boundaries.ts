@@ -5,7 +5,7 @@
 //
 // Gates, kill switches and cost are the operations' (src/verbs/boundaries-common.ts derives the
 // gates from the caller's plan; a gated request answers 403 before any charge, and plans with
-// access are charged 0 units). The query schemas are derived from the operations' input; one path
+// access pay what costOf prices them). The query schemas are derived from the operations' input; one path
 // parameter, `{target}`, picks the operation: a type (collection) or a geo key (one feature).
 import type { Readable } from 'node:stream';
 import { z } from 'zod';

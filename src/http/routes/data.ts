@@ -5,17 +5,19 @@ import type { FastifyInstance } from 'fastify';
 import type { VerbResult } from '../../context/verb-context.js';
 import { compareGeographies } from '../../verbs/compare-geographies.js';
 import { compactFormat, getData, longFormat } from '../../verbs/get-data.js';
-import { getTimeseries } from '../../verbs/get-timeseries.js';
+import { getTimeseries, MAX_POINTS } from '../../verbs/get-timeseries.js';
+import { MAX_VARIABLES } from '../../verbs/observations/variables.js';
 import type { ObservationCell } from '../../verbs/observations/engine.js';
 import type { CsvTable } from '../csv.js';
 import { defineVerbRoute } from '../verb-route.js';
 import { withChangeColumns, withDollarsColumns } from '../csv-dollars.js';
 import { csvRowCapText, plansWith } from '../../verbs/describe-plans.js';
-import { datasetParamDescription } from '../../verbs/dataset-schemas.js';
+import { datasetParamDescription, pooledDatasets } from '../../verbs/dataset-schemas.js';
+import { DEFAULT_DATASET, latestVintage } from '../../domain/datasets.js';
 
 /** REST wording of the fields the three operations share. */
 const common = {
-  variables: { describe: 'Variables by api_name or census code, mixable: comma-separated and/or repeated; at most 50.' },
+  variables: { describe: `Variables by api_name or census code, mixable: comma-separated and/or repeated; at most ${MAX_VARIABLES}.` },
   geo: {
     describe:
       'Geography specifiers `{type}:{fips}`, wildcards (`county:48*`) or names (`tract:Travis County, TX`); several separated by `;` or by repeating geo.',
@@ -87,7 +89,7 @@ export function dataRoutes(app: FastifyInstance) {
     url: '/v1/data',
     summary: 'Estimates with margins of error for variables and geographies',
     description:
-      'One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, `moe_numeric` (90% margin of error) and structured `estimate_annotation` / `moe_annotation`. A null always comes with an annotation saying why, and `meta.hint` summarises. Default dataset acs5; default vintage the latest this deployment holds values for (else 2024). CSV (`format=csv`, ' +
+      `One cell per geography × variable (long format). Each cell carries the geography key and name, the variable api_name, census code (or formula for derived variables), label, unit, estimate, \`moe_numeric\` (90% margin of error) and structured \`estimate_annotation\` / \`moe_annotation\`. A null always comes with an annotation saying why, and \`meta.hint\` summarises. Default dataset ${DEFAULT_DATASET}; default vintage the latest this deployment holds values for (else ${latestVintage(DEFAULT_DATASET)}). CSV (\`format=csv\`, ` +
       plansWith({ kind: 'csv' }) +
       `) has the same columns, annotations as codes; more than ${csvRowCapText()} rows is refused with 413.` +
       DOLLARS_SENTENCE +
@@ -97,8 +99,7 @@ export function dataRoutes(app: FastifyInstance) {
     rest: {
       ...common,
       vintage: {
-        describe:
-          'Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (2024). meta.hint says when the default was used.',
+        describe: `Survey year; default: the latest vintage this deployment holds values for (for these variables and geographies), else the latest of the dataset (${latestVintage(DEFAULT_DATASET)}). meta.hint says when the default was used.`,
       },
       include_geometry: {
         describe: `Add each geography's GeoJSON geometry (20m) to its cells; ${plansWith({ kind: 'include_geometry' })}.`,
@@ -142,16 +143,16 @@ export function dataRoutes(app: FastifyInstance) {
 
   defineVerbRoute(app, {
     url: '/v1/timeseries',
-    summary: 'Variables across vintages (up to 16 points per variable and geography)',
+    summary: `Variables across vintages (up to ${MAX_POINTS} points per variable and geography)`,
     description:
-      "Cells as in /v1/data, one per vintage from `from` to `to` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in `to`. `compare_to=YYYY` adds `change` to every point: difference, percent change and their MOEs against the base vintage, and `significant` at 90% (the Census Bureau's test); overlapping acs5 periods, non-comparable, controlled, top-coded or annotated values get `significant: null` with `not_tested_reason`." +
+      `Cells as in /v1/data, one per vintage from \`from\` to \`to\` for every variable and geography; vintages without a value are null with the reason. Geographies are resolved as defined in \`to\`. \`compare_to=YYYY\` adds \`change\` to every point: difference, percent change and their MOEs against the base vintage, and \`significant\` at 90% (the Census Bureau's test); overlapping periods (${pooledDatasets()}), non-comparable, controlled, top-coded or annotated values get \`significant: null\` with \`not_tested_reason\`.` +
       DOLLARS_SENTENCE +
       SYNTHETIC_SENTENCE,
     ...DATA_ROUTE,
     verb: getTimeseries,
     rest: {
       ...common,
-      from: { describe: 'First vintage; default: 15 years before `to` (the whole acs5 range).' },
+      from: { describe: `First vintage; default: ${MAX_POINTS - 1} years before \`to\` (at most ${MAX_POINTS} points).` },
       to: { describe: 'Last vintage; default: the latest.' },
     },
     csv: (result) => withChangeColumns(withDollarsColumns(cellsCsv('timeseries', result), result.data), result.data),

@@ -2,7 +2,8 @@
 // can answer:
 //
 //   kill switch      503 feature-unavailable  (DISABLED_FEATURES; before the input is read)
-//   parse            422 / 400                (the verb's input schema, or the transport's parse)
+//   parse            422 / 400                (the verb's input schema, or the transport's parse; then `normalize`:
+//                                             geo → specifiers, dollars= checked: every 4xx the input alone decides)
 //   CSV gate         503 / 403                (format=csv: kill switch, then the plan's csv feature)
 //   plan gates       403                      (decided from the input alone: never charged)
 //   heavy queue      503 + Retry-After        (large requests wait for a slot; a full queue refuses)
@@ -22,7 +23,7 @@ import { parseInput } from '../../domain/validation.js';
 import { checkRowCap } from '../../domain/row-cap.js';
 import { callerPlan } from '../caller-plan.js';
 import { assertFeatureEnabled } from '../feature-flags.js';
-import type { VerbFormat, VerbSpec } from '../define-verb.js';
+import type { VerbFormat, VerbSpec } from './verb-spec.js';
 
 export interface InvokeArgs<S extends z.ZodObject> {
   ctx: VerbContext;
@@ -63,12 +64,14 @@ export async function chargeRequest(ctx: VerbContext, shape: RequestShape | numb
 /** A failure on our side (5xx, or anything unexpected): the caller is not charged for it. */
 const isOurFailure = (e: unknown) => !isAppError(e) || e.status >= 500;
 
-export async function invoke<S extends z.ZodObject, O>(
-  spec: VerbSpec<S, O>,
+export async function invoke<S extends z.ZodObject, O, I>(
+  spec: VerbSpec<S, O, I>,
   { ctx, input, format = 'json', parse }: InvokeArgs<S>,
 ): Promise<VerbResult<O>> {
   assertFeatureEnabled(ctx.config, spec.feature);
-  const parsed = parse ? parse(input) : parseInput(spec.input, input, spec.inputAt);
+  const schemaOutput = parse ? parse(input) : parseInput(spec.input, input, spec.inputAt);
+  // Without normalize the schema's output is the normalized input (VerbSpec's default I).
+  const parsed = spec.normalize ? spec.normalize(schemaOutput, { format }) : (schemaOutput as I);
   const plan = callerPlan(ctx);
   if (format !== 'json' && !spec.formats?.includes(format)) throw new Error(`${spec.name}: no ${format} rendering`);
   const maxRows = format === 'csv' ? csvExportGate(ctx, plan) : undefined;

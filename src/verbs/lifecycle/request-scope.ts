@@ -41,8 +41,6 @@ export interface ScopeOptions {
   route?: string;
   /** Put rate-limit headers on the response (the state after the latest charge wins). */
   setHeaders(headers: Record<string, string>): void;
-  /** Also give this charge back if the transport finds the response was not served (cut off, a 5xx after the run). */
-  onRefund?(refund: () => void): void;
   /** The response has ended (sent, timed out, abandoned): nothing more may be charged or queued. */
   closed(): boolean;
   /** Called once when the response ends, after every slot is returned (seams.release). */
@@ -54,8 +52,12 @@ export interface RequestScope {
   charge(ctx: VerbContext, units: number): Promise<void>;
   /** Wait for a slot in the heavy queue (503 when full); held until end(). */
   queueHeavy(): Promise<void>;
-  /** Give back every charge taken so far (idempotent): the request failed on our side. */
-  refundCharges(): void;
+  /**
+   * Give back every charge taken so far and not given back yet; returns how many. The one refund
+   * list: the lifecycle calls it when the run fails on our side, the transport when the response
+   * was a 5xx or did not reach its last byte (app.ts; MCP: the deadline).
+   */
+  refundCharges(): number;
   /** The response has ended: return every slot taken (idempotent). */
   end(): void;
 }
@@ -80,10 +82,7 @@ export function requestScope(opts: ScopeOptions): RequestScope {
       const admitted = await admit({ ctx, caller, cost: units, ip: opts.ip, instance: opts.instance, route: opts.route });
       if (admitted.headers) opts.setHeaders(admitted.headers);
       if (admitted.release) hold(admitted.release);
-      if (admitted.refund) {
-        refunds.push(admitted.refund);
-        opts.onRefund?.(admitted.refund);
-      }
+      if (admitted.refund) refunds.push(admitted.refund);
     },
     async queueHeavy() {
       if (!opts.heavyGate) return;
@@ -92,7 +91,9 @@ export function requestScope(opts: ScopeOptions): RequestScope {
       if (ended || opts.closed()) throw closedError();
     },
     refundCharges() {
-      for (const refund of refunds) refund();
+      const given = refunds.splice(0);
+      for (const refund of given) refund();
+      return given.length;
     },
     end() {
       if (ended) return;

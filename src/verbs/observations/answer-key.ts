@@ -16,7 +16,16 @@ export type AnswerKey = string & { readonly answerKey: unique symbol };
  * what is answered (a field that does not would have no reason to exist).
  */
 export function answerKeyOfInput(verb: string, input: object): AnswerKey {
-  return `input\u0001${verb}\u0001${stringify(input)}` as AnswerKey;
+  return `input\u0001${verb}\u0001${stringify(input, asAsked)}` as AnswerKey;
+}
+
+/**
+ * The key reads the normalized input (geo as specifiers), less each specifier's `raw`, the text as
+ * the client spelt it: `us`, `nation:1` and ` nation:1 `, or `geo=a;b` and `geo=a&geo=b`, ask the
+ * same thing and share one entry.
+ */
+function asAsked(key: string, value: unknown): unknown {
+  return key === 'raw' ? undefined : value;
 }
 
 /**

@@ -44,6 +44,7 @@ export type CellDollars = z.infer<typeof cellDollarsSchema>;
 export interface DollarsRequest {
   index: PriceIndex;
   target: number;
+  toJSON(): number;
 }
 
 /** The request's dollars= checked against the index file; null when not asked for. */
@@ -56,7 +57,9 @@ export function dollarsRequest(year: number | undefined, load = loadPriceIndex):
       'Constant dollars (dollars=) are unavailable on this deployment: its price index file (R-CPI-U-RS, catalog/cpi-u-rs.csv) is missing or unreadable. Ask without dollars= for values in published dollars.',
     );
   }
-  return { index, target: checkTargetYear(index, year) };
+  const target = checkTargetYear(index, year);
+  // In a cache key (answer-key.ts) the request is its target year: the index is the deployment's.
+  return { index, target, toJSON: () => target };
 }
 
 /** format=compact shares per-variable fields only, with no place for each cell's adjustment. */

@@ -3,7 +3,7 @@
 // any data is read), compute the cost and charge it. Only then does the engine run.
 import { z } from 'zod';
 import { datasetSpec, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
-import { parseGeoParam } from '../../domain/geo/geo-param.js';
+import { geoMayExpand, parseGeoParam, type ParsedGeoParam } from '../../domain/geo/geo-param.js';
 import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import type { GeoTerm } from '../../domain/cost.js';
@@ -14,18 +14,27 @@ import { definitionOf, resolveSpecifiers, type ResolvedGeographies } from '../re
 import type { VerbContext } from '../../context/verb-context.js';
 import type { GeographyStore } from '../../store/geographies.js';
 
-import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, type RequestedVariable } from './variables.js';
+import {
+  bindVariables,
+  MAX_VARIABLES,
+  parseVariableNames,
+  tablesNamed,
+  type ParsedVariables,
+  type RequestedVariable,
+} from './variables.js';
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
 import { datasetParamDescription } from '../dataset-schemas.js';
 import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './resolve-regions.js';
+import { dollarsRequest, refuseCompactDollars, type DollarsRequest } from './dollars.js';
+import type { VerbFormat } from '../lifecycle/verb-spec.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
 /** Input common to data, compare and timeseries (HTTP query and MCP arguments alike). */
 export const observationInputShape = {
   variables: listParam.describe(
-    'Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most 50 items.',
+    `Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most ${MAX_VARIABLES} items.`,
   ),
   geo: listParam.describe(
     'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated. A custom region sums geographies of one level into one row: region(county:06001,county:06013), or region:<name> for a region saved to your account (docs/api.md "Custom regions"). region(state:*) has 52 members, Puerto Rico among them, so it is not the nation (nation:1 is the 50 states and DC): such an answer says so in meta.regions[].caveats (includes_puerto_rico).',
@@ -82,15 +91,39 @@ function latestLoadedVintage(
   return undefined;
 }
 
-/** A wildcard (`county:48*`, `tract:06037*`) can expand to thousands of geographies. */
-export function isWildcard(geo: string | readonly string[] | undefined): boolean {
-  return ([] as string[]).concat(geo ?? []).some((g) => g.includes('*'));
+/** What data, compare and timeseries read after the parse phase: `geo`, `dataset` and `dollars` read once. */
+export interface NormalizedObservationInput {
+  geo: ParsedGeoParam;
+  dataset: DatasetKey;
+  /** dollars= checked against the price index; null when not asked for. */
+  dollars: DollarsRequest | null;
 }
+
+type RawObservationFields = { geo: string | readonly string[]; dataset?: string; dollars?: number };
+
+/**
+ * The parse phase's reading of an observation request (VerbSpec.normalize): every 4xx the input
+ * alone decides, in the order the run used to find them (dollars=, then dataset, then geo), so
+ * none of them waits in the heavy queue or is charged. The text of `geo` is not kept: everything
+ * after this (the heavy rule, gates, resolution, cost, the answer cache's key) reads specifiers.
+ */
+export function normalizeObservationInput<T extends RawObservationFields>(
+  input: T,
+  { format }: { format: VerbFormat },
+): Omit<T, keyof RawObservationFields> & NormalizedObservationInput {
+  const dollars = dollarsRequest(input.dollars);
+  if (dollars && format === 'compact') refuseCompactDollars();
+  const dataset = parseDataset(input.dataset);
+  return { ...input, dollars, dataset, geo: parseGeoParam(input.geo) };
+}
+
+/** The heavy-queue rule of observation requests: a wildcard or a name may expand to hundreds of geographies. */
+export const mayExpand = (input: { geo: ParsedGeoParam }): boolean => geoMayExpand(input.geo);
 
 export async function prepare(
   ctx: VerbContext,
   plan: Plan,
-  input: { variables?: string | readonly string[]; geo?: string | readonly string[]; dataset?: string },
+  input: { variables?: string | readonly string[]; geo: ParsedGeoParam; dataset: DatasetKey },
   vintage: {
     requested: number | undefined;
     defaultToLoaded: boolean;
@@ -103,9 +136,8 @@ export async function prepare(
   const observations = storeOf(ctx.stores, 'observations');
   const geographies = storeOf(ctx.stores, 'geographies');
   const tables = storeIfOpen(ctx.stores, 'censusTables');
-  const dataset = parseDataset(input.dataset);
-  // `geo` is read here once; everything below takes the parsed specifiers.
-  const geoParam = parseGeoParam(input.geo);
+  const dataset = input.dataset;
+  const geoParam = input.geo;
   const rest = geoParam.specifiers;
   const regionSpecs = (await readSavedRegions(geoParam.regions, vintage.regions?.saved)).map((r) => ({
     ...r,

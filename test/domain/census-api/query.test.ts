@@ -1,3 +1,4 @@
+import { parseGeoList } from '../../../src/domain/geo/specifier.js';
 import { describe, expect, it } from 'vitest';
 import { CensusApiError } from '../../../src/domain/census-api/errors.js';
 import { parseGeoId } from '../../../src/domain/census-api/levels.js';
@@ -42,7 +43,8 @@ describe('parseCensusApiQuery', () => {
   ])('%j → %s %j', (geo, type, specifiers) => {
     const q = parseCensusApiQuery({ get: 'NAME', ...geo });
     expect(q.level.type).toBe(type);
-    expect(q.geo).toEqual(specifiers);
+    // Built as specifiers (not text): the same objects the geo grammar gives for that text.
+    expect(q.geo).toEqual(parseGeoList(specifiers));
     expect(q.byUcgid).toBe('ucgid' in geo);
   });
 

@@ -5,6 +5,7 @@ import { accountCheckout, checkoutInput } from '../../../verbs/account-checkout.
 import { accountPortal } from '../../../verbs/account-portal.js';
 import { billingWebhook } from '../../../verbs/account-billing-webhook.js';
 import { defineRawRoute, defineRoute } from '../../route-helpers.js';
+import { purchasablePlanIds } from '../../../verbs/describe-plans.js';
 
 const common = { tags: ['account'], auth: 'user-token' as const, needs: ['accounts' as const] };
 
@@ -14,8 +15,7 @@ export function billingRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/v1/account/checkout',
     summary: 'Start a checkout session',
-    description:
-      'Payment-processor checkout for `plan` (pioneer, pro, business) and `interval` (`monthly` default, or `annual`). Redirect the user to `url`.',
+    description: `Payment-processor checkout for \`plan\` (${purchasablePlanIds()}) and \`interval\` (\`monthly\` default, or \`annual\`). Redirect the user to \`url\`.`,
     body: checkoutInput,
     data: z.object({
       id: z.string(),

@@ -5,7 +5,7 @@
 // this module does not answer (another program, a vintage we never built) gets the Bureau's
 // "unknown dataset" form with a pointer; the discovery documents (…/variables.json, /data.json)
 // are registered beside these by their own module and win over the catch-all.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { censusApiQuery, censusApiQueryInput, servedDatasets, unknownDataset } from '../../../verbs/census-api-query.js';
 import { CensusApiError, quoted } from '../../../domain/census-api/errors.js';
@@ -31,15 +31,6 @@ const querystring = z.object({
     .describe("One of your API keys (the Census Data API's parameter; the X-API-Key header works too). Never logged."),
 });
 
-/**
- * The Bureau's clients send the key as `key=`: it is taken as the X-API-Key header (which wins when
- * both are sent), before authentication runs. The logger redacts `key=` (plugins/logging.ts).
- */
-async function keyFromQuery(req: FastifyRequest): Promise<void> {
-  const key = (req.query as Record<string, unknown> | undefined)?.key;
-  if (typeof key === 'string' && key !== '' && req.headers['x-api-key'] === undefined) req.headers['x-api-key'] = key;
-}
-
 /** The Bureau's answer: a header row, then rows of strings or nulls, all of one width. */
 const BUREAU_TABLE = {
   type: 'array',
@@ -52,7 +43,6 @@ const DESCRIPTION =
 
 export function censusApiDataRoutes(app: FastifyInstance): void {
   void app.register(async (api) => {
-    api.addHook('onRequest', keyFromQuery);
     api.setErrorHandler(bureauErrorHandler);
     for (const dataset of datasetKeys().sort()) {
       const spec = datasetSpec(dataset);
