@@ -50,7 +50,9 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     const data = await apiStatus('/v1/data?variables=B01003_001E&geo=county:48*&dataset=acs5&vintage=2023', svc.keys.free);
     expect([boundaries.status, boundaries.body.required_plan]).toEqual([403, 'pioneer']);
     expect([data.status, data.body.required_plan]).toEqual([403, 'pro']);
-    for (const key of [svc.keys.free, svc.keys.pioneer]) {
+    // Pioneer may download county shapes, so its map asks for Texas's counties by key instead (see
+    // pages-first-user.test.ts); Free may not, and is told the one plan that answers both.
+    for (const key of [svc.keys.free]) {
       await openWithKey('variable=B01003_001E&dataset=acs5&vintage=2023&level=county&within=state:48&geo=state:48', key);
       const alert = page.locator('#map-title').locator('..').getByRole('alert');
       await alert.waitFor();

@@ -56,7 +56,7 @@ function CountsTable(props: {
   mono?: boolean;
 }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.heading}>
       <table data-testid={props.testId}>
         <thead>
           <tr>
@@ -155,7 +155,7 @@ export function UsagePage({ profile }: AppState) {
         <DailyChart days={days} />
         <details>
           <summary>Show daily figures as a table</summary>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Daily figures">
             <table>
               <thead>
                 <tr>
