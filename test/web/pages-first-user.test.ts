@@ -71,4 +71,90 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await check('free-explorer');
   });
+
+  async function openWithKey(path: string, button: string) {
+    await page.goto(`${svc.base}${path}`);
+    await page.getByLabel('Your API key').fill(svc.keys.business);
+    await page.getByRole('button', { name: button }).click();
+  }
+
+  it('a profile opened by name: each request once, the survey with the most figures, a true lead, which part is missing, names not keys', async () => {
+    await page.goto(`${svc.base}/explore`); // a fresh page: the signed-in session of the test above is still on this context
+    await page.context().clearCookies();
+    const asked: string[] = [];
+    const onRequest = (r: { url(): string }) => void (r.url().includes('/v1/') && asked.push(r.url()));
+    page.on('request', onRequest);
+    await openWithKey(`/profile/${encodeURIComponent('Travis County, TX')}`, 'Show profile');
+    await page.getByTestId('profile').waitFor({ timeout: 60_000 });
+    await page.getByTestId('children').waitFor({ timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    page.off('request', onRequest);
+    // §7: every request once.
+    expect(asked.length).toBeGreaterThan(5);
+    expect(asked.filter((u, i) => asked.indexOf(u) !== i)).toEqual([]);
+    // §3: the selector shows each choice's count, and the profile opened on the largest.
+    const options = await page.locator('#vintage-pick option').allTextContents();
+    const counts = options.map((o) => Number(/— (\d+) of 36 figures/.exec(o)?.[1] ?? NaN));
+    expect(counts.every((n) => Number.isInteger(n))).toBe(true);
+    const chosen = await page.locator('#vintage-pick').evaluate((s: HTMLSelectElement) => s.selectedOptions[0]!.textContent!);
+    expect(Number(/— (\d+) of/.exec(chosen)![1])).toBe(Math.max(...counts));
+    // The lead states what is true: as many values as the place's column shows, and how many have an MOE.
+    const lead = (await page.locator('p.lead').textContent())!;
+    expect(lead).not.toContain('Every figure has its 90% margin of error');
+    const shown = await page.locator('table.figures td[data-geo="county:48453"] [data-testid="estimate"]').allTextContents();
+    const values = shown.filter((t) => t !== '—').length;
+    expect(lead).toContain(`${values} of 36 figures have a value`);
+    // §2: only the MOE of the population is missing, and the page says so (not "the value is absent").
+    const population = page.locator('tr[data-variable="core_total_population"] td[data-geo="county:48453"]');
+    expect(await population.getByTestId('estimate').textContent()).not.toBe('—');
+    const reason = (await population.getByTestId('reason').textContent())!;
+    expect(reason).toMatch(/^No margin of error: missing in the source file/);
+    expect(reason).not.toMatch(/value is absent/i);
+    // Texas's column says "not loaded" where that is the reason.
+    const texas = (await page.locator('tr[data-variable="core_total_population"] td[data-geo="state:48"]').textContent())!;
+    expect(texas).toContain('not loaded');
+    // §8: significance marks in words, no codes; the metro by its name, not its key.
+    for (const mark of await page.getByTestId('sig').allTextContents())
+      expect(mark).not.toMatch(/_|\((no data loaded|missing in source|controlled)\)/);
+    const places = (await page.getByTestId('section-places').textContent())!;
+    expect(places).not.toMatch(/metro:\d+/);
+    expect(places).toContain('Austin-Round Rock-San Marcos');
+    // §13: children links carry no unused ?vintage=.
+    const hrefs = await page.locator('[data-testid="children"] ul a').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(hrefs.filter((h) => h.includes('vintage='))).toEqual([]);
+    // §4: a series with no value at all is said once, not drawn as rows of reasons.
+    await page.getByTestId('trends-loaded').waitFor({ timeout: 60_000 });
+    const emptyNotes = await page.getByTestId('trends-empty').count();
+    const rowsOfReasons = await page
+      .locator('[data-testid="series-table"] tbody tr')
+      .evaluateAll((rows) => rows.filter((r) => r.textContent!.includes('not loaded')).length);
+    expect(emptyNotes + rowsOfReasons).toBeGreaterThan(0);
+    expect(emptyNotes).toBeLessThanOrEqual(1);
+    await check('profile-travis');
+  });
+
+  it('a 2018 profile charts the years that exist up to 2018, none after', async () => {
+    await page.goto(`${svc.base}/profile/state:48?dataset=acs1&vintage=2018`);
+    if (await page.getByLabel('Your API key').count()) {
+      await page.getByLabel('Your API key').fill(svc.keys.business);
+      await page.getByRole('button', { name: 'Show profile' }).click();
+    }
+    await page.getByTestId('trends-loaded').waitFor({ timeout: 60_000 });
+    const years = (await page.locator('[data-testid="series-table"] tbody th').allTextContents()).map(Number);
+    expect(years.length).toBeGreaterThan(0);
+    expect(Math.max(...years)).toBe(2018);
+    expect(Math.min(...years)).toBe(2005);
+    await check('profile-texas-2018');
+  });
+
+  it('a percentage MOE is in pp in the explorer, as in profiles', async () => {
+    await openWithKey('/explore?variable=core_poverty_rate&dataset=acs1&vintage=2018&level=state&geo=state:48', 'Explore');
+    await page.getByTestId('ranked').waitFor({ timeout: 60_000 });
+    const moes = await page.locator('[data-testid="ranked"] tbody td.num').allTextContents();
+    const withPlusMinus = moes.filter((t) => t.startsWith('±'));
+    expect(withPlusMinus.length).toBeGreaterThan(10);
+    for (const m of withPlusMinus) expect(m).toMatch(/^± [\d.]+ pp$/);
+    await check('explore-percent-moe');
+  });
 });
