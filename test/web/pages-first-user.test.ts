@@ -5,18 +5,39 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { allViolations, launchBrowser, screenshot } from '../support/browser.js';
 import { startLiveService, type LiveService } from '../support/live-service.js';
+import { startService, type Service } from '../support/service.js';
+import { freePort } from '../support/browser.js';
+import { buildWeb } from '../../web/build.js';
+import os from 'node:os';
 
 let svc: LiveService;
 let browser: Browser;
+/** The development server as `npm start` runs it (no BASE_URL), on every address: reached at this machine's LAN address. */
+let lan: (Service & { base: string }) | undefined;
+
+/** This machine's first non-loopback IPv4 address (the LAN address another device would use). */
+const lanAddress = () =>
+  Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
 beforeAll(async () => {
   svc = await startLiveService();
   browser = await launchBrowser();
+  const address = lanAddress();
+  if (address) {
+    await buildWeb();
+    const port = await freePort();
+    const dev = await startService({ config: { PORT: port, DEV_IDP: true } });
+    await dev.app.listen({ port, host: '0.0.0.0' });
+    lan = { ...dev, base: `http://${address}:${port}` };
+  }
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await svc?.close();
+  await lan?.close();
 });
 
 const WIDTHS = [
@@ -156,5 +177,27 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     expect(withPlusMinus.length).toBeGreaterThan(10);
     for (const m of withPlusMinus) expect(m).toMatch(/^± [\d.]+ pp$/);
     await check('explore-percent-moe');
+  });
+
+  it('signs in from the explorer at a LAN address and comes back to the same view', async () => {
+    // A machine without a LAN address cannot show this; it fails rather than skip silently.
+    expect(lan, 'this machine has no non-loopback IPv4 address').toBeDefined();
+    await page.context().clearCookies();
+    const view = '/explore?variable=B01003_001E&dataset=acs1&vintage=2017&level=state&within=us&geo=state%3A48';
+    await page.goto(`${lan!.base}${view}`);
+    const link = page.getByRole('link', { name: 'sign in' });
+    const next = new URL((await link.getAttribute('href'))!, lan!.base).searchParams.get('next')!;
+    expect(new URL(next, lan!.base).pathname).toBe('/explore');
+    for (const [k, v] of new URL(view, lan!.base).searchParams) expect(new URL(next, lan!.base).searchParams.get(k), k).toBe(v);
+    await check('explore-key-form');
+    await link.click();
+    await page.getByLabel('E-mail address').fill(`lan-${screen}@example.org`);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    // Back on the LAN address, on the explorer, with the view the reader left.
+    await page.waitForURL((u) => u.pathname === '/explore' && u.host === new URL(lan!.base).host);
+    const back = new URL(page.url());
+    for (const [k, v] of new URL(view, lan!.base).searchParams) expect(back.searchParams.get(k), k).toBe(v);
+    await page.getByTestId('ranked').waitFor({ timeout: 60_000 });
+    await expect(page.locator('.who .email').textContent()).resolves.toContain(`lan-${screen}@example.org`);
   });
 });
