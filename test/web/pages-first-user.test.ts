@@ -200,4 +200,19 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await page.getByTestId('ranked').waitFor({ timeout: 60_000 });
     await expect(page.locator('.who .email').textContent()).resolves.toContain(`lan-${screen}@example.org`);
   });
+
+  it('opens docs/profile.md’s example /profile/Austin-Round Rock and finds it in the explorer’s Within', async () => {
+    await page.context().clearCookies();
+    await openWithKey(`/profile/${encodeURIComponent('Austin-Round Rock')}`, 'Show profile');
+    await page.getByTestId('profile').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('profile').getAttribute('data-geo')).toBe('metro:12420');
+    expect(new URL(page.url()).pathname).toBe('/profile/metro:12420');
+    await page.goto(`${svc.base}/explore?variable=B01003_001E&dataset=acs5&vintage=2023&level=state&geo=state%3A48`);
+    await page.getByLabel('Your API key').fill(svc.keys.business);
+    await page.getByRole('button', { name: 'Explore' }).click();
+    await page.getByLabel(/^Within/).fill('Austin-Round Rock');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.getByTestId('within-status').textContent(), { timeout: 30_000 }).toContain('metro:12420');
+    await check('explore-within-austin');
+  });
 });
