@@ -215,4 +215,15 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await expect.poll(() => page.getByTestId('within-status').textContent(), { timeout: 30_000 }).toContain('metro:12420');
     await check('explore-within-austin');
   });
+
+  it('/docs: an accessible API reference that loads in under a second', async () => {
+    const started = Date.now();
+    await page.goto(`${svc.base}/docs`, { waitUntil: 'load' });
+    const ms = Date.now() - started;
+    expect(ms, `/docs loaded in ${ms} ms`).toBeLessThan(1000);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Census Data Service API reference');
+    await expect(page.locator('article.operation').count()).resolves.toBeGreaterThan(20);
+    console.log(`/docs (${screen}): loaded in ${ms} ms`);
+    await check('docs');
+  });
 });
