@@ -226,4 +226,17 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     console.log(`/docs (${screen}): loaded in ${ms} ms`);
     await check('docs');
   });
+
+  it('an empty tract map says why, with the API’s gaps', async () => {
+    await page.context().clearCookies();
+    await openWithKey(
+      '/explore?variable=B01003_001E&dataset=acs5&vintage=2018&level=tract&within=county%3A48453&geo=county%3A48453',
+      'Explore',
+    );
+    const gaps = page.getByTestId('map-gaps');
+    await gaps.waitFor({ timeout: 60_000 });
+    // The API's own words: Texas has no 2010-definition tract file in this build.
+    expect(await gaps.textContent()).toMatch(/missing .*TX/);
+    await check('explore-empty-tract-map');
+  });
 });

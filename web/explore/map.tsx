@@ -17,7 +17,10 @@ const NULL_FILL = '#d4d4d4';
 const W = 960;
 const H = 560;
 
-export type Shapes = FeatureCollection<Geometry, { geo_key: string; name: string }>;
+export type Shapes = FeatureCollection<Geometry, { geo_key: string; name: string }> & {
+  /** What the boundaries lack (`gaps`: e.g. states without a tract file), as /v1/boundaries says. */
+  boundary?: { gaps?: string[] };
+};
 
 type Feat = Feature<Geometry, { geo_key: string; name: string }>;
 
@@ -297,6 +300,9 @@ export function ChoroplethMap({
             ? ' (it returned none for this area)'
             : ` (${shapes.features.length.toLocaleString('en-US')} shapes of other areas or definitions)`}
           ; their values are in the table below.
+          {(shapes.boundary?.gaps ?? []).length > 0 && (
+            <span data-testid="map-gaps"> What the boundaries lack, as the API says: {shapes.boundary!.gaps!.join('; ')}.</span>
+          )}
         </p>
       )}
       {offMap.length > 0 && (
