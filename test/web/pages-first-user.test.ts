@@ -3,7 +3,9 @@
 // with axe-core and must fit the screen (no page wider than the viewport).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { allViolations, launchBrowser, screenshot } from '../support/browser.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { allViolations, launchBrowser, SCREENSHOT_DIR } from '../support/browser.js';
 import { startLiveService, type LiveService } from '../support/live-service.js';
 import { startService, type Service } from '../support/service.js';
 import { freePort } from '../support/browser.js';
@@ -55,13 +57,19 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
   });
   afterAll(() => page?.context().close());
 
-  /** Every state the tests reach: no axe violation, nothing wider than the screen, no script error. */
-  async function check(name: string) {
+  /**
+   * Every state the tests reach: no axe violation, nothing wider than the screen, no script error.
+   * `picture`: the documented screenshot of this state (the screen's top, `npm run screenshots`).
+   */
+  async function check(name: string, picture?: string) {
     expect(await allViolations(page), name).toEqual([]);
     const wide = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }));
     expect(wide.page, `${name}: page ${wide.page} px wide on a ${wide.screen} px screen`).toBeLessThanOrEqual(wide.screen);
-    expect(errors).toEqual([]);
-    await screenshot(page, `issue37-${screen}-${name}`);
+    expect(errors, 'script errors').toEqual([]);
+    if (picture) {
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${picture}.png`) });
+    }
   }
 
   async function signUp(email: string) {
@@ -90,7 +98,7 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await expect(note.textContent()).resolves.toMatch(/asks for its 52 states one by one, by key/);
     expect(await note.getByRole('link').textContent()).toBe('See the Pro plan');
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
-    await check('free-explorer');
+    await check('free-explorer', screen === 'desktop' ? 'explore-30-free-states' : undefined);
   });
 
   async function openWithKey(path: string, button: string) {
@@ -112,7 +120,7 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     page.off('request', onRequest);
     // §7: every request once.
     expect(asked.length).toBeGreaterThan(5);
-    expect(asked.filter((u, i) => asked.indexOf(u) !== i)).toEqual([]);
+    expect(asked.filter((u, i) => asked.indexOf(u) !== i), 'requests sent twice').toEqual([]);
     // §3: the selector shows each choice's count, and the profile opened on the largest.
     const options = await page.locator('#vintage-pick option').allTextContents();
     const counts = options.map((o) => Number(/— (\d+) of 36 figures/.exec(o)?.[1] ?? NaN));
@@ -152,7 +160,7 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
       .evaluateAll((rows) => rows.filter((r) => r.textContent!.includes('not loaded')).length);
     expect(emptyNotes + rowsOfReasons).toBeGreaterThan(0);
     expect(emptyNotes).toBeLessThanOrEqual(1);
-    await check('profile-travis');
+    await check('profile-travis', screen === 'phone' ? 'profile-30-phone-travis' : undefined);
   });
 
   it('a 2018 profile charts the years that exist up to 2018, none after', async () => {
@@ -224,7 +232,7 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Census Data Service API reference');
     await expect(page.locator('article.operation').count()).resolves.toBeGreaterThan(20);
     console.log(`/docs (${screen}): loaded in ${ms} ms`);
-    await check('docs');
+    await check('docs', `docs-reference-${screen}`);
   });
 
   it('an empty tract map says why, with the API’s gaps', async () => {

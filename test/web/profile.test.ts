@@ -150,7 +150,7 @@ afterAll(async () => {
 describe('place profiles', { timeout: 120_000 }, () => {
   // First, on a server process that has answered nothing yet, then again on a warm process; the
   // browser's cache is empty each time (a new context).
-  it('renders from a cold cache, signed in, in six API requests (state, county, metro)', { timeout: 240_000 }, async () => {
+  it('renders from a cold cache, signed in, in seven API requests (state, county, metro)', { timeout: 240_000 }, async () => {
     const measure = async (key: string, run: string) => {
       const context = await signedInContext(`timer-${run}-${key.replace(':', '-')}@example.org`);
       const page = await newPage(context);
@@ -171,7 +171,7 @@ describe('place profiles', { timeout: 120_000 }, () => {
         `profile: ${key} (${run} server) figures on screen ${m.ms} ms after navigation, series ${m.trendsMs} ms; cold browser cache, signed in; ${apiRequests.length} API requests`,
       );
       expect(apiRequests.length).toBe(m.requests);
-      expect(apiRequests.length).toBe(6);
+      expect(apiRequests.length).toBe(7);
       await context.close();
       return m;
     };
