@@ -45,7 +45,9 @@ export interface Profile {
   /** Every vintage with values at the place's level, per dataset (for the vintage picker). */
   available: { dataset: string; label: string; vintages: number[] }[];
   /** Headline figures per dataset and vintage (empty when the URL named both). */
-  coverage: Coverage[];
+  coverage: Promise<Coverage[]>;
+  /** The name of a county's metro (the detail gives its key only). */
+  metroName: Promise<string | undefined>;
   datasets: DatasetInfo[];
   parents: PlaceRef[];
   headline: Part<Cell[]>;
@@ -107,6 +109,9 @@ export interface Coverage {
   figures: number;
 }
 
+/** How long the page waits for the count of figures before opening on the latest year. */
+const COUNT_WAIT_MS = 1000;
+
 /** Points a series may have (the API's /v1/timeseries limit); the newest loaded years are counted. */
 const SERIES_POINTS = 16;
 
@@ -119,6 +124,8 @@ export async function loadCoverage(key: string, level: string, datasets: Dataset
   const asks = datasets
     .map((d) => ({ d, years: [...(d.loaded_vintages?.[level] ?? [])].sort((a, b) => a - b).slice(-SERIES_POINTS) }))
     .filter((x) => x.years.length > 0);
+  // One choice only: nothing to compare, no request (its count stays unknown in the selector).
+  if (asks.length === 1 && asks[0]!.years.length === 1) return [{ dataset: asks[0]!.d.dataset, vintage: asks[0]!.years[0]!, figures: -1 }];
   const answers = await Promise.all(
     asks.map(({ d, years }) =>
       get<{ data: Cell[] }>(
@@ -239,15 +246,34 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
   detailRequest.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   const datasets = { data: await loadDatasets() };
   metrics.requests++;
-  const coverage = asked.dataset && asked.vintage ? [] : await loadCoverage(key, type, datasets.data);
-  const choice = chooseVintage(datasets.data, asked, coverage);
   const parentKeys = parentKeysOf(key);
   const childType = CHILD_TYPE[type];
-  const headlineRequest = settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, choice)).then((r) => r.data));
+  const headlineOf = (c: Choice) => settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, c)).then((r) => r.data));
+  // The headline figures of the likeliest choice (the latest loaded year) are asked for while the
+  // figures are counted, so the count is not a round trip more before the page shows; they are
+  // asked again only when the count picks another survey or year.
+  const loaded = datasets.data.flatMap((d) =>
+    (d.loaded_vintages?.[type] ?? []).map((vintage) => ({ dataset: d.dataset, vintage, figures: 0 })),
+  );
+  const guess = chooseVintage(datasets.data, asked, loaded);
+  const guessed = headlineOf(guess);
+  const counting = asked.dataset && asked.vintage ? Promise.resolve([]) : loadCoverage(key, type, datasets.data);
+  // The count decides only if it is quick: a fresh server's first series can take seconds, and
+  // then the page opens on the latest year and the selector gets its counts when they arrive.
+  const coverage = await Promise.race([counting, new Promise<null>((resolve) => setTimeout(() => resolve(null), COUNT_WAIT_MS))]);
+  const choice = coverage ? chooseVintage(datasets.data, asked, coverage) : guess;
+  const headlineRequest = choice.dataset === guess.dataset && choice.vintage === guess.vintage ? guessed : headlineOf(choice);
   const distributions = settle(get<{ data: Cell[] }>(distributionsPath(key, choice)).then((r) => r.data));
   const trends = settle(get<{ data: Cell[] }>(trendsPath(key, choice, datasets.data)).then((r) => r.data));
   const children = childType ? settle(loadChildren(childrenPath(key, childType, choice.vintage), childType)) : null;
   const detail = (await detailRequest).data;
+  // A county's metro is named by key only in the detail: its name is one small request.
+  const metroName = detail.metro_key
+    ? get<{ data: { name: string } }>(`/v1/geographies/${encodeURIComponent(detail.metro_key)}`).then(
+        (r) => r.data.name,
+        () => undefined,
+      )
+    : Promise.resolve(undefined);
   const place: Place = {
     geo_key: detail.geo_key,
     type: detail.type,
@@ -265,5 +291,17 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
       vintages: [...(d.loaded_vintages?.[place.type] ?? [])].sort((a, b) => b - a),
     }))
     .filter((d) => d.vintages.length > 0);
-  return { place, choice, available, coverage, datasets: datasets.data, parents, headline, distributions, trends, children };
+  return {
+    place,
+    choice,
+    available,
+    coverage: counting,
+    metroName,
+    datasets: datasets.data,
+    parents,
+    headline,
+    distributions,
+    trends,
+    children,
+  };
 }

@@ -22,6 +22,7 @@ import {
   resolvePlace,
   trendsPath,
   type Children,
+  type Coverage,
   type Part,
   type PlaceRef,
   type Profile,
@@ -103,19 +104,6 @@ function figuresWords(headline: Part<Cell[]>, key: string): string {
         ? 'none of them with its 90% margin of error (MOE): each says why'
         : `${withMoe} of them with its 90% margin of error (MOE); the others say why theirs is missing`;
   return `${values.length} of ${own.length} figures have a value, ${moe}.`;
-}
-
-/** A place's name by key (/v1/geographies/{key}), for a key the place's detail names without its name. */
-function useName(key: string | null | undefined): string | undefined {
-  const [name, setName] = useState<string>();
-  useEffect(() => {
-    if (!key) return;
-    getJson<{ data: { name: string } }>(`/v1/geographies/${encodeURIComponent(key)}`).then(
-      (r) => setName(r.data.name),
-      () => {},
-    );
-  }, [key]);
-  return name;
 }
 
 const TYPE_NAMES: Record<string, string> = {
@@ -290,7 +278,14 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
     profile.datasets.find((d) => d.dataset === choice.dataset),
     choice.dataset,
   );
-  const metroName = useName(place.metro_key);
+  const [metroName, setMetroName] = useState<string>();
+  useEffect(() => {
+    void profile.metroName.then(setMetroName);
+  }, [profile.metroName]);
+  const [coverage, setCoverage] = useState<Coverage[]>([]);
+  useEffect(() => {
+    void profile.coverage.then(setCoverage);
+  }, [profile.coverage]);
   return (
     <main id="main" class="wide profile" data-testid="profile" data-geo={place.geo_key}>
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -343,7 +338,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
               d.vintages.map((v) => (
                 <option key={`${d.dataset}/${v}`} value={`${d.dataset}/${v}`}>
                   {d.label}, {v}
-                  {countWords(profile.coverage.find((c) => c.dataset === d.dataset && c.vintage === v))}
+                  {countWords(coverage.find((c) => c.dataset === d.dataset && c.vintage === v))}
                 </option>
               )),
             )}
