@@ -120,7 +120,10 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     page.off('request', onRequest);
     // §7: every request once.
     expect(asked.length).toBeGreaterThan(5);
-    expect(asked.filter((u, i) => asked.indexOf(u) !== i), 'requests sent twice').toEqual([]);
+    expect(
+      asked.filter((u, i) => asked.indexOf(u) !== i),
+      'requests sent twice',
+    ).toEqual([]);
     // §3: the selector shows each choice's count, and the profile opened on the largest.
     const options = await page.locator('#vintage-pick option').allTextContents();
     const counts = options.map((o) => Number(/— (\d+) of 36 figures/.exec(o)?.[1] ?? NaN));
@@ -165,6 +168,8 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
 
   it('a 2018 profile charts the years that exist up to 2018, none after', async () => {
     await page.goto(`${svc.base}/profile/state:48?dataset=acs1&vintage=2018`);
+    // The key form, or the profile when the page still has credentials: whichever is drawn first.
+    await page.waitForSelector('#api-key, [data-testid="profile"]');
     if (await page.getByLabel('Your API key').count()) {
       await page.getByLabel('Your API key').fill(svc.keys.business);
       await page.getByRole('button', { name: 'Show profile' }).click();
