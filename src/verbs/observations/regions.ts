@@ -4,6 +4,7 @@
 // variables evaluated on the summed components (so a percent of a region is the proportion of its
 // aggregated numerator and denominator, with the handbook's proportion MOE), medians estimated from
 // their distribution where one is known (domain/regions/median.ts), anything else null with a reason.
+import { puertoRicoCaveat, type RegionCaveat } from '../../domain/regions/puerto-rico.js';
 import { AppError } from '../../domain/errors.js';
 import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../domain/formula.js';
 import type { GeoType } from '../../domain/geo/keys.js';
@@ -137,6 +138,8 @@ export interface RegionMeta {
   member_count: number;
   members: string[];
   missing: RegionMissing[];
+  /** What the region is not, said in the answer: e.g. with Puerto Rico it is not the nation (domain/regions/puerto-rico.ts). */
+  caveats: RegionCaveat[];
 }
 
 const formulaCache = new Map<string, Formula>();
@@ -296,6 +299,7 @@ export async function regionGrid(
       member_count: region.members.length,
       members: region.members.map((m) => m.key),
       missing,
+      caveats: [puertoRicoCaveat(region.members, region.level)].filter((c): c is RegionCaveat => c !== null),
     });
   }
   return { slices, summary: { nullReasons, loaded, loadedInOther }, meta };
@@ -320,6 +324,7 @@ export function regionMeta(p: PreparedRequest, regions: { meta: RegionMeta[] }):
   if (p.regions.length === 0) return {};
   const notes = [...p.geo.notes];
   for (const r of p.regions) for (const n of r.resolution.notes) if (!notes.includes(n)) notes.push(n);
+  for (const r of regions.meta) for (const c of r.caveats) notes.push(`${r.geo_key}: ${c.detail}`);
   notes.push(REGION_MOE_NOTE);
   return { geography_count: p.geo.geographies.length + p.regions.length, regions: regions.meta, notes };
 }
