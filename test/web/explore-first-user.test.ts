@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { allViolations, launchBrowser, screenshot } from '../support/browser.js';
 import { startLiveService, type LiveService } from '../support/live-service.js';
+import { whyWords, type Annotation } from '../../web/shared/missing.js';
 
 let svc: LiveService;
 let browser: Browser;
@@ -186,7 +187,8 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     for (const c of nulls) {
       const row = table.locator('tbody tr', { has: page.getByRole('button', { name: c.geo_name, exact: true }) });
       const text = (await row.textContent())!;
-      expect(text).toContain(`No value: ${c.estimate_annotation!.meaning}`);
+      // Which part is missing and why, in words (web/shared/missing.ts), not the code.
+      expect(text).toContain(`No value: ${whyWords(c.estimate_annotation as unknown as Annotation)}.`);
       expect(text).not.toContain(c.estimate_annotation!.code);
       // The reason for a state's unpublished row does not talk about Puerto Rico.
       expect(text).not.toMatch(/Puerto Rico/);
@@ -239,7 +241,7 @@ describe('explorer: what a first user trips over', { timeout: 90_000 }, () => {
     for (const where of [page.getByTestId('compare'), page.getByTestId('compare-answers')]) {
       const text = (await where.textContent())!;
       expect(text).not.toContain(code);
-      expect(text).toContain('this deployment has not loaded values');
+      expect(text).toContain('has no value: not loaded');
     }
     expect(await allViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
