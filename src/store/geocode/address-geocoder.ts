@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseAddress, STATES, type ParsedAddress } from '../../domain/address/parse.js';
 import type { AddrEdge, AddrPoint } from '../../domain/address/types.js';
-import type { BoundaryStore } from '../boundaries.js';
+import type { BoundaryFiles } from '../boundaries/files.js';
 import { fitsSide, interpolate } from '../../domain/geocode/interpolate.js';
 import type { GeocodeGeographies, LevelMatch, PointGeocoder } from './point-geocoder.js';
 
@@ -46,7 +46,7 @@ export class AddressGeocoder {
     readonly coverage: string[],
   ) {}
 
-  static async load(store: BoundaryStore): Promise<AddressGeocoder> {
+  static async load(store: BoundaryFiles): Promise<AddressGeocoder> {
     const points = new Map<string, { p: AddrPoint; source: string }[]>();
     const edges = new Map<string, { e: AddrEdge; source: string }[]>();
     let zcta: Record<string, string[]> = {};

@@ -18,7 +18,7 @@ import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, t
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
 import { datasetParamDescription } from '../dataset-schemas.js';
-import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
+import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './resolve-regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
