@@ -10,6 +10,7 @@ import path from 'node:path';
 import { allViolations, launchBrowser, SCREENSHOT_DIR } from '../support/browser.js';
 import { startLiveService, type LiveService } from '../support/live-service.js';
 import { HEADLINE_VARIABLES } from '../../web/profile/layout.js';
+import { missingText } from '../../web/shared/missing.js';
 
 interface ApiCell {
   geo_key: string;
@@ -17,8 +18,8 @@ interface ApiCell {
   unit: string;
   estimate: number | null;
   moe_numeric: number | null;
-  estimate_annotation: { meaning: string } | null;
-  moe_annotation: { meaning: string } | null;
+  estimate_annotation: { code: string; meaning: string } | null;
+  moe_annotation: { code: string; meaning: string } | null;
   comparison?: { significant: boolean | null; difference: number | null } | null;
 }
 
@@ -113,8 +114,7 @@ async function checkFigures(page: Page, key: string, parents: string[], dataset:
     expect(onPage, what).toBeDefined();
     if (c.estimate === null) {
       expect(onPage!.estimate, what).toBe('—');
-      const meaning = c.estimate_annotation?.meaning ?? 'No value.';
-      expect([meaning, 'Same reason as the first column.'], what).toContain(onPage!.reason);
+      expect([missingText(c), 'Same reason as the first column.'], what).toContain(onPage!.reason);
     } else {
       expectShown(onPage!.estimate, c.estimate, c.unit, what);
       if (c.moe_numeric === null) {
@@ -150,7 +150,7 @@ afterAll(async () => {
 describe('place profiles', { timeout: 120_000 }, () => {
   // First, on a server process that has answered nothing yet, then again on a warm process; the
   // browser's cache is empty each time (a new context).
-  it('renders from a cold cache, signed in, in six API requests (state, county, metro)', { timeout: 240_000 }, async () => {
+  it('renders from a cold cache, signed in, in seven API requests (state, county, metro)', { timeout: 240_000 }, async () => {
     const measure = async (key: string, run: string) => {
       const context = await signedInContext(`timer-${run}-${key.replace(':', '-')}@example.org`);
       const page = await newPage(context);
@@ -171,7 +171,9 @@ describe('place profiles', { timeout: 120_000 }, () => {
         `profile: ${key} (${run} server) figures on screen ${m.ms} ms after navigation, series ${m.trendsMs} ms; cold browser cache, signed in; ${apiRequests.length} API requests`,
       );
       expect(apiRequests.length).toBe(m.requests);
-      expect(apiRequests.length).toBe(6);
+      // Seven: the six parts and the count of figures per survey and year (none for the metro, which
+      // has one choice); a county adds its metro's name.
+      expect(apiRequests.length).toBe({ 'metro:12420': 6, 'county:48453': 8 }[key] ?? 7);
       await context.close();
       return m;
     };
@@ -292,7 +294,7 @@ describe('place profiles', { timeout: 120_000 }, () => {
   it('shows a county beside its state and the nation, every figure equal to the API', async () => {
     const page = await newPage();
     await openWithKey(page, '/profile/county:48453');
-    await expect(page.getByTestId('vintage').textContent()).resolves.toContain('5-year estimates, 2023');
+    await expect(page.getByTestId('vintage').textContent()).resolves.toContain('ACS 5-year, 2023');
     const n = await checkFigures(page, 'county:48453', ['state:48', 'nation:1'], 'acs5', 2023);
     // The total population is published; most topics are not loaded for counties in the test build.
     const pop = page.locator('tr[data-variable="core_total_population"] td[data-geo="county:48453"]');
@@ -305,7 +307,7 @@ describe('place profiles', { timeout: 120_000 }, () => {
   it('shows a metro beside the nation only (a metro may cross states), every figure equal to the API', async () => {
     const page = await newPage();
     await openWithKey(page, '/profile/metro:12420');
-    await expect(page.getByTestId('vintage').textContent()).resolves.toContain('5-year estimates, 2017');
+    await expect(page.getByTestId('vintage').textContent()).resolves.toContain('ACS 5-year, 2017');
     const n = await checkFigures(page, 'metro:12420', ['nation:1'], 'acs5', 2017);
     const mhi = page.locator('tr[data-variable="core_median_household_income"] td[data-geo="metro:12420"]');
     await expect(mhi.getByTestId('estimate').textContent()).resolves.toMatch(/^\$\d/);

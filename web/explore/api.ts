@@ -28,12 +28,32 @@ export function hasCredentials(): boolean {
   return apiKey !== '' || csrf !== '';
 }
 
-export async function loadSession(): Promise<{ signed_in: boolean; email?: string | null }> {
+/** A plan as the server's plan table describes it (`/dashboard/session` lists them, cheapest first). */
+export interface PlanInfo {
+  id: string;
+  name: string;
+  rank: number;
+  features?: Record<string, unknown>;
+}
+let plans: PlanInfo[] = [];
+
+export async function loadSession(): Promise<{ signed_in: boolean; email?: string | null; plan?: string | null }> {
   const res = await fetch('/dashboard/session', { credentials: 'same-origin' });
   if (!res.ok) return { signed_in: false };
-  const s = (await res.json()) as { signed_in: boolean; csrf_token?: string; email?: string | null };
+  const s = (await res.json()) as { signed_in: boolean; csrf_token?: string; email?: string | null; plans?: PlanInfo[] };
   if (s.csrf_token) csrf = s.csrf_token;
+  if (Array.isArray(s.plans)) plans = s.plans;
   return s;
+}
+
+/** "Pro": the cheapest plan with a feature (`csvExport`), from the server's table; null before the session answered. */
+export function cheapestPlanWith(feature: string): PlanInfo | null {
+  return [...plans].sort((a, b) => a.rank - b.rank).find((p) => p.features?.[feature] === true) ?? null;
+}
+
+/** A plan's rank and name from the server's table (read with the session); unknown ids rank lowest and keep their id. */
+export function planInfo(id: string): PlanInfo {
+  return plans.find((p) => p.id === id) ?? { id, name: id, rank: -1 };
 }
 
 function headers(): Record<string, string> {
@@ -157,6 +177,9 @@ export const fmtDiff = (n: number | null | undefined, unit = '') => {
   const digits = points.format(Math.abs(n));
   return `${n < 0 && /[1-9]/.test(digits) ? '−' : ''}${digits} pp`;
 };
+
+/** A margin of error: of a percentage it is in percentage points ("± 0.2 pp"), as a difference is. */
+export const fmtMoe = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '—' : `± ${fmtDiff(n, unit)}`);
 
 /**
  * A raw census label ("Estimate!!Total:!!Income below poverty level:!!Male:") as a readable path

@@ -2,7 +2,8 @@
 // years are gaps listed with their reason, and a change of the geography's definition is marked
 // on the chart, in its text alternative, in a list and in the table.
 import { useState } from 'preact/hooks';
-import { cvOf, fmt, reliability, type Cell } from './api.js';
+import { cvOf, fmt, fmtMoe, reliability, type Cell } from './api.js';
+import { missingText } from '../shared/missing.js';
 import type { DefinitionChange } from './definitions.js';
 import { constantDollarYear, dollarsNote, isDollars } from './dollars.js';
 
@@ -30,7 +31,7 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
     </th>
   );
   return (
-    <div class="table-wrap tall">
+    <div class="table-wrap tall" tabIndex={0} role="region" aria-label="Ranked table">
       <table data-testid="ranked">
         <thead>
           <tr>
@@ -61,12 +62,12 @@ export function RankedTable({ cells, onSelect }: { cells: Cell[]; onSelect: (c: 
                 {c.estimate === null ? (
                   // The reason in words, as the map's tooltip gives it (the code stays for scripts).
                   <td colSpan={4} class="reason" data-code={c.estimate_annotation?.code}>
-                    No value: {c.estimate_annotation?.meaning ?? 'not available'}
+                    {missingText(c)}
                   </td>
                 ) : (
                   <>
                     <td class="num">{fmt(c.estimate, c.unit || unit)}</td>
-                    <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit || unit)}`}</td>
+                    <td class="num">{c.moe_numeric === null ? '—' : fmtMoe(c.moe_numeric, c.unit || unit)}</td>
                     <td class="num">{cv === null ? '—' : `${cv.toFixed(1)}%`}</td>
                     <td>{reliability(cv)}</td>
                   </>
@@ -99,7 +100,7 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
         ? ', each year in its own year’s dollars (not adjusted for inflation between years)'
         : '';
   const table = (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Table of the series">
       <table data-testid="series-table">
         <caption class="visually-hidden">
           {label} for {cells[0]?.geo_name}, {span}
@@ -121,12 +122,12 @@ export function SeriesChart({ cells, label, changes = [] }: { cells: Cell[]; lab
         <tbody>
           {cells.map((c) => {
             const change = changeAt.get(c.vintage);
-            const note = c.estimate_annotation?.meaning ?? c.moe_annotation?.meaning ?? '';
+            const note = missingText(c) ?? '';
             return (
               <tr key={c.vintage} class={change ? 'def-row' : undefined}>
                 <th scope="row">{c.vintage}</th>
                 <td class="num">{fmt(c.estimate, unit)}</td>
-                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, unit)}`}</td>
+                <td class="num">{c.moe_numeric === null ? '—' : fmtMoe(c.moe_numeric, unit)}</td>
                 {dollars && <td class="nowrap">{c.estimate === null ? '' : dollarsNote(c)}</td>}
                 <td>
                   {change && (

@@ -1,7 +1,8 @@
 // The comparison from /v1/compare: each geography against the first, with the answer in words
 // and the MOE arithmetic behind it (the Census Bureau's test at 90%: the difference is
 // significant when |difference| > √(MOE₁² + MOE₂²), i.e. |z| > 1.645).
-import { fmt, fmtDiff, type Cell } from './api.js';
+import { fmt, fmtDiff, fmtMoe, type Cell } from './api.js';
+import { untestedWords } from '../shared/missing.js';
 
 const Z90 = 1.645;
 
@@ -17,17 +18,6 @@ function diffNum(n: number, unit: string): string {
   return unit === 'percent' ? `${num(n, '')} percentage points` : num(n, unit);
 }
 
-/**
- * Why a pair was not tested, in words: `not_tested_reason` is an annotation code of one of the two
- * cells, whose annotation carries its meaning.
- */
-function reasonWords(code: string | null, cells: Cell[]): string {
-  if (!code) return 'no margin of error';
-  for (const c of cells)
-    for (const a of [c.estimate_annotation, c.moe_annotation]) if (a?.code === code) return a.meaning.replace(/\.$/, '');
-  return code.replace(/_/g, ' ');
-}
-
 function Answer({ reference, c }: { reference: Cell; c: Cell }) {
   const cmp = c.comparison!;
   const unit = c.unit;
@@ -37,8 +27,12 @@ function Answer({ reference, c }: { reference: Cell; c: Cell }) {
         <strong>
           {c.geo_name} vs {reference.geo_name}: not tested
         </strong>{' '}
-        ({reasonWords(cmp.not_tested_reason, [c, reference])}). Without both estimates and their margins of error there is no significance
-        test.
+        (
+        {untestedWords([
+          { name: c.geo_name, cell: c },
+          { name: reference.geo_name, cell: reference },
+        ])}
+        ). Without both estimates and their margins of error there is no significance test.
       </li>
     );
   }
@@ -77,7 +71,7 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
   const others = cells.filter((c) => c.comparison);
   return (
     <>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Comparison table">
         <table data-testid="compare">
           <caption class="visually-hidden">Each geography compared with {reference.geo_name}</caption>
           <thead>
@@ -106,7 +100,7 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
               <tr key={c.geo_key}>
                 <th scope="row">{c.geo_name}</th>
                 <td class="num">{fmt(c.estimate, c.unit)}</td>
-                <td class="num">{c.moe_numeric === null ? '—' : `± ${fmt(c.moe_numeric, c.unit)}`}</td>
+                <td class="num">{c.moe_numeric === null ? '—' : fmtMoe(c.moe_numeric, c.unit)}</td>
                 <td class="num">
                   {c.comparison
                     ? `${fmtDiff(c.comparison.difference, c.unit)} ± ${fmtDiff(c.comparison.difference_moe, c.unit)}`
@@ -116,7 +110,10 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
                   {!c.comparison
                     ? ''
                     : c.comparison.significant === null
-                      ? `Not tested: ${reasonWords(c.comparison.not_tested_reason, [c, reference])}`
+                      ? `Not tested: ${untestedWords([
+                          { name: c.geo_name, cell: c },
+                          { name: reference.geo_name, cell: reference },
+                        ])}`
                       : c.comparison.significant
                         ? 'Yes (90%)'
                         : 'No — within the margins of error'}
@@ -128,7 +125,8 @@ export function CompareTable({ cells }: { cells: Cell[] }) {
       </div>
       {reference.unit === 'percent' && (
         <p class="hint" data-testid="pp-note">
-          A difference of two percentages is in percentage points (pp): 14.9% − 12.8% = 2.1 pp, not 2.1%.
+          A difference of two percentages, and the margin of error of a percentage, is in percentage points (pp), not percent: 14.9% and
+          12.8% differ by 2.1 pp.
         </p>
       )}
       {others.length > 0 && (

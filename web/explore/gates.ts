@@ -2,18 +2,22 @@
 // by a plan gate naming the cheapest plan that unlocks that one request. The page must name the
 // lowest plan that unlocks all of them (on Free, a county map needs Pioneer for the county
 // boundaries and Pro for the wildcard: the answer is Pro), and say what each refusal was.
-import { ApiError } from './api.js';
+// The plans' order and names are the server's (read with the session, `planInfo`), not this page's.
+import { ApiError, planInfo } from './api.js';
 
-/** The plans from cheapest to dearest, as the API's `required_plan` names them. */
-const PLAN_ORDER = ['free', 'pioneer', 'pro', 'business', 'enterprise'];
+const rankOf = (e: ApiError) => planInfo(String(e.problem.required_plan)).rank;
 
-const rankOf = (e: ApiError) => PLAN_ORDER.indexOf(String(e.problem.required_plan));
+/** "Pro": the plan's own name from the server's table. */
+export const planName = (id: unknown) => planInfo(String(id)).name;
 
 const isGate = (e: unknown): e is ApiError =>
   e instanceof ApiError &&
   e.problem.status === 403 &&
   typeof e.problem.required_plan === 'string' &&
   typeof e.problem.upgrade_url === 'string';
+
+/** A refusal that an upgrade cures (403 naming the plan that would answer). */
+export const isPlanGate = isGate;
 
 /**
  * One error for a view from the refusals of its requests: a refusal that no upgrade cures comes
@@ -26,12 +30,12 @@ export function viewError(errors: unknown[]): unknown {
   const gates = errors as ApiError[];
   if (gates.length === 1) return gates[0];
   const top = gates.reduce((a, b) => (rankOf(b) > rankOf(a) ? b : a));
-  const plan = String(top.problem.required_plan);
+  const plan = planName(top.problem.required_plan);
   // Each refusal as a sentence of its own (some details end without a full stop).
   const details = [...new Set(gates.map((g) => g.problem.detail?.trim()).filter(Boolean))].map((d) => (/[.!?]$/.test(d!) ? d : `${d}.`));
   return new ApiError({
     ...top.problem,
-    detail: `This view needs the ${plan[0]!.toUpperCase()}${plan.slice(1)} plan or above. ${details.join(' ')}`,
+    detail: `This view needs the ${plan} plan or above. ${details.join(' ')}`,
   });
 }
 

@@ -8,7 +8,8 @@ import type { Feature, FeatureCollection, Geometry } from 'geojson';
 import { geoAlbersUsa, geoConicEqualArea, geoPath, type GeoProjection } from 'd3-geo';
 import { Component } from 'preact';
 import { useLayoutEffect, useMemo, useState } from 'preact/hooks';
-import { cvOf, fmt, type Cell } from './api.js';
+import { cvOf, fmt, fmtMoe, type Cell } from './api.js';
+import { missingText } from '../shared/missing.js';
 import { moveFocus } from './map-keys.js';
 
 export const RAMP = ['#eff3ff', '#bdd7e7', '#6baed6', '#3182bd', '#08519c'];
@@ -16,7 +17,10 @@ const NULL_FILL = '#d4d4d4';
 const W = 960;
 const H = 560;
 
-export type Shapes = FeatureCollection<Geometry, { geo_key: string; name: string }>;
+export type Shapes = FeatureCollection<Geometry, { geo_key: string; name: string }> & {
+  /** What the boundaries lack (`gaps`: e.g. states without a tract file), as /v1/boundaries says. */
+  boundary?: { gaps?: string[] };
+};
 
 type Feat = Feature<Geometry, { geo_key: string; name: string }>;
 
@@ -125,7 +129,7 @@ class PathLayer extends Component<{
           const c = cvOf(cell);
           const fill = cell.estimate === null ? NULL_FILL : RAMP[classOf(cell.estimate, breaks)]!;
           const inRegion = members.has(cell.geo_key);
-          const label = `${f.properties.name}${inRegion ? ' (in the region)' : ''}: ${cell.estimate === null ? `no value (${cell.estimate_annotation?.meaning ?? 'not available'})` : `${fmt(cell.estimate, unit)} ± ${fmt(cell.moe_numeric, unit)}`}`;
+          const label = `${f.properties.name}${inRegion ? ' (in the region)' : ''}: ${cell.estimate === null ? `${missingText(cell)}` : `${fmt(cell.estimate, unit)} ${fmtMoe(cell.moe_numeric, unit)}`}`;
           return [
             <path
               key={f.properties.geo_key}
@@ -257,15 +261,15 @@ export function ChoroplethMap({
         <div class="tooltip" role="status" style={{ left: `${(hover.x / W) * 100}%`, top: `${hover.y}px` }} data-testid="tooltip">
           <strong>{hover.name}</strong>
           {hover.cell?.estimate === null ? (
-            <div>No value: {hover.cell.estimate_annotation?.meaning ?? 'not available'}</div>
+            <div>{missingText(hover.cell)}</div>
           ) : (
             <>
               <div>Estimate: {fmt(hover.cell?.estimate, unit)}</div>
               <div>
                 MOE (90%):{' '}
                 {hover.cell?.moe_numeric === null
-                  ? `— ${hover.cell?.moe_annotation ? `(${hover.cell.moe_annotation.meaning})` : ''}`
-                  : `± ${fmt(hover.cell?.moe_numeric, unit)}`}
+                  ? `— (${hover.cell ? missingText(hover.cell) : 'not available'})`
+                  : fmtMoe(hover.cell?.moe_numeric, unit)}
               </div>
               <div>
                 CV: {cv === null ? '—' : `${cv.toFixed(1)}%`}
@@ -296,6 +300,9 @@ export function ChoroplethMap({
             ? ' (it returned none for this area)'
             : ` (${shapes.features.length.toLocaleString('en-US')} shapes of other areas or definitions)`}
           ; their values are in the table below.
+          {(shapes.boundary?.gaps ?? []).length > 0 && (
+            <span data-testid="map-gaps"> What the boundaries lack, as the API says: {shapes.boundary!.gaps!.join('; ')}.</span>
+          )}
         </p>
       )}
       {offMap.length > 0 && (

@@ -5,8 +5,9 @@
 // a null with its reason and the members that caused it. Signed in, it can be saved by name to
 // the account (`/v1/account/regions`) and used as `geo=region:<name>` anywhere.
 import { useEffect, useState } from 'preact/hooks';
-import { cvOf, fmt, getJson, postJson, type Cell } from './api.js';
+import { cvOf, fmt, fmtMoe, getJson, postJson, type Cell } from './api.js';
 import { dollarsNote } from './dollars.js';
+import { missingText, whyWords } from '../shared/missing.js';
 
 export interface RegionAnswer {
   data: Cell[];
@@ -38,15 +39,15 @@ export function RegionFigure({ answer, nameOf }: { answer: RegionAnswer; nameOf:
       <p class="region-name">{cell.geo_name}</p>
       {cell.estimate === null ? (
         <p class="notice warning" data-testid="region-null" data-code={cell.estimate_annotation?.code}>
-          No value: {cell.estimate_annotation?.meaning ?? 'not available'}
+          {missingText(cell)}
         </p>
       ) : (
         <p class="region-value" data-testid="region-value">
           <strong>{fmt(cell.estimate, cell.unit)}</strong>{' '}
           {cell.moe_numeric === null ? (
-            <span data-testid="region-moe-null">(no MOE: {cell.moe_annotation?.meaning ?? 'not available'})</span>
+            <span data-testid="region-moe-null">({missingText(cell)})</span>
           ) : (
-            <span data-testid="region-moe">± {fmt(cell.moe_numeric, cell.unit)} (90%)</span>
+            <span data-testid="region-moe">{fmtMoe(cell.moe_numeric, cell.unit)} (90%)</span>
           )}
           {cv !== null && (
             <span class="hint">
@@ -62,7 +63,8 @@ export function RegionFigure({ answer, nameOf }: { answer: RegionAnswer; nameOf:
           {missing.flatMap((m) =>
             m.members.map((x) => (
               <li key={`${m.vintage}-${x.geo_key}`}>
-                {nameOf(x.geo_key)} <span class="mono">{x.geo_key}</span>: {x.reason.replace(/_/g, ' ')}
+                {nameOf(x.geo_key)} <span class="mono">{x.geo_key}</span>:{' '}
+                {whyWords({ code: x.reason, meaning: x.reason.replace(/_/g, ' ') })}
               </li>
             )),
           )}

@@ -3,6 +3,7 @@
 // value says why (the annotation's meaning).
 import { cvOf, fmt, type Cell } from '../explore/api.js';
 import type { PlaceRef } from './load.js';
+import { missingText, untestedWords } from '../shared/missing.js';
 
 /** Decimals of a count-like figure as published: a Gini index has four, an average size two, a median age one. */
 function decimalsOf(n: number): number {
@@ -30,11 +31,9 @@ export function moeText(c: Cell): string | null {
   return `± ${c.moe_numeric.toLocaleString('en-US', { maximumFractionDigits: digits })}`;
 }
 
-/** Why a figure or its MOE is missing, in the API's words. */
+/** Which part of a figure is missing (the value, or only its MOE) and why. */
 export function reasonOf(c: Cell): string | null {
-  if (c.estimate === null) return c.estimate_annotation?.meaning ?? 'No value.';
-  if (c.moe_numeric === null) return c.moe_annotation?.meaning ?? 'No margin of error published.';
-  return null;
+  return missingText(c);
 }
 
 /** `sameReasonAs`: the reason already shown in the row (the place's), said once. */
@@ -68,13 +67,28 @@ export function Value({ cell, sameReasonAs }: { cell: Cell; sameReasonAs?: strin
 }
 
 /** The mark on a parent's figure: is the place's figure significantly above or below it? */
-export function SignificanceMark({ cell, placeName }: { cell: Cell; placeName: string }) {
+export function SignificanceMark({
+  cell,
+  placeName,
+  own,
+  parentName,
+}: {
+  cell: Cell;
+  placeName: string;
+  /** The place's own cell: when the pair is not tested, the reason may be its missing part. */
+  own?: Cell;
+  parentName?: string;
+}) {
   const cmp = cell.comparison;
   if (!cmp) return null;
   if (cmp.significant === null)
     return (
       <span class="sig untested" data-testid="sig" data-sig="untested">
-        not tested ({(cmp.not_tested_reason ?? 'no value').replaceAll('_', ' ')})
+        not tested:{' '}
+        {untestedWords([
+          { name: parentName ?? cell.geo_name, cell },
+          { name: placeName, cell: own },
+        ])}
       </span>
     );
   if (!cmp.significant)
@@ -154,7 +168,7 @@ export function FigureTable({
                       {c ? (
                         <>
                           <Value cell={c} sameReasonAs={reasonOf(own)} />
-                          <SignificanceMark cell={c} placeName={shortName} />
+                          <SignificanceMark cell={c} placeName={shortName} own={own} parentName={p.name.replace(/,.*$/, '')} />
                         </>
                       ) : (
                         '—'

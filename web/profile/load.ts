@@ -6,6 +6,7 @@
 // the other parts fill in as they arrive. The count of requests is kept for the page to report.
 import { ApiError, getJson, type Cell } from '../explore/api.js';
 import { DISTRIBUTIONS, HEADLINE_VARIABLES, TREND_VARIABLES } from './layout.js';
+import { loadDatasets, shortLabel, type Dataset } from '../shared/datasets.js';
 
 export interface PlaceRef {
   geo_key: string;
@@ -19,13 +20,7 @@ export interface Place extends PlaceRef {
   metro_key?: string | null;
 }
 
-export interface DatasetInfo {
-  dataset: string;
-  label: string;
-  vintages: number[];
-  default_vintage: number;
-  loaded_vintages?: Record<string, number[]>;
-}
+export type DatasetInfo = Dataset;
 
 export interface Choice {
   dataset: string;
@@ -49,6 +44,11 @@ export interface Profile {
   choice: Choice;
   /** Every vintage with values at the place's level, per dataset (for the vintage picker). */
   available: { dataset: string; label: string; vintages: number[] }[];
+  /** Headline figures per dataset and vintage (empty when the URL named both). */
+  coverage: Promise<Coverage[]>;
+  /** The name of a county's metro (the detail gives its key only). */
+  metroName: Promise<string | undefined>;
+  datasets: DatasetInfo[];
   parents: PlaceRef[];
   headline: Part<Cell[]>;
   /** The parts below are shown as they arrive: the page waits only for the headline figures. */
@@ -102,19 +102,61 @@ export async function resolvePlace(words: string): Promise<Resolved> {
   }
 }
 
+/** How many headline figures the place has in one dataset and vintage (non-null estimates). */
+export interface Coverage {
+  dataset: string;
+  vintage: number;
+  figures: number;
+}
+
+/** How long the page waits for the count of figures before opening on the latest year. */
+const COUNT_WAIT_MS = 1000;
+
+/** Points a series may have (the API's /v1/timeseries limit); the newest loaded years are counted. */
+const SERIES_POINTS = 16;
+
 /**
- * The dataset and vintage of a profile: the latest vintage with values at the place's level
- * (ACS 5-year on a tie: it covers every place, the 1-year only those of 65,000 people or more),
- * unless the URL names one. With none loaded, the dataset's latest: every figure is then null
- * and says why.
+ * The headline figures of the place over every loaded year of each dataset (one /v1/timeseries
+ * per dataset with values at the place's level), counted per year: the profile opens where the
+ * place has the most figures, and the selector shows each choice's count.
  */
-export function chooseVintage(datasets: DatasetInfo[], level: string, asked: { dataset?: string; vintage?: number }): Choice {
-  const loaded = datasets.flatMap((d) => (d.loaded_vintages?.[level] ?? []).map((v) => ({ dataset: d.dataset, vintage: v })));
+export async function loadCoverage(key: string, level: string, datasets: DatasetInfo[]): Promise<Coverage[]> {
+  const asks = datasets
+    .map((d) => ({ d, years: [...(d.loaded_vintages?.[level] ?? [])].sort((a, b) => a - b).slice(-SERIES_POINTS) }))
+    .filter((x) => x.years.length > 0);
+  // One choice only: nothing to compare, no request (its count stays unknown in the selector).
+  if (asks.length === 1 && asks[0]!.years.length === 1) return [{ dataset: asks[0]!.d.dataset, vintage: asks[0]!.years[0]!, figures: -1 }];
+  const answers = await Promise.all(
+    asks.map(({ d, years }) =>
+      get<{ data: Cell[] }>(
+        `/v1/timeseries?variables=${HEADLINE_VARIABLES.join(',')}&geo=${encodeURIComponent(key)}&dataset=${d.dataset}&from=${years[0]}&to=${years.at(-1)}`,
+      ).then(
+        (r) =>
+          years.map((vintage) => ({
+            dataset: d.dataset,
+            vintage,
+            figures: r.data.filter((c) => c.vintage === vintage && c.estimate !== null).length,
+          })),
+        // Without the count (a plan gate, a limit) the choice still stands, counted as unknown (-1).
+        () => years.map((vintage) => ({ dataset: d.dataset, vintage, figures: -1 })),
+      ),
+    ),
+  );
+  return answers.flat();
+}
+
+/**
+ * The dataset and vintage of a profile: the one where the place has the most headline figures
+ * (then the latest; then the registry's order), unless the URL names one. With none loaded, the
+ * dataset's latest: every figure is then null and says why.
+ */
+export function chooseVintage(datasets: DatasetInfo[], asked: { dataset?: string; vintage?: number }, coverage: Coverage[]): Choice {
   if (asked.dataset && asked.vintage) return { dataset: asked.dataset, vintage: asked.vintage, loaded: true };
-  const pool = asked.dataset ? loaded.filter((c) => c.dataset === asked.dataset) : loaded;
-  const best = pool.sort((a, b) => b.vintage - a.vintage || (a.dataset === 'acs5' ? -1 : 1))[0];
-  if (best) return { ...best, loaded: true };
-  const d = datasets.find((x) => x.dataset === (asked.dataset ?? 'acs5')) ?? datasets[0]!;
+  const order = (d: string) => datasets.findIndex((x) => x.dataset === d);
+  const pool = asked.dataset ? coverage.filter((c) => c.dataset === asked.dataset) : coverage;
+  const best = [...pool].sort((a, b) => b.figures - a.figures || b.vintage - a.vintage || order(a.dataset) - order(b.dataset))[0];
+  if (best) return { dataset: best.dataset, vintage: best.vintage, loaded: true };
+  const d = datasets.find((x) => x.dataset === asked.dataset) ?? datasets[0]!;
   return { dataset: d.dataset, vintage: d.default_vintage, loaded: false };
 }
 
@@ -182,8 +224,18 @@ export function distributionsPath(key: string, c: Choice): string {
   return `/v1/data?variables=${encodeURIComponent(tables)}&geo=${encodeURIComponent(key)}&dataset=${c.dataset}&vintage=${c.vintage}`;
 }
 
-export function trendsPath(key: string, c: Choice): string {
-  return `/v1/timeseries?variables=${TREND_VARIABLES.join(',')}&geo=${encodeURIComponent(key)}&dataset=${c.dataset}`;
+/**
+ * The series of a profile: from the first year this deployment holds values for at the place's
+ * level (else the dataset's first) up to the profile's year, not years after it (at most the
+ * newest 16, the API's limit).
+ */
+export function trendsPath(key: string, c: Choice, datasets: DatasetInfo[]): string {
+  const d = datasets.find((x) => x.dataset === c.dataset);
+  const loaded = d?.loaded_vintages?.[key.slice(0, key.indexOf(':'))] ?? [];
+  const start = loaded.length ? Math.min(...loaded) : (d?.vintages[0] ?? c.vintage);
+  const years = (d?.vintages ?? []).filter((y) => y >= start && y <= c.vintage).slice(-SERIES_POINTS);
+  const range = years.length ? `&from=${years[0]}&to=${years.at(-1)}` : '';
+  return `/v1/timeseries?variables=${TREND_VARIABLES.join(',')}&geo=${encodeURIComponent(key)}&dataset=${c.dataset}${range}`;
 }
 
 export async function loadProfile(key: string, asked: { dataset?: string; vintage?: number }): Promise<Profile> {
@@ -192,15 +244,36 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
   const type = key.slice(0, key.indexOf(':'));
   const detailRequest = get<{ data: Place }>(`/v1/geographies/${encodeURIComponent(key)}`);
   detailRequest.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-  const datasets = await get<{ data: DatasetInfo[] }>('/v1/datasets');
-  const choice = chooseVintage(datasets.data, type, asked);
+  const datasets = { data: await loadDatasets() };
+  metrics.requests++;
   const parentKeys = parentKeysOf(key);
   const childType = CHILD_TYPE[type];
-  const headlineRequest = settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, choice)).then((r) => r.data));
+  const headlineOf = (c: Choice) => settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, c)).then((r) => r.data));
+  // The headline figures of the likeliest choice (the latest loaded year) are asked for while the
+  // figures are counted, so the count is not a round trip more before the page shows; they are
+  // asked again only when the count picks another survey or year.
+  const loaded = datasets.data.flatMap((d) =>
+    (d.loaded_vintages?.[type] ?? []).map((vintage) => ({ dataset: d.dataset, vintage, figures: 0 })),
+  );
+  const guess = chooseVintage(datasets.data, asked, loaded);
+  const guessed = headlineOf(guess);
+  const counting = asked.dataset && asked.vintage ? Promise.resolve([]) : loadCoverage(key, type, datasets.data);
+  // The count decides only if it is quick: a fresh server's first series can take seconds, and
+  // then the page opens on the latest year and the selector gets its counts when they arrive.
+  const coverage = await Promise.race([counting, new Promise<null>((resolve) => setTimeout(() => resolve(null), COUNT_WAIT_MS))]);
+  const choice = coverage ? chooseVintage(datasets.data, asked, coverage) : guess;
+  const headlineRequest = choice.dataset === guess.dataset && choice.vintage === guess.vintage ? guessed : headlineOf(choice);
   const distributions = settle(get<{ data: Cell[] }>(distributionsPath(key, choice)).then((r) => r.data));
-  const trends = settle(get<{ data: Cell[] }>(trendsPath(key, choice)).then((r) => r.data));
+  const trends = settle(get<{ data: Cell[] }>(trendsPath(key, choice, datasets.data)).then((r) => r.data));
   const children = childType ? settle(loadChildren(childrenPath(key, childType, choice.vintage), childType)) : null;
   const detail = (await detailRequest).data;
+  // A county's metro is named by key only in the detail: its name is one small request.
+  const metroName = detail.metro_key
+    ? get<{ data: { name: string } }>(`/v1/geographies/${encodeURIComponent(detail.metro_key)}`).then(
+        (r) => r.data.name,
+        () => undefined,
+      )
+    : Promise.resolve(undefined);
   const place: Place = {
     geo_key: detail.geo_key,
     type: detail.type,
@@ -212,7 +285,23 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
   const parents = parentKeys.map((k) => place.hierarchy.find((h) => h.geo_key === k) ?? { geo_key: k, type: k.split(':')[0]!, name: k });
   const headline = await headlineRequest;
   const available = datasets.data
-    .map((d) => ({ dataset: d.dataset, label: d.label, vintages: [...(d.loaded_vintages?.[place.type] ?? [])].sort((a, b) => b - a) }))
+    .map((d) => ({
+      dataset: d.dataset,
+      label: shortLabel(d),
+      vintages: [...(d.loaded_vintages?.[place.type] ?? [])].sort((a, b) => b - a),
+    }))
     .filter((d) => d.vintages.length > 0);
-  return { place, choice, available, parents, headline, distributions, trends, children };
+  return {
+    place,
+    choice,
+    available,
+    coverage: counting,
+    metroName,
+    datasets: datasets.data,
+    parents,
+    headline,
+    distributions,
+    trends,
+    children,
+  };
 }

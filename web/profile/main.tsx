@@ -7,6 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { curlFor, getJson, hasCredentials, loadSession, type Cell } from '../explore/api.js';
 import { withoutDollarYear } from '../explore/dollars.js';
 import { KeyForm } from '../shared/key-form.js';
+import { shortLabel } from '../shared/datasets.js';
+import { missingText } from '../shared/missing.js';
 import { SeriesChart } from '../explore/charts.js';
 import { DistributionChart } from './distribution.js';
 import { FigureTable } from './figures.js';
@@ -20,11 +22,12 @@ import {
   resolvePlace,
   trendsPath,
   type Children,
+  type Coverage,
   type Part,
   type PlaceRef,
   type Profile,
 } from './load.js';
-import { DISTRIBUTIONS, SECTIONS, TREND_VARIABLES } from './layout.js';
+import { DISTRIBUTIONS, HEADLINE_VARIABLES, SECTIONS, TREND_VARIABLES } from './layout.js';
 import { Problem } from './problem.js';
 
 declare global {
@@ -82,6 +85,27 @@ function exploreHref(profile: Profile, variable: string): string {
   return `/explore?${p}`;
 }
 
+/** " — 30 of 36 figures": a choice's count in the selector (nothing when it could not be counted). */
+function countWords(c: { figures: number } | undefined): string {
+  return c && c.figures >= 0 ? ` — ${c.figures} of ${HEADLINE_VARIABLES.length} figures` : '';
+}
+
+/** What the lead may claim: how many figures have a value and how many of those have their MOE. */
+function figuresWords(headline: Part<Cell[]>, key: string): string {
+  if (!headline.ok) return '';
+  const own = headline.value.filter((c) => c.geo_key === key);
+  const values = own.filter((c) => c.estimate !== null);
+  const withMoe = values.filter((c) => c.moe_numeric !== null).length;
+  if (values.length === 0) return `None of the ${own.length} figures has a value here; each says why.`;
+  const moe =
+    withMoe === values.length
+      ? 'each with its 90% margin of error (MOE)'
+      : withMoe === 0
+        ? 'none of them with its 90% margin of error (MOE): each says why'
+        : `${withMoe} of them with its 90% margin of error (MOE); the others say why theirs is missing`;
+  return `${values.length} of ${own.length} figures have a value, ${moe}.`;
+}
+
 const TYPE_NAMES: Record<string, string> = {
   state: 'States',
   county: 'Counties',
@@ -109,7 +133,8 @@ function ChildList({ initial, place, vintage }: { initial: Children; place: Plac
       <ul class="children" aria-labelledby="children-title">
         {list.items.map((c) => (
           <li key={c.geo_key}>
-            <a href={`/profile/${c.geo_key}?vintage=${vintage}`}>{c.name.replace(`, ${place.name}`, '')}</a>
+            {/* No ?vintage=: the child opens on the survey and year with the most figures for it. */}
+            <a href={`/profile/${c.geo_key}`}>{c.name.replace(`, ${place.name}`, '')}</a>
           </li>
         ))}
       </ul>
@@ -143,7 +168,17 @@ function usePart<T>(pending: Promise<Part<T>> | null): Part<T> | undefined {
  * The series of a few key figures, as published (each year in its own dollars) or, on request, in
  * constant dollars of the profile's year (`dollars=YYYY`, one more request).
  */
-function Trends({ pending, placeKey, choice }: { pending: Profile['trends']; placeKey: string; choice: Profile['choice'] }) {
+function Trends({
+  pending,
+  placeKey,
+  choice,
+  datasets,
+}: {
+  pending: Profile['trends'];
+  placeKey: string;
+  choice: Profile['choice'];
+  datasets: Profile['datasets'];
+}) {
   const published = usePart(pending);
   const [dollars, setDollars] = useState('');
   const [restated, setRestated] = useState<Part<Cell[]>>();
@@ -154,7 +189,7 @@ function Trends({ pending, placeKey, choice }: { pending: Profile['trends']; pla
     setRestated(undefined);
     if (!dollars) return;
     let live = true;
-    getJson<{ data: Cell[] }>(`${trendsPath(placeKey, choice)}&dollars=${dollars}`).then(
+    getJson<{ data: Cell[] }>(`${trendsPath(placeKey, choice, datasets)}&dollars=${dollars}`).then(
       (r) => live && setRestated({ ok: true, value: r.data }),
       (error: unknown) => live && setRestated({ ok: false, error }),
     );
@@ -192,15 +227,28 @@ function Trends({ pending, placeKey, choice }: { pending: Profile['trends']; pla
       </>
     );
   const cells = trends.value;
+  const empty = TREND_VARIABLES.map((v) => cells.filter((c) => c.variable === v)).filter(
+    (s) => s.length > 0 && s.every((c) => c.estimate === null),
+  );
+  const first = cells[0]?.vintage;
+  const last = cells.at(-1)?.vintage;
   return (
     <div data-testid="trends-loaded" data-dollars={dollars}>
       {picker}
       <p class="hint" data-testid="dollars-note">
         {note}
       </p>
+      {empty.length > 0 && (
+        <p class="notice" data-testid="trends-empty">
+          No values {first && last ? `from ${first} to ${last} ` : ''}for{' '}
+          {empty.map((s) => withoutDollarYear(s[0]!.label).replace(/^./, (c) => c.toLowerCase())).join('; ')}:{' '}
+          {[...new Set(empty.map((s) => missingText(s[0]!)))].join(' ')}
+        </p>
+      )}
       {TREND_VARIABLES.map((v) => {
         const series = cells.filter((c) => c.variable === v);
-        if (!series.length) return null;
+        // A series without a single value is said once above, not drawn as a row of reasons.
+        if (!series.length || series.every((c) => c.estimate === null)) return null;
         return (
           <div class="trend" key={v} data-variable={v}>
             <h3>{withoutDollarYear(series.at(-1)!.label)}</h3>
@@ -224,9 +272,20 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
       choice,
     ),
     distributionsPath(place.geo_key, choice),
-    trendsPath(place.geo_key, choice),
+    trendsPath(place.geo_key, choice, profile.datasets),
   ];
-  const datasetLabel = profile.available.find((d) => d.dataset === choice.dataset)?.label ?? choice.dataset;
+  const datasetLabel = shortLabel(
+    profile.datasets.find((d) => d.dataset === choice.dataset),
+    choice.dataset,
+  );
+  const [metroName, setMetroName] = useState<string>();
+  useEffect(() => {
+    void profile.metroName.then(setMetroName);
+  }, [profile.metroName]);
+  const [coverage, setCoverage] = useState<Coverage[]>([]);
+  useEffect(() => {
+    void profile.coverage.then(setCoverage);
+  }, [profile.coverage]);
   return (
     <main id="main" class="wide profile" data-testid="profile" data-geo={place.geo_key}>
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -245,7 +304,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
         <strong data-testid="vintage">
           {datasetLabel}, {choice.vintage}
         </strong>
-        . Every figure has its 90% margin of error (MOE); a coefficient of variation (CV) over 30% is flagged ⚠.
+        . {figuresWords(headline, place.geo_key)} A coefficient of variation (CV) over 30% is flagged ⚠.
         {parents.length > 0 && (
           <>
             {' '}
@@ -279,6 +338,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
               d.vintages.map((v) => (
                 <option key={`${d.dataset}/${v}`} value={`${d.dataset}/${v}`}>
                   {d.label}, {v}
+                  {countWords(coverage.find((c) => c.dataset === d.dataset && c.vintage === v))}
                 </option>
               )),
             )}
@@ -336,7 +396,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
       ))}
       <section class="panel" aria-labelledby="trends-title" id="trends" data-testid="section-trends">
         <h2 id="trends-title">Over time ({datasetLabel})</h2>
-        <Trends pending={trends} placeKey={place.geo_key} choice={choice} />
+        <Trends pending={trends} placeKey={place.geo_key} choice={choice} datasets={profile.datasets} />
       </section>
       <section class="panel" aria-labelledby="places-title" id="places" data-testid="section-places">
         <h2 id="places-title">Related places</h2>
@@ -352,7 +412,7 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
             {place.metro_key && (
               <>
                 {'; metro area: '}
-                <a href={`/profile/${place.metro_key}`}>{place.metro_key}</a>
+                <a href={`/profile/${place.metro_key}`}>{metroName ?? 'its metro area'}</a>
               </>
             )}
           </p>
@@ -383,7 +443,8 @@ function App() {
   const [error, setError] = useState<unknown>();
   const [choices, setChoices] = useState<{ message: string; candidates: PlaceRef[] }>();
   const [asked, setAsked] = useState(askedVintage);
-  const words = wordsFromPath();
+  // Read once: the address bar's name is replaced by the key once resolved, and must not start a second load.
+  const [words] = useState(wordsFromPath);
 
   useEffect(() => {
     loadSession().then(

@@ -28,7 +28,9 @@ export function KeyForm({ title, lead, action, onReady }: { title: string; lead:
         />
         <p id="key-hint" class="hint">
           Kept in this page’s memory only (gone when you close or reload it). Or{' '}
-          <a href="/dashboard/auth/login?next=/dashboard">sign in to the dashboard</a> and come back.
+          {/* Sign-in returns here, to this page and view (the server accepts only its own pages' paths). */}
+          <a href={`/dashboard/auth/login?next=${encodeURIComponent(location.pathname + location.search)}`}>sign in</a> and come back to
+          this page.
         </p>
         <button type="submit" class="primary">
           {action}

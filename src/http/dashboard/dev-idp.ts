@@ -4,6 +4,7 @@
 // it is on by default only when NODE_ENV=development and no OIDC_ISSUER is configured, and why a
 // warning is logged whenever it runs (docs/dashboard.md).
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -14,10 +15,19 @@ import { escapeHtml, page } from './html.js';
 const EMAIL = /^[^\s@<>"']{1,64}@[^\s@<>"']{1,190}$/;
 const SUB_PREFIX = 'dev-email:';
 
-/** Where the dashboard may be reached on this machine: the callback must be registered exactly. */
-function redirectUris(config: Config, issuer: string): string[] {
+/**
+ * Where the dashboard may be reached on this machine: localhost and each of this machine's own
+ * network addresses (a phone or another computer on the LAN opens http://192.0.2.2:PORT), at the
+ * server's port. The callback must be one of these exactly: never an address of another machine.
+ */
+export function redirectUris(config: Config, issuer: string, interfaces = os.networkInterfaces()): string[] {
   const origins = new Set([new URL(issuer).origin]);
-  if (config.PORT > 0) for (const h of ['localhost', '127.0.0.1']) origins.add(`http://${h}:${config.PORT}`);
+  if (config.PORT > 0) {
+    const hosts = ['localhost', '127.0.0.1', '[::1]'];
+    for (const list of Object.values(interfaces))
+      for (const a of list ?? []) if (!a.address.startsWith('fe80:')) hosts.push(a.family === 'IPv6' ? `[${a.address}]` : a.address);
+    for (const h of hosts) origins.add(`http://${h}:${config.PORT}`);
+  }
   return [...origins].map((o) => `${o}/dashboard/auth/callback`);
 }
 

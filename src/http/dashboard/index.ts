@@ -50,9 +50,21 @@ function originOf(req: FastifyRequest): string {
   return base ? new URL(base).origin : requestOrigin(req);
 }
 
-/** Only paths inside the dashboard are accepted as the place to return to (no open redirect). */
-function safeNext(v: unknown): string {
-  return typeof v === 'string' && /^\/dashboard(\/[A-Za-z0-9/_?=&.-]*)?$/.test(v) ? v : '/dashboard';
+/**
+ * Where sign-in may return to: a path of this server's own pages (the dashboard, the explorer with
+ * its view, a profile), never another origin (no open redirect): no scheme, no `//host`, no
+ * backslash, and the parsed URL must stay on this origin.
+ */
+export function safeNext(v: unknown): string {
+  if (typeof v !== 'string' || v.length > 2000 || !v.startsWith('/') || v.startsWith('//') || /[\\\s]/.test(v)) return '/dashboard';
+  let u: URL;
+  try {
+    u = new URL(v, 'http://this.invalid');
+  } catch {
+    return '/dashboard';
+  }
+  if (u.origin !== 'http://this.invalid' || !/^\/(dashboard|explore|profile)(\/|$)/.test(u.pathname)) return '/dashboard';
+  return `${u.pathname}${u.search}${u.hash}`;
 }
 
 function readTransaction(req: FastifyRequest): LoginTransaction | undefined {
@@ -124,7 +136,11 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     }
     let begun;
     try {
-      begun = await oidc.begin(`${originOf(req)}/dashboard/auth/callback`, safeNext(req.query.next));
+      // The development provider answers on every address of this machine (localhost and the LAN
+      // address alike), so its callback is the address the browser used; the provider accepts
+      // only this machine's own addresses (dev-idp.ts). A real provider gets the configured origin.
+      const origin = oidc.mode === 'dev' ? requestOrigin(req) : originOf(req);
+      begun = await oidc.begin(`${origin}/dashboard/auth/callback`, safeNext(req.query.next));
     } catch (err) {
       req.log.warn({ err }, 'identity provider discovery failed');
       return htmlPage(reply, 503, 'The sign-in provider is unavailable', 'Try again in a moment.');

@@ -51,7 +51,15 @@ export class DashboardOidc {
     };
     // The development provider asks for an e-mail every time, so signing out lets you switch users.
     if (this.signIn.mode === 'dev') params.prompt = 'login';
-    return { url: client.buildAuthorizationUrl(config, params).href, tx };
+    const url = client.buildAuthorizationUrl(config, params);
+    // The in-process development provider is on every address of this server: the browser stays
+    // on the address it came from (a LAN address is not the issuer's localhost).
+    if (this.signIn.mode === 'dev') {
+      const back = new URL(redirectUri);
+      url.protocol = back.protocol;
+      url.host = back.host;
+    }
+    return { url: url.href, tx };
   }
 
   /** Exchanges the code (checking state, PKCE, issuer, nonce); returns the raw ID token. */

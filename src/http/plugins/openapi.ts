@@ -2,11 +2,16 @@
 // produce are added here from the route metadata (auth, query schema, stores, flags), so route
 // authors never hand-write them and the document cannot drift from the error handler.
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import { renderReference, type OpenApiDocument } from '../api-reference.js';
+
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { SERVICE_VERSION } from '../../version.js';
+
+/** The reference page loads only this origin's stylesheet; it has no script. */
+const REFERENCE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 import { PROBLEM_CONTENT_TYPE } from '../../presentation/problem.js';
 import type { RouteMeta } from '../route-meta.js';
 import { csvRowCapText, csvTerms } from '../../verbs/describe-plans.js';
@@ -227,8 +232,19 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
     },
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
-  // The API reference is public documentation, served in every mode (the dashboard links to it).
-  // Its scripts and styles are the package's own files (no CDN), under a CSP of their own, and
-  // the online validator badge is off (validatorUrl null), so the page makes no outside request.
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { validatorUrl: null } });
+  // The API reference is public documentation, served in every mode (the dashboard links to it):
+  // one server-rendered page from the document above (api-reference.ts), built once on first
+  // request, with the dashboard's stylesheet and no script, under the pages' CSP.
+  let reference: string | undefined;
+  app.get('/docs', { schema: { hide: true }, logLevel: 'warn' }, async (_req, reply) => {
+    reference ??= renderReference(app.swagger() as OpenApiDocument);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=300')
+      .header('Content-Security-Policy', REFERENCE_CSP)
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(reference);
+  });
+  // The address Swagger UI used for the document; tools may still ask it there.
+  app.get('/docs/json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 }

@@ -4,9 +4,12 @@
 // forgiving ones (type word dropped, principal city of a metro); more than one match at the first
 // tier that matches is ambiguous, and no match lists the closest names.
 import type { GeographyStore } from '../geographies.js';
-import type { CountyEntry, MetroEntry, StateEntry } from './name-index.js';
+import type { CountyEntry, MetroEntry, NameIndex, StateEntry } from './name-index.js';
 import { AppError } from '../../domain/errors.js';
 import { closest, compactName, foldName, stripCountyType } from '../../domain/geo/names.js';
+import { COUNTY_ALIASES, METRO_SUFFIX, parseDistrictName, prefixOf } from '../../domain/geo/place-name.js';
+
+export { parseDistrictName };
 
 export interface NameTarget {
   type: 'state' | 'county' | 'metro' | 'cd';
@@ -20,41 +23,6 @@ export interface NameResolution {
   alternatives: NameTarget[];
   /** Set when the name is another vintage's name of the target (metro titles change). */
   note?: string;
-}
-
-const ORDINAL = /(\d+)(?:st|nd|rd|th)?/;
-const METRO_SUFFIX = /\s+(metro(politan)?( statistical)?( area)?|micro(politan)?( statistical)?( area)?|msa|cbsa)\s*$/i;
-
-/** Names people use for New York City's boroughs, which are counties under other names. */
-const COUNTY_ALIASES: Record<string, string> = { brooklyn: '36047', manhattan: '36061', 'staten island': '36085' };
-
-/** District forms → state token and district number (0 = at large), or null. */
-export function parseDistrictName(name: string): { state: string; district: number } | null {
-  const s = name
-    .trim()
-    .replace(/\(?\b1\d\dth congress\)?/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  // TX-35, Texas-35, WY-AL, New York-10
-  let m = /^([A-Za-z .']+?)\s*-\s*(\d{1,2}|al|at[- ]large)$/i.exec(s);
-  if (m) return { state: m[1]!, district: /^\d+$/.test(m[2]!) ? Number(m[2]) : 0 };
-  const lower = s.toLowerCase();
-  if (!/\b(congressional|district|cd)\b/.test(lower) && !/\bat[- ]large\b/.test(lower)) {
-    m = /^([A-Za-z .']+?)\s+(\d{1,2})$/.exec(s); // "TX 35"
-    return m ? { state: m[1]!, district: Number(m[2]) } : null;
-  }
-  const atLarge = /\bat[- ]large\b/.test(lower);
-  const num = ORDINAL.exec(lower.replace(/\bcd\b/, ' '));
-  if (!atLarge && !num) return null;
-  const state = lower
-    .replace(/'s\b/g, ' ')
-    .replace(/\bat[- ]large\b/g, ' ')
-    .replace(/\b(congressional|district|delegate|resident commissioner|the|of|cd)\b/g, ' ')
-    .replace(ORDINAL, ' ')
-    .replace(/[,()]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return state ? { state, district: atLarge ? 0 : Number(num![1]) } : null;
 }
 
 function countyLabel(c: CountyEntry, states: Map<string, StateEntry>): string {
@@ -183,7 +151,12 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   const dedupe = (ts: NameTarget[]): NameTarget[] => [...new Map(ts.map((t) => [`${t.type}:${t.fips}`, t])).values()];
   const t0 = dedupe(tiers[0]!);
   const t1 = dedupe(tiers[1]!).filter((t) => !t0.some((u) => u.type === t.type && u.fips === t.fips));
-  let best: NameTarget[] = t0.length ? t0 : t1;
+  // Only when nothing matched more exactly: an earlier title without its state, or the start of a name.
+  const t2 =
+    t0.length || t1.length || cd
+      ? []
+      : dedupe(loosestReadings({ idx, left, stateTok, vintage, current, metroHere, metroT, countyT, inState }));
+  let best: NameTarget[] = t0.length ? t0 : t1.length ? t1 : t2;
   let others: NameTarget[] = t0.length ? t1 : [];
   // Metro titles often equal a county's bare name ("Anchorage, AK"): for a county specifier the
   // county is the reading that names the requested type itself.
@@ -236,10 +209,31 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
       },
     );
   }
+  throw notFound({ idx, name, left, stateTok, vintage, retiredMetros, retired, stateByFips, current, inState, metroT, countyT });
+}
+
+interface NotFoundContext {
+  idx: NameIndex;
+  name: string;
+  left: string;
+  stateTok: StateEntry | undefined;
+  vintage: number;
+  retiredMetros: MetroEntry[];
+  retired: CountyEntry[];
+  stateByFips: Map<string, StateEntry>;
+  current: (m: MetroEntry) => boolean;
+  inState: (c: CountyEntry) => boolean;
+  metroT: (m: MetroEntry) => NameTarget;
+  countyT: (c: CountyEntry) => NameTarget;
+}
+
+/** No reading: a place of another vintage when the name is one, else the closest names. */
+function notFound(x: NotFoundContext): AppError {
+  const { idx, name, left, stateTok, vintage, retiredMetros, retired, stateByFips, current, inState, metroT, countyT } = x;
   if (retiredMetros.length) {
     const m = retiredMetros[0]!;
     const when = m.validFrom === m.validTo ? `ACS ${m.validFrom}` : `ACS ${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`;
-    throw new AppError(
+    return new AppError(
       'geography-not-found',
       `"${name}" is metro:${m.cbsa} (${m.title}), a CBSA of ${when}'s delineation that does not exist in vintage ${vintage}.`,
       {
@@ -255,7 +249,7 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
       r.stateFips === '09' && vintage >= 2022
         ? ' From 2022 Connecticut is divided into 9 planning regions (county:09110…county:09190) instead of its 8 counties.'
         : '';
-    throw new AppError(
+    return new AppError(
       'geography-not-found',
       `"${name}" is ${countyLabel(r, stateByFips)} (county:${r.fips}), which exists in ACS ${when}, not in vintage ${vintage}.${ct}`,
       {
@@ -274,13 +268,51 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
     (t) => (t.type === 'county' && stateTok ? t.label.slice(0, t.label.lastIndexOf(',')) : t.label),
     5,
   );
-  throw new AppError(
+  return new AppError(
     'geography-not-found',
     `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map(describe).join('; ')}.`,
     {
       extensions: { geo_name: name, candidates: near.map(candidate) },
     },
   );
+}
+
+interface LooseContext {
+  idx: NameIndex;
+  left: string;
+  stateTok: StateEntry | undefined;
+  vintage: number;
+  current: (m: MetroEntry) => boolean;
+  metroHere: (m: MetroEntry) => boolean;
+  metroT: (m: MetroEntry) => NameTarget;
+  countyT: (c: CountyEntry) => NameTarget;
+  inState: (c: CountyEntry) => boolean;
+}
+
+/** More prefix readings than this are not a usable answer: the closest names are offered instead. */
+const MAX_PREFIX_READINGS = 10;
+
+/**
+ * The loosest readings, tried only when no exact or forgiving form matched: a metro's earlier
+ * title without its state ("Austin-Round Rock", the ACS 2013–2017 title of metro:12420, whose
+ * title the build holds from the Bureau's 2017 file) for a CBSA that exists in the vintage, and
+ * a name that is the start of a metro title (states left out) or of a county name
+ * ("Austin-Round" → Austin-Round Rock-San Marcos). Several readings are ambiguous: the caller
+ * answers with candidates, never one of them silently.
+ */
+function loosestReadings(x: LooseContext): NameTarget[] {
+  const typed = compactName(x.left);
+  const inStateMetro = (m: MetroEntry) => !x.stateTok || m.states.includes(x.stateTok.fips);
+  const former = (x.idx.metroNoState.get(typed) ?? []).filter((m) => !x.current(m) && inStateMetro(m) && x.metroHere(m));
+  if (former.length) return former.map(x.metroT);
+  const noState = (m: MetroEntry) => compactName(m.title.slice(0, m.title.lastIndexOf(', ')));
+  const readings = [
+    ...x.idx.metros.filter((m) => x.current(m) && inStateMetro(m) && prefixOf(typed, noState(m))).map(x.metroT),
+    ...x.idx.counties
+      .filter((c) => c.validFrom <= x.vintage && x.vintage <= c.validTo && x.inState(c) && prefixOf(typed, compactName(c.name)))
+      .map(x.countyT),
+  ];
+  return readings.length <= MAX_PREFIX_READINGS ? readings : [];
 }
 
 function describe(t: NameTarget): string {

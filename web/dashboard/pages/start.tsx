@@ -73,6 +73,8 @@ export function StartPage({ session, profile, lastKey, setLastKey, navigate }: A
   const key = lastKey?.key ?? 'YOUR_API_KEY';
   const code = snippets(session.api_base_url, key);
   const mcp = mcpConfigs(session.mcp_url, key);
+  // The cheapest plan with MCP, from the server's plan table (not spelled here).
+  const mcpPlan = [...session.plans].sort((a, b) => a.rank - b.rank).find((p) => p.features.mcp === true);
   const chosen = mcp.find((m) => m.client === client) ?? mcp[0]!;
   const blocked = session.invite_required && !profile.activated;
 
@@ -146,9 +148,9 @@ export function StartPage({ session, profile, lastKey, setLastKey, navigate }: A
             MCP server address: <code data-testid="mcp-url">{session.mcp_url}</code> (streamable HTTP, key as{' '}
             <code>Authorization: Bearer</code>).
           </p>
-          {profile.plan.features.mcp !== true && (
+          {profile.plan.features.mcp !== true && mcpPlan && (
             <Notice kind="info">
-              MCP access needs the Pioneer plan or above. <a href="/dashboard/billing?plan=pioneer">Compare plans</a>
+              MCP access needs the {mcpPlan.name} plan or above. <a href={`/dashboard/billing?plan=${mcpPlan.id}`}>Compare plans</a>
             </Notice>
           )}
           <div class="segmented" role="group" aria-label="MCP client">

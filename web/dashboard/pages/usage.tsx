@@ -56,7 +56,7 @@ function CountsTable(props: {
   mono?: boolean;
 }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.heading}>
       <table data-testid={props.testId}>
         <thead>
           <tr>
@@ -85,7 +85,7 @@ function CountsTable(props: {
   );
 }
 
-export function UsagePage({ profile }: AppState) {
+export function UsagePage({ profile, session }: AppState) {
   const usage = useLoad(() => api<Usage>('GET', '/v1/account/usage'));
   const keys = useLoad(() => api<Key[]>('GET', '/v1/account/keys'));
   const u = usage.data?.data;
@@ -130,7 +130,9 @@ export function UsagePage({ profile }: AppState) {
         </div>
         <p>
           {num(u.units.remaining)} units left · <span data-testid="requests">{num(u.requests)}</span> requests this month.{' '}
-          {pct >= 80 && profile.plan.id !== 'enterprise' && <a href="/dashboard/billing">Upgrade for a larger quota</a>}
+          {pct >= 80 && session.plans.some((p) => p.rank > (session.plans.find((q) => q.id === profile.plan.id)?.rank ?? Infinity)) && (
+            <a href="/dashboard/billing">Upgrade for a larger quota</a>
+          )}
         </p>
       </section>
       <section class="panel" aria-labelledby="limits-title">
@@ -155,7 +157,7 @@ export function UsagePage({ profile }: AppState) {
         <DailyChart days={days} />
         <details>
           <summary>Show daily figures as a table</summary>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Daily figures">
             <table>
               <thead>
                 <tr>
