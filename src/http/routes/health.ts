@@ -110,16 +110,17 @@ export function healthRoutes(app: FastifyInstance) {
     logLevel: 'silent',
     response: { 200: healthSchema, 503: healthSchema },
     handler: async ({ ctx, reply }) => {
+      const integrity = storeIfOpen(ctx.stores, 'integrity');
+      // A store left out at start because of a damaged file (or all of them, for an unreadable
+      // manifest) is loaded once the file matches again, before the answer is made of them.
+      if (integrity)
+        for (const name of await integrity.recover(ctx.stores as Record<string, unknown>))
+          ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
       // The build the stores were opened on: what is actually served, not what is on disk now.
       const served = storeIfOpen(ctx.stores, 'build')?.manifest;
       const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : null;
       const database = await databaseStatus(ctx.stores.accounts);
       const partitions = await partitionFaults(ctx.stores.observations);
-      const integrity = storeIfOpen(ctx.stores, 'integrity');
-      // A store left out at start because of a damaged file is loaded once the file matches again.
-      if (integrity)
-        for (const name of await integrity.recover(ctx.stores as Record<string, unknown>))
-          ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
       const damaged = integrity ? await integrity.faults() : [];
       const status = data && database.state === 'ok' && partitions.length === 0 && damaged.length === 0 ? 'ok' : 'degraded';
       return reply
