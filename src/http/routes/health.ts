@@ -60,7 +60,7 @@ const healthSchema = z.object({
   damaged_files: z
     .array(z.object({ file: z.string(), reason: z.string(), since: z.string() }))
     .describe(
-      'Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, boundaries, catalog, geography and table files. Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).',
+      'Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, published forms, boundaries, catalog, geography and table files, and `manifest.json` itself when it cannot be read or its seal differs (no data is then served). Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).',
     ),
 });
 
