@@ -152,24 +152,33 @@ describe('a damaged boundary file under a collection', () => {
 describe('the manifest', () => {
   // Each damage is made before a server starts on the copy: it starts (as with any other damaged
   // file), answers 503 on data routes with /health naming manifest.json, and serves once repaired.
-  const damages: Array<{ what: string; at: (text: string) => number; mask: number }> = [
-    { what: 'not JSON (its first byte)', at: () => 0, mask: 0x01 },
+  const flipAt = (at: (text: string) => number, mask: number) => {
+    let offset = -1;
+    return {
+      damage: (file: string) => {
+        offset = at(fs.readFileSync(file, 'utf8'));
+        expect(offset).toBeGreaterThanOrEqual(0);
+        flip(file, offset, mask);
+      },
+      repair: (file: string) => flip(file, offset, mask),
+    };
+  };
+  const damages: Array<{ what: string; damage: (file: string) => void; repair: (file: string) => void }> = [
+    { what: 'not JSON (its first byte)', ...flipAt(() => 0, 0x01) },
     // Same size and still valid JSON: a digit of a partition's row count. Only the seal tells.
     {
       what: 'a row count digit (valid JSON, same size)',
-      at: (t) => t.indexOf('"acs1/2012/state": ') + '"acs1/2012/state": '.length,
-      mask: 0x01,
+      ...flipAt((t) => t.indexOf('"acs1/2012/state": ') + '"acs1/2012/state": '.length, 0x01),
     },
+    { what: 'gone', damage: (file) => fs.renameSync(file, `${file}.away`), repair: (file) => fs.renameSync(`${file}.away`, file) },
   ];
   it.each(damages)(
     '$what: data routes answer 503, /health names it, no restart needed once repaired',
-    async ({ at, mask }) => {
+    async ({ damage, repair }) => {
       const reference = await call(server, STATE_POINT);
       expect(reference.status).toBe(200);
       const file = path.join(data.buildDir, 'manifest.json');
-      const offset = at(fs.readFileSync(file, 'utf8'));
-      expect(offset).toBeGreaterThanOrEqual(0);
-      flip(file, offset, mask);
+      damage(file);
       let repaired = false;
       let s: ServerProcess | undefined;
       try {
@@ -179,7 +188,7 @@ describe('the manifest', () => {
         expect(h.status).toBe(503);
         expect(h.body.data).toBeNull();
         expect(h.body.damaged_files.map((f) => f.file)).toEqual(['manifest.json']);
-        flip(file, offset, mask);
+        repair(file);
         repaired = true;
         expect((await health(s)).status).toBe(200);
         const r = await call(s, STATE_POINT);
@@ -187,7 +196,7 @@ describe('the manifest', () => {
         expect(r.json<{ data: unknown }>().data).toEqual(reference.json<{ data: unknown }>().data);
       } finally {
         await s?.stop();
-        if (!repaired) flip(file, offset, mask);
+        if (!repaired) repair(file);
       }
     },
     120_000,
