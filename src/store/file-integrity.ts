@@ -9,7 +9,9 @@
 // so a repaired file recovers by itself. Hashing runs over a stream, a chunk per turn of the event
 // loop (about 1 ms per MiB on this machine), so other requests keep being answered meanwhile.
 // Builds made before the manifest recorded checksums have none to check: `recorded` is false and
-// every check passes (the partition guard's format checks still apply; docs/operations.md).
+// every check passes (the partition guard's format checks still apply; docs/operations.md). A
+// manifest that cannot be read (or whose seal differs, data-dir.ts) is the opposite: every check
+// fails, naming it, until a /health poll reads it again (withUnreadableManifest).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -146,11 +148,6 @@ export class FileIntegrity {
   /** Whether the build's manifest records checksums (builds made before it do not), or could not be read at all. */
   get recorded(): boolean {
     return this.expected !== undefined || this.manifestFault !== undefined;
-  }
-
-  /** Why the manifest is unreadable now, if it is. */
-  get manifestUnreadable(): string | undefined {
-    return this.manifestFault?.reason;
   }
 
   /** Read the manifest again if it was unreadable; true once it is readable. */
