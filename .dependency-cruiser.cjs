@@ -2,7 +2,11 @@
 //   etl → data/ → src/store → src/domain (pure) → src/verbs → transports (src/http, src/mcp, src/cli)
 // with two shared modules: src/context (VerbContext, the typed store registry) and
 // src/presentation (problem bodies and credentials, used by both HTTP and MCP).
-// Inner layers never import outer ones; type-only imports count too.
+// Inner layers never import outer ones; type-only imports count too. No module (src, etl, web)
+// is part of an import cycle.
+// TEMPORARY (issue 35): see the no-circular rules below.
+const TEMPORARY_CYCLE = '^src/verbs/(define-verb|lifecycle/invoke)\\.ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -65,17 +69,33 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'A cycle hides which module is the lower layer.',
+      comment:
+        'A cycle hides which module is the lower layer. Type-only imports count too: a type two files share lives where both can import it (e.g. src/store/accounts/shared/).',
       severity: 'error',
-      from: { path: '^(src|etl)/' },
-      // Type-only back-references inside one module family (a store class and its helpers) are not cycles at run time.
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      from: { path: '^(src|etl|web)/', pathNot: TEMPORARY_CYCLE },
+      to: { circular: true },
+    },
+    // TEMPORARY (issue 35): src/verbs/define-verb.ts ↔ src/verbs/lifecycle/invoke.ts is the one
+    // circle left, being removed by the request-lifecycle work. Only the two edges between those
+    // files are let through; any other circle through either file still fails. The lead removes
+    // this rule pair and TEMPORARY_CYCLE when that work merges.
+    {
+      name: 'no-circular-define-verb',
+      severity: 'error',
+      from: { path: '^src/verbs/define-verb\\.ts$' },
+      to: { circular: true, pathNot: '^src/verbs/lifecycle/invoke\\.ts$' },
+    },
+    {
+      name: 'no-circular-invoke',
+      severity: 'error',
+      from: { path: '^src/verbs/lifecycle/invoke\\.ts$' },
+      to: { circular: true, pathNot: '^src/verbs/define-verb\\.ts$' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'] },
   },
 };

@@ -9,7 +9,7 @@ import type { IdentityVerifier } from '../store/accounts/identity.js';
 import type { BoundaryStore } from '../store/boundaries.js';
 import type { CatalogStore } from '../store/catalog.js';
 import type { CensusTableStore } from '../store/census-tables.js';
-import type { BuildSourceStatus } from '../store/build-follower.js';
+import type { BuildSourceStatus } from '../store/build-source-status.js';
 import type { Manifest } from '../store/data-dir.js';
 import type { GeographyStore } from '../store/geographies.js';
 import type { ObservationStore } from '../store/observations.js';

@@ -77,3 +77,57 @@ export function overlapReason(dataset: DatasetKey, baseVintage: number, vintage:
     detail: `The ${p}-year periods ${a - p + 1}–${a} and ${b - p + 1}–${b} share ${shared} year${shared === 1 ? '' : 's'} of sample, so they are not independent and the Bureau advises against testing them; compare periods that do not overlap (e.g. ${b - 2 * p + 1}–${b - p} with ${b - p + 1}–${b}).`,
   };
 }
+
+/**
+ * Why a margin of error gives no test, said as what is true of it (the annotation code of the MOE,
+ * or null for a MOE that is simply absent). A controlled estimate has no sampling error; every
+ * other case has sampling error of a size the answer does not know or the Bureau qualified.
+ */
+export function untestedMoeDetail(code: string | null): string {
+  switch (code) {
+    case 'controlled':
+      return 'the estimate is controlled, so it has no sampling error to test with';
+    case 'moe_design_factor_unavailable':
+      return 'the estimate has sampling error, but its margin of error is unknown here (a region median needs a design factor this deployment does not hold), so no test can be made';
+    case 'source_annotated':
+      return 'the Bureau published this margin of error marked `*`, qualifying it; a test would treat it as exact, so none is made';
+    case 'moe_not_computable':
+      return 'the Bureau could not compute the margin of error, so the sampling error is unknown and no test can be made';
+    case 'moe_open_ended':
+      return 'the median lies in an open-ended interval, where the Bureau gives no margin of error, so no test can be made';
+    default:
+      return 'the margin of error is unknown, so the sampling error is unknown and no test can be made';
+  }
+}
+
+/** A caveat on a change that is still tested: a stable code, a sentence and the Bureau's page it rests on. */
+export interface ChangeCaveat {
+  code: string;
+  detail: string;
+  source: string;
+}
+
+/** The first ACS year whose sample included people in group quarters. */
+export const FIRST_GQ_VINTAGE = 2006;
+
+/**
+ * The 2005 ACS sampled housing units only: group quarters (college dormitories, nursing homes,
+ * prisons, military barracks) entered the sample in 2006, when many tables' universe grew from the
+ * household population to the total population. A 1-year comparison across that line compares
+ * different populations wherever the universe includes people in group quarters; the Bureau's
+ * guidance asks for caution. (The Census Bureau, "2006 American Community Survey Data Products Now
+ * Include the Group Quarters Population", census.gov/acs/www/UseData/2006GQ.html; "Group
+ * Quarters/Residence Rules", census.gov/topics/income-poverty/guidance/group-quarters.html.)
+ */
+export function groupQuartersCaveat(dataset: DatasetKey, baseVintage: number, vintage: number): ChangeCaveat | null {
+  const p = datasetSpec(dataset).periodYears;
+  // The first year of each period: a 1-year period before 2006 lacks group quarters.
+  const before = (v: number) => v - p + 1 < FIRST_GQ_VINTAGE;
+  if (p !== 1 || before(baseVintage) === before(vintage)) return null;
+  const [a, b] = baseVintage < vintage ? [baseVintage, vintage] : [vintage, baseVintage];
+  return {
+    code: 'group_quarters_2005',
+    detail: `The ${a} ACS covered only the household population; people in group quarters (college dormitories, nursing homes, prisons, military barracks) were added in ${FIRST_GQ_VINTAGE}, so ${b} counts a population ${a} did not. Where the universe includes people in group quarters (total population, people by age, school enrollment, …) the change mixes that addition with real change; the Census Bureau advises caution comparing ${a} with later years. Household and housing-unit universes are unaffected.`,
+    source: 'https://www.census.gov/topics/income-poverty/guidance/group-quarters.html',
+  };
+}

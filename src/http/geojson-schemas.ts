@@ -50,7 +50,20 @@ export const boundaryCollectionSchema = {
   required: ['type', 'features'],
   properties: {
     type: { const: 'FeatureCollection' },
-    boundary: { type: 'object', description: 'level, resolution, true_resolution, derived, boundary_vintage, source, gaps.' },
+    boundary: {
+      type: 'object',
+      description: 'The file the shapes come from (docs/boundaries.md).',
+      required: ['level', 'resolution', 'true_resolution', 'derived', 'boundary_vintage', 'source', 'gaps'],
+      properties: {
+        level: { type: 'string' },
+        resolution: { type: 'string', description: 'The resolution asked for.' },
+        true_resolution: { type: 'string', description: 'What the file really is, e.g. `20m`, `500k`, `full (TIGER/Line)`.' },
+        derived: { type: 'boolean', description: 'True when the shapes were built here (e.g. metro unions of counties).' },
+        boundary_vintage: { type: 'string' },
+        source: { type: 'string' },
+        gaps: { type: 'array', items: { type: 'string' }, description: 'Known gaps of the file.' },
+      },
+    },
     features: { type: 'array', items: boundaryFeatureSchema },
   },
 };
@@ -63,8 +76,16 @@ export const centroidCollectionSchema = {
     type: { const: 'FeatureCollection' },
     centroids: {
       type: 'object',
-      required: ['level', 'kind'],
-      properties: { level: { type: 'string' }, kind: { type: 'string', enum: ['population_center', 'internal_point'] } },
+      required: ['level', 'kind', 'source', 'vintage', 'derived', 'derivation'],
+      properties: {
+        level: { type: 'string' },
+        kind: { type: 'string', enum: ['population_center', 'internal_point'] },
+        source: { type: 'string', description: 'The file the points come from (docs/boundaries.md).' },
+        vintage: { type: 'string', description: 'The vintage of the points (also sent as X-Boundary-Vintage).' },
+        derived: { type: 'boolean', description: 'True when the points were computed here rather than published as such.' },
+        derivation: { type: ['string', 'null'], description: 'How derived points were computed; null when published as such.' },
+      },
+      additionalProperties: false,
     },
     features: { type: 'array', items: feature(point) },
   },

@@ -86,7 +86,8 @@ const GEO_GUIDE =
 
 const REGION_GUIDE =
   'A custom region adds up geographies of one level: geo "region(county:06001,county:06013,county:06075)" (members as keys, wildcards or names), or "region:<name>" for a region saved to the account. ' +
-  "Counts are summed with the MOE √ΣMOE² (the Census Bureau's approximation), percents and ratios computed from the summed parts, medians of household income, age, home value and gross rent interpolated from their tabulated distributions (no MOE); other medians and averages are null, never summed. A region costs what its members cost.";
+  "Counts are summed with the MOE √ΣMOE² (the Census Bureau's approximation), percents and ratios computed from the summed parts, medians of household income, age, home value and gross rent interpolated from their tabulated distributions (no MOE); other medians and averages are null, never summed. A region costs what its members cost. " +
+  'region(state:*) includes Puerto Rico, so it is not the nation (nation:1 is the 50 states and DC); the answer says so (meta.regions[].caveats).';
 
 const VALUE_GUIDE =
   'Every value comes with its 90% margin of error; a missing value carries an annotation explaining why (e.g. not published for small areas in acs1).';

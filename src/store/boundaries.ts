@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../domain/errors.js';
 import { DamagedFile, type FileIntegrity } from './file-integrity.js';
+import type { BoundaryFiles } from './boundaries/files.js';
 import { AddressGeocoder } from './geocode/address-geocoder.js';
 import { PointGeocoder } from './geocode/point-geocoder.js';
 import { FgbFile, type BoundaryFeature } from './boundaries/fgb-file.js';
@@ -35,7 +36,7 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-export class BoundaryStore {
+export class BoundaryStore implements BoundaryFiles {
   private readonly opened = new Map<string, Promise<FgbFile>>();
   private readonly shapes = new Map<string, { feature: BoundaryFeature; bytes: number }>();
   private shapeBytes = 0;

@@ -10,23 +10,10 @@
 import type { Logger } from 'pino';
 import type { LiveStores } from '../context/live-stores.js';
 import type { Stores } from '../context/stores.js';
+import type { BuildSourceStatus } from './build-source-status.js';
 import { readManifest, resolveCurrentBuild } from './data-dir.js';
 import { openObjectStore, type ObjectStore } from './object-store/index.js';
 import { BuildVerificationError, makeCurrent, prunePulled, pullBuild, readLatest } from './build-pull.js';
-
-export interface BuildSourceStatus {
-  /** What DATA_SOURCE is (its address stays in the configuration and the log: /health is public). */
-  kind: 's3' | 'directory';
-  /** DATA_BUILD, when the replica is pinned to one build. */
-  pinned: string | null;
-  reachable: boolean | null;
-  /** The build `latest.json` named at the last successful check. */
-  latest: string | null;
-  last_check: string | null;
-  /** Why the last check or pull failed (a short reason, no internals); null after a success. */
-  last_error: string | null;
-  switches: number;
-}
 
 export interface FollowerOptions {
   source: string;

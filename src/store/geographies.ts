@@ -8,36 +8,11 @@ import { LevelTable } from './geographies/level-table.js';
 import { Crosswalks } from './geographies/crosswalks.js';
 import { membersOf, type Members } from './geographies/members.js';
 import { searchNames, type NameIndex, type NameSearch, buildNameIndex } from './geographies/name-index.js';
+import type { GeographyRecord, GeographyRows } from './geographies/record.js';
 
-export interface GeographyPoint {
-  lat: number;
-  lon: number;
-  kind: GeoProvenance['point_kind'];
-  source: string;
-}
+export type { GeographyPoint, GeographyRecord } from './geographies/record.js';
 
-export interface GeographyRecord {
-  key: string;
-  type: GeoType;
-  fips: string;
-  name: string;
-  /** Immediate parent; for metros the first principal state. */
-  parent_key: string | null;
-  /** States the geography belongs to (metros: every state in the CBSA title). */
-  state_keys: string[];
-  population: number | null;
-  population_source: string;
-  point: GeographyPoint | null;
-  /** Boundary set: `tract-2010`, `tract-2020`, `county`, `cbsa-2023-07`, `cd118`, … */
-  definition: string;
-  /** First and last ACS vintage (inclusive) using this definition; null last = still current. */
-  valid_from: number;
-  valid_to: number | null;
-  /** Metro rows only. */
-  metro?: { kind: 'metro' | 'micro'; short_name: string };
-}
-
-export class GeographyStore {
+export class GeographyStore implements GeographyRows {
   readonly tables: Record<GeoType, LevelTable>;
   readonly crosswalks: Crosswalks;
   readonly provenance: GeoProvenance[];

@@ -14,7 +14,7 @@
 //              annotation u8, MOE annotation u8 (0 = none, i + 1 = annotations[i]).
 //   JSON footer, u32 footer length, 8-byte magic "CDSIDX02".
 import fs from 'node:fs';
-import type { StoredCell } from './observations.js';
+import type { StoredCell } from './stored-cells.js';
 import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
 
 export type ValueEncoding = 'i16' | 'i32' | 'f64';

@@ -3,7 +3,7 @@
 // holds, instead of a DuckDB query over Parquet (~3–7 ms floor per query). Only the footer
 // (geography and variable dictionaries, row offsets) is kept in memory; values are read on demand.
 import fs from 'node:fs';
-import type { StoredCell } from './observations.js';
+import type { StoredCell } from './stored-cells.js';
 import { IndexFile, indexOf, searchIds } from './serving-index-file.js';
 import { ServingIndexV2, type CellSink, type ServingIndexV2Footer } from './serving-index-v2.js';
 

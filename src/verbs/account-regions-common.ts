@@ -9,7 +9,7 @@ import type { RegionRow } from '../store/accounts/regions-repo.js';
 import { storeOf } from '../context/stores.js';
 import type { VerbContext } from '../context/verb-context.js';
 import type { AccountRow } from '../store/accounts/accounts-repo.js';
-import { resolveRegions } from './observations/regions.js';
+import { resolveRegions } from './observations/resolve-regions.js';
 import { iso } from './account-common.js';
 
 /** Saved regions per account. */

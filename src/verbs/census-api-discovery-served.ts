@@ -7,6 +7,13 @@ import type { ObservationStore } from '../store/observations.js';
 import { GEO_TYPES, type GeoType } from '../domain/geo/keys.js';
 import { datasetByBureauPath, datasetKeys, datasetSpec } from '../domain/datasets.js';
 import type { DiscoveryMetadata, ServedDataset } from '../domain/census-api/discovery-served.js';
+import {
+  choosePredicateType,
+  nearestBureauType,
+  typeOfPublishedValues,
+  type PredicateType,
+  type TypedVintage,
+} from '../domain/census-api/predicate-types.js';
 
 const servedCache = new WeakMap<ObservationStore, WeakMap<CensusTableStore, ServedDataset[]>>();
 
@@ -41,10 +48,70 @@ export function findServed(served: ServedDataset[], dataset: string, vintage: st
   return served.find((s) => s.dataset === key && String(s.vintage) === vintage);
 }
 
-/** The metadata of one dataset and vintage, as the pure document builders read it. */
-export function discoveryMetadata(tables: CensusTableStore, s: ServedDataset): DiscoveryMetadata {
+/** Each served dataset's codes' predicateType, computed once per store generation. */
+const typesCache = new WeakMap<CensusTableStore, Map<string, Promise<Map<string, PredicateType>>>>();
+
+/**
+ * The predicateType of every estimate code of `s`'s tables (src/domain/census-api/predicate-types.ts):
+ * the Bureau's for this vintage, else its nearest typed vintage's, else what the values published
+ * here show (read at the coarsest level holding the table), else `int`.
+ */
+function predicateTypes(tables: CensusTableStore, obs: ObservationStore, s: ServedDataset): Promise<Map<string, PredicateType>> {
+  let byServed = typesCache.get(tables);
+  if (!byServed) typesCache.set(tables, (byServed = new Map()));
+  const key = `${s.dataset}/${s.vintage}`;
+  let types = byServed.get(key);
+  if (!types) {
+    const computing = computeTypes(tables, obs, s);
+    // A failed read (a partition found damaged answers 503) is not kept: the next request tries again.
+    computing.catch(() => byServed.delete(key));
+    byServed.set(key, (types = computing));
+  }
+  return types;
+}
+
+async function computeTypes(tables: CensusTableStore, obs: ObservationStore, s: ServedDataset): Promise<Map<string, PredicateType>> {
+  const out = new Map<string, PredicateType>();
+  for (const t of s.tables) {
+    const untyped: string[] = [];
+    for (const c of tables.apiColumns(s.dataset, t, s.vintage)) {
+      if (c.predicate_type) out.set(c.code, c.predicate_type);
+      else untyped.push(c.code);
+    }
+    if (untyped.length === 0) continue;
+    // Rule 2: the Bureau's type of the same code in its other typed vintages and datasets.
+    const candidates = new Map<string, TypedVintage[]>(untyped.map((c) => [c, []]));
+    for (const dataset of datasetKeys())
+      for (const vintage of datasetSpec(dataset).vintages)
+        for (const c of tables.apiColumns(dataset, t, vintage))
+          if (c.predicate_type) candidates.get(c.code)?.push({ dataset, vintage, type: c.predicate_type });
+    // Rule 3: the values published here, at the coarsest level that holds the table.
+    const level = s.levels.find((l) => obs.hasTable(s.dataset, s.vintage, l, t));
+    const needValues = untyped.filter((c) => nearestBureauType(s.dataset, s.vintage, candidates.get(c)!) === null);
+    const texts = new Map<string, string[]>(needValues.map((c) => [c, []]));
+    if (level && needValues.length > 0) {
+      const cells = await obs.fetch({ dataset: s.dataset, vintages: [s.vintage], level, geoKeys: 'all', codes: needValues });
+      for (const [k, cell] of cells) if (cell.estimate !== null) texts.get(k.slice(k.lastIndexOf('|') + 1))?.push(String(cell.estimate));
+      // Cells whose published text is not the stored number's (`35.0`) are kept in the published form.
+      for (const cols of Object.values((await obs.publishedForm(s.dataset, s.vintage, level))?.text ?? {}))
+        for (const [col, text] of Object.entries(cols)) if (text !== null) texts.get(col)?.push(text);
+    }
+    for (const code of untyped) {
+      const chosen = choosePredicateType(null, nearestBureauType(s.dataset, s.vintage, candidates.get(code)!), () =>
+        typeOfPublishedValues(texts.get(code) ?? []),
+      );
+      out.set(code, chosen.type);
+    }
+  }
+  return out;
+}
+
+/** The metadata of one dataset and vintage, as the pure document builders read it (every code typed). */
+export async function discoveryMetadata(tables: CensusTableStore, obs: ObservationStore, s: ServedDataset): Promise<DiscoveryMetadata> {
+  const types = await predicateTypes(tables, obs, s);
   return {
-    columns: (t) => tables.apiColumns(s.dataset, t, s.vintage),
+    columns: (t) =>
+      tables.apiColumns(s.dataset, t, s.vintage).map((c) => ({ ...c, predicate_type: types.get(c.code) ?? c.predicate_type })),
     table: (t) => tables.tableVersion(s.dataset, t, s.vintage),
   };
 }

@@ -18,7 +18,18 @@ import { groupVariablesDocument, variableDocument, variablesDocument } from '../
 import { defineVerb } from './define-verb.js';
 import { discoveryMetadata, findServed, servedDatasets } from './census-api-discovery-served.js';
 
-export const DISCOVERY_DOCUMENTS = ['catalog', 'dataset', 'variables', 'variable', 'groups', 'group', 'geography'] as const;
+export const DISCOVERY_DOCUMENTS = [
+  'catalog',
+  'dataset',
+  'variables',
+  'variable',
+  'groups',
+  'group',
+  'geography',
+  'tags',
+  'examples',
+  'sorts',
+] as const;
 
 export interface DiscoveryDocument {
   kind: 'document';
@@ -74,7 +85,7 @@ export const censusApiDiscovery = defineVerb({
       const path = `${input.vintage ?? ''}/${datasetByBureauPath(`acs/${input.dataset ?? ''}`)?.bureauPath ?? input.dataset ?? ''}`;
       return { data: { kind: 'error', ...unknownDataset(path, served) } };
     }
-    const meta = discoveryMetadata(tables, s);
+    const meta = await discoveryMetadata(tables, storeOf(ctx.stores, 'observations'), s);
     const key = `${s.dataset}/${s.vintage}`;
     switch (document) {
       case 'dataset': {
@@ -86,6 +97,11 @@ export const censusApiDiscovery = defineVerb({
         return { data: render(tables, `variables ${key}`, () => variablesDocument(s, meta)) };
       case 'groups':
         return { data: render(tables, `groups ${key} ${base}`, () => groupsDocument(s, meta, base)) };
+      case 'tags':
+      case 'examples':
+      case 'sorts':
+        // The Bureau's lists of tags, example queries and sort orders: this service curates none.
+        return { data: render(tables, `${document} ${key}`, () => ({ [document]: [] })) };
       case 'geography':
         return { data: render(tables, `geography ${key}`, () => geographyDocument(s)) };
       case 'variable': {

@@ -71,13 +71,30 @@ type Column =
   | { kind: 'GEO_ID' }
   | { kind: 'cell'; name: string; variable: string; suffix: 'E' | 'M' | 'EA' | 'MA' }
   | { kind: 'geo'; index: number }
-  | { kind: 'ucgid' };
+  | { kind: 'ucgid' }
+  /** A code the discovery documents list that the source file did not publish: null, as the Bureau answers a value it lacks. */
+  | { kind: 'absent' };
+
+/**
+ * The codes of a table the discovery documents list for this dataset and vintage (every estimate
+ * with its EA, and its M and MA where the Bureau publishes a margin; discovery-variables.ts).
+ */
+export function listedCodes(columns: ReadonlyArray<{ code: string; has_moe: boolean }>): Set<string> {
+  const out = new Set<string>();
+  for (const c of columns) {
+    const base = c.code.slice(0, -1);
+    out.add(c.code).add(`${base}EA`);
+    if (c.has_moe) out.add(`${base}M`).add(`${base}MA`);
+  }
+  return out;
+}
 
 /** The columns a query asks for, checked against what the partition publishes. */
 function columnsOf(
   query: CensusApiQuery,
   form: PublishedForm,
   bureauPublishes: (table: string) => boolean,
+  listed: (table: string) => ReadonlySet<string>,
   where: string,
 ): { columns: Column[]; header: string[]; variables: string[] } {
   const header: string[] = [];
@@ -110,10 +127,16 @@ function columnsOf(
         header.push(name);
         columns.push(name === 'NAME' || name === 'GEO_ID' ? { kind: name } : cell(name));
       }
-    } else {
-      if (!published.includes(item.column)) throw unknownVariable(item.column);
+    } else if (published.includes(item.column)) {
       header.push(item.column);
       columns.push(cell(item.column));
+    } else {
+      // A code the Bureau published and our discovery documents list, but the source file of this
+      // partition left out (acs5 2022 counties' B01003_001M, the 2017 metro files' partial
+      // groups): its cells are null, as the Bureau answers a value it lacks — never "unknown".
+      if (!listed(item.table).has(item.column)) throw unknownVariable(item.column);
+      header.push(item.column);
+      columns.push({ kind: 'absent' });
     }
   }
   if (query.byUcgid) {
@@ -160,6 +183,8 @@ function renderRows(
             return geoCols[c.index]!;
           case 'ucgid':
             return geoId ?? ucgids?.get(g.key) ?? null;
+          case 'absent':
+            return null;
           case 'cell': {
             if (own && c.name in own) return own[c.name]!;
             if (!slice) return null;
@@ -221,6 +246,7 @@ export const censusApiQuery = defineVerb({
       query,
       form,
       (table) => censusTables?.table(dataset, table, vintage) != null,
+      (table) => listedCodes(censusTables?.apiColumns(dataset, table, vintage) ?? []),
       `${dataset} ${vintage} at the level '${level.name}'`,
     );
     if (variables.length === 0) {

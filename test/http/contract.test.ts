@@ -76,7 +76,8 @@ describe('the route table', () => {
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`),
     );
     const table = new Set(routes.map((r) => `${r.method} ${r.url}`));
-    for (const op of documented) expect(table.has(op), op).toBe(true);
+    // HEAD is fastify's own counterpart of every GET route (documented, not a route of the table).
+    for (const op of documented) expect(table.has(op.replace(/^HEAD /, 'GET ')), op).toBe(true);
     expect(routes.length).toBeGreaterThanOrEqual(25);
   });
 });

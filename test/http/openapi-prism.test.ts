@@ -55,7 +55,9 @@ async function startPrism(specFile: string, upstream: string): Promise<string> {
   const port = await freePort();
   // PRISM_NODE: run Prism on another Node than the tests' (e.g. the container's LTS) to check it runs there.
   const cli = path.join(REPO_ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
-  const args = [cli, 'proxy', specFile, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)];
+  // The preload hands 302s back as they come (Prism's forwarder would follow them).
+  const manualRedirects = path.join(REPO_ROOT, 'test', 'http', 'prism-manual-redirects.cjs');
+  const args = ['-r', manualRedirects, cli, 'proxy', specFile, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)];
   const prism = spawn(process.env.PRISM_NODE ?? process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },

@@ -4,6 +4,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError, loadSession, signOut, whenSignedOut, type CreatedKey, type Profile, type Session } from './api.js';
+import type { AppState } from './app-state.js';
 import { Notice, PageTitle } from './components.js';
 import { date, daysUntil } from './format.js';
 import { BillingPage } from './pages/billing.js';
@@ -21,16 +22,6 @@ const NAV = [
 ] as const;
 
 const routeOf = () => location.pathname.replace(/^\/dashboard\/?/, '').replace(/\/$/, '');
-
-export interface AppState {
-  session: Session;
-  profile: Profile;
-  reloadProfile: () => Promise<void>;
-  /** A key created or rotated in this tab, kept in memory so Getting started can fill it in. */
-  lastKey: CreatedKey | null;
-  setLastKey: (k: CreatedKey | null) => void;
-  navigate: (path: string) => void;
-}
 
 function navigateTo(path: string) {
   history.pushState(null, '', `/dashboard${path ? `/${path}` : ''}`);

@@ -16,6 +16,9 @@ export interface CatalogEntry {
   c_geographyLink: string;
   c_variablesLink: string;
   c_groupsLink: string;
+  c_tagsLink: string;
+  c_examplesLink: string;
+  c_sorts_url: string;
   c_documentationLink: string;
   c_isAggregate: true;
   c_isCube: true;
@@ -38,9 +41,26 @@ export interface CatalogEntry {
   spatial: string;
   temporal: string;
   contactPoint: { fn: string; hasEmail: string | null };
-  publisher: { '@type': 'org:Organization'; name: string };
+  publisher: Organization;
   references: string[];
 }
+
+/** The Bureau's publisher chain: U.S. Census Bureau ⊂ U.S. Department Of Commerce ⊂ U.S. Government. */
+export interface Organization {
+  '@type': 'org:Organization';
+  name: string;
+  subOrganizationOf?: Organization;
+}
+
+const PUBLISHER: Organization = {
+  '@type': 'org:Organization',
+  name: 'U.S. Census Bureau',
+  subOrganizationOf: {
+    '@type': 'org:Organization',
+    name: 'U.S. Department Of Commerce',
+    subOrganizationOf: { '@type': 'org:Organization', name: 'U.S. Government' },
+  },
+};
 
 export interface CatalogDocument {
   '@context': string;
@@ -81,6 +101,10 @@ function entry(s: ServedDataset, ctx: CatalogContext): CatalogEntry {
     c_geographyLink: `${root}/geography.json`,
     c_variablesLink: `${root}/variables.json`,
     c_groupsLink: `${root}/groups.json`,
+    // The Bureau's tags, examples and sorts documents: served here as empty lists (none curated).
+    c_tagsLink: `${root}/tags.json`,
+    c_examplesLink: `${root}/examples.json`,
+    c_sorts_url: `${root}/sorts.json`,
     c_documentationLink: ctx.documentation,
     c_isAggregate: true,
     c_isCube: true,
@@ -107,7 +131,7 @@ function entry(s: ServedDataset, ctx: CatalogContext): CatalogEntry {
     temporal: `${from}/${s.vintage}`,
     // The operator of a self-hosted service has no address we could know; null rather than a made-up one.
     contactPoint: { fn: 'Census Data Service', hasEmail: null },
-    publisher: { '@type': 'org:Organization', name: 'U.S. Census Bureau' },
+    publisher: PUBLISHER,
     references: [ctx.documentation],
   };
 }

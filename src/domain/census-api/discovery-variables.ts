@@ -13,8 +13,9 @@
 //   list the build reads (acs1 2005–2018) each M and annotation label is exactly that.
 // - `concept` is the table's title as published that vintage, upper-cased as the API wrote
 //   concepts through 2022 (mixed case from 2023).
-// - `predicateType` is the API's own where the verbatim lists give it, and absent otherwise
-//   (annotation variables are `string`, as the API types them).
+// - `predicateType` is the API's own where the verbatim lists give it, and otherwise chosen by the
+//   rules of predicate-types.ts (the metadata handed in has every code typed); annotation
+//   variables are `string`, as the API types them.
 // - Variables listed in variables.json are the estimates (`…E`) of the tables whose values this
 //   build holds; their margins and annotations are named in `attributes`, as the Bureau lists them.
 import { API_VARIABLE } from '../census-codes.js';

@@ -74,13 +74,20 @@ function clause(text: string, what: 'for' | 'in'): { level: CensusApiLevel; code
 
 /**
  * Several `in=` clauses: repeated (`in=state:06&in=county:037`) or in one value separated by a
- * space (`in=state:06 county:037`; a `+` in the URL is a space). Level names contain spaces
- * themselves, so a clause starts where a known level name is followed by `:`.
+ * space or a `+` (`in=state:06 county:037`, `in=state:06+county:037`). The query string is
+ * decoded once (src/http/query-string.ts): a bare `+` arrives as a space, but an encoded one
+ * (`%2B`, as R's httr and curl::curl_escape send tidycensus's and censusapi's `state:48+county:453`)
+ * arrives as a literal `+`, and the Bureau's API accepts both as the separator, so a `+` is read
+ * as a space here. Level names contain spaces themselves, so a clause starts where a known level
+ * name is followed by `:`.
  */
 function inClauses(raw: string[]): string[] {
   const out: string[] = [];
   for (const v of raw) {
-    const parts = v.trim().split(/\s+(?=(?:state|county|tract|congressional district|block group):)/);
+    const parts = v
+      .replace(/\+/g, ' ')
+      .trim()
+      .split(/\s+(?=(?:state|county|tract|congressional district|block group):)/);
     for (const p of parts) if (p.trim() !== '') out.push(p.trim());
   }
   return out;

@@ -125,6 +125,25 @@ function boundedPathParameters(params: PathParameters): PathParameters {
   return { ...params, properties };
 }
 
+/**
+ * HEAD: the GET's statuses, headers and media types (Content-Type is sent), never a body. A response
+ * given as a bare JSON Schema is of the route's `produces` (JSON by default); a bodiless one (204, 302, 304) stays bodiless.
+ */
+function headResponses(responses: Record<string, unknown>, produces: readonly string[]): Record<string, unknown> {
+  const empty = { schema: { type: 'string', maxLength: 0, description: 'HEAD: no body.' } };
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => {
+      const { description, headers, content, type } = r as { description?: string; headers?: unknown; content?: object; type?: string };
+      if (type === 'null') return [status, r];
+      const types = content ? Object.keys(content) : produces;
+      return [
+        status,
+        { description: description ?? 'As GET, without the body.', headers, content: Object.fromEntries(types.map((t) => [t, empty])) },
+      ];
+    }),
+  );
+}
+
 /** `GET /v1/geographies/{geo_key}/children` → `getGeographiesByGeoKeyChildren`: stable and unique per route. */
 export function operationIdOf(method: string, url: string): string {
   const words = url
@@ -151,12 +170,21 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
         securitySchemes: {
           ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'For testing only: URLs are logged by proxies.' },
+          // The Census Data API's own parameter, which every Bureau client sends: its query paths take it (census-api.md).
+          CensusApiKey: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'key',
+            description: "The Census Data API's `key=`, on its query paths (/data/{vintage}/acs/…).",
+          },
           UserToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard sign-in token.' },
         },
         schemas: { Problem: problemSchema as never },
       },
       security: [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }],
     },
+    // Every GET route answers HEAD (fastify's exposeHeadRoutes): described too, as the same answer without a body.
+    exposeHeadRoutes: true,
     transform: (input) => {
       const out = jsonSchemaTransform(input);
       const schema = out.schema as Record<string, unknown> | undefined;
@@ -177,9 +205,23 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
       );
       const method = ([] as string[]).concat(input.route.method)[0] ?? 'GET';
       const params = schema.params && boundedPathParameters(schema.params as PathParameters);
+      const bureau = ((schema.tags as string[] | undefined) ?? []).includes(CENSUS_API_TAG);
+      // The Census Data API's query paths take its `key=` (not `api_key=`, which they refuse as a predicate).
+      const security = (
+        bureau && Array.isArray(schema.security) && schema.security.length > 0
+          ? [{ ApiKeyHeader: [] }, { CensusApiKey: [] }]
+          : schema.security
+      ) as Array<Record<string, string[]>> | undefined;
       return {
         ...out,
-        schema: { ...schema, ...(params ? { params } : {}), response, operationId: operationIdOf(method, input.url) },
+        schema: {
+          ...schema,
+          ...(params ? { params } : {}),
+          security,
+          response:
+            method === 'HEAD' ? headResponses(response, (schema.produces as string[] | undefined) ?? ['application/json']) : response,
+          operationId: operationIdOf(method, input.url),
+        },
       };
     },
   });

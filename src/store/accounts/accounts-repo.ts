@@ -1,27 +1,16 @@
-// Account rows. Every read filters `deleted_at IS NULL`: a soft-deleted account is invisible to
-// the service (its keys stop working) until the retention job purges it.
+// Account rows on SQLite. Every read filters `deleted_at IS NULL`: a soft-deleted account is
+// invisible to the service (its keys stop working) until the retention job purges it. The
+// transactions' logic is shared with PostgreSQL (shared/accounts.ts); accountStep is SQLite's
+// statement for each of their steps.
 import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
+import { redeemInvite } from './invites-repo.js';
+import { softDeleteProgram, type AccountRow, type AccountStep, type NewAccount } from './shared/accounts.js';
+import { runSync, type Statement } from './shared/program.js';
 
-export interface AccountRow {
-  id: string;
-  email: string | null;
-  name: string | null;
-  organization: string | null;
-  plan: string;
-  oidc_issuer: string | null;
-  oidc_subject: string | null;
-  stripe_customer_id: string | null;
-  activated_at: number | null;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
+export type { AccountRow } from './shared/accounts.js';
 
-export function createAccount(
-  db: Db,
-  a: { email: string | null; plan: string; issuer?: string | null; subject?: string | null; now: number },
-): AccountRow {
+export function createAccount(db: Db, a: NewAccount): AccountRow {
   const id = newId('acc');
   stmt(
     db,
@@ -88,17 +77,35 @@ export function markActivated(db: Db, id: string, now: number): void {
   stmt(db, 'UPDATE accounts SET activated_at = COALESCE(activated_at, ?), updated_at = ? WHERE id = ?').run(now, now, id);
 }
 
-/** Soft delete: keys stop working at once; rows are hard-purged 30 days later. */
 export function softDeleteAccount(db: Db, id: string, now: number): boolean {
-  return db
-    .transaction(() => {
-      const changed = stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(
-        now,
-        now,
-        id,
-      ).changes;
-      stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(now, id);
-      return changed === 1;
-    })
-    .immediate();
+  return db.transaction(() => runSync(softDeleteProgram(id, now), (s) => accountStep(db, s))).immediate();
+}
+
+export function accountStep(db: Db, s: Statement<AccountStep>): unknown {
+  switch (s.op) {
+    case 'getAccount':
+      return getAccount(db, s.id);
+    case 'findAccountBySubject':
+      return findAccountBySubject(db, s.issuer, s.subject);
+    case 'findAccountByEmail':
+      return findAccountByEmail(db, s.email);
+    case 'createAccount':
+      return createAccount(db, s.a);
+    case 'linkSubject':
+      return linkSubject(db, s.id, s.issuer, s.subject, s.now);
+    case 'setPlan':
+      return setPlan(db, s.id, s.plan, s.now);
+    case 'markActivated':
+      return markActivated(db, s.id, s.now);
+    case 'redeemInvite':
+      return redeemInvite(db, s.code, s.accountId, s.now);
+    case 'markDeleted':
+      return (
+        stmt(db, 'UPDATE accounts SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL').run(s.now, s.now, s.id)
+          .changes === 1
+      );
+    case 'revokeAccountKeys':
+      stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL').run(s.now, s.accountId);
+      return undefined;
+  }
 }

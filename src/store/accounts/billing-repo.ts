@@ -1,17 +1,8 @@
-// Billing records: processed Stripe events (idempotency) and the subscriptions they describe.
+// Billing records on SQLite: processed Stripe events (idempotency) and the subscriptions they describe.
 import { stmt, type Db } from './db.js';
+import type { SubscriptionRow } from './shared/billing.js';
 
-export interface SubscriptionRow {
-  id: string;
-  account_id: string;
-  customer_id: string | null;
-  plan: string;
-  interval: string | null;
-  status: string;
-  current_period_end: number | null;
-  last_event_created: number;
-  updated_at: number;
-}
+export type { SubscriptionRow } from './shared/billing.js';
 
 export function eventProcessed(db: Db, eventId: string): boolean {
   return stmt(db, 'SELECT 1 FROM stripe_events WHERE id = ?').get(eventId) !== undefined;

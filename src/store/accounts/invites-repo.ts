@@ -1,17 +1,9 @@
-// Private-beta invite codes: single use, expiring; stored as SHA-256 like API keys.
-import { createHash, randomBytes } from 'node:crypto';
+// Private-beta invite codes on SQLite: single use, expiring; stored as SHA-256 like API keys
+// (shared/invites.ts holds the code format and the redemption's outcome).
 import { stmt, type Db } from './db.js';
+import { generateInviteCode, hashInvite, redeemOutcome, type RedeemOutcome } from './shared/invites.js';
 
-export function hashInvite(code: string): string {
-  return createHash('sha256').update(code.trim().toUpperCase(), 'utf8').digest('hex');
-}
-
-/** `XXXX-XXXX-XXXX` from an unambiguous alphabet (no 0/O, 1/I): codes get read aloud and typed. */
-export function generateInviteCode(): string {
-  const alphabet = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
-  const chars = [...randomBytes(12)].map((b) => alphabet[b % 32]!);
-  return [chars.slice(0, 4), chars.slice(4, 8), chars.slice(8, 12)].map((c) => c.join('')).join('-');
-}
+export type { RedeemOutcome } from './shared/invites.js';
 
 export function createInvite(db: Db, i: { plan: string | null; expiresAt: number; now: number }): string {
   const code = generateInviteCode();
@@ -24,8 +16,6 @@ export function createInvite(db: Db, i: { plan: string | null; expiresAt: number
   return code;
 }
 
-export type RedeemOutcome = { ok: true; plan: string | null } | { ok: false; reason: 'unknown' | 'used' | 'expired' };
-
 /** The conditional UPDATE is the single-use guarantee: only one redeemer can flip used_at. */
 export function redeemInvite(db: Db, code: string, accountId: string, now: number): RedeemOutcome {
   const hash = hashInvite(code);
@@ -33,9 +23,6 @@ export function redeemInvite(db: Db, code: string, accountId: string, now: numbe
     db,
     'UPDATE invite_codes SET used_at = ?, used_by = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING plan',
   ).get(now, accountId, hash, now) as { plan: string | null } | undefined;
-  if (row) return { ok: true, plan: row.plan };
-  const existing = stmt(db, 'SELECT used_at, expires_at FROM invite_codes WHERE code_hash = ?').get(hash) as
-    { used_at: number | null; expires_at: number } | undefined;
-  if (!existing) return { ok: false, reason: 'unknown' };
-  return { ok: false, reason: existing.used_at !== null ? 'used' : 'expired' };
+  const existing = row ? undefined : stmt(db, 'SELECT used_at FROM invite_codes WHERE code_hash = ?').get(hash);
+  return redeemOutcome(row, existing as { used_at: number | null } | undefined);
 }

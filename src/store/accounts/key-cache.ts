@@ -13,77 +13,47 @@
 import type { Config } from '../../config.js';
 import { storeMetrics } from '../metrics.js';
 import { stmt, type Db } from './db.js';
-import { lookupKeyHash, type KeyLookup } from './keys-repo.js';
-import { tosState, type TosState } from './tos-policy.js';
+import { lookupKeyHash } from './keys-repo.js';
+import { KeyAuthCache, type KeyAuth } from './shared/key-auth-cache.js';
+import { tosState } from './tos-policy.js';
 
 export function authGeneration(db: Db): number {
   return (stmt(db, 'SELECT gen FROM auth_generation WHERE id = 1').get() as { gen: number }).gen;
 }
 
-export interface KeyAuth {
-  row: KeyLookup;
-  tos: TosState;
-}
-
-interface Entry {
-  row: KeyLookup;
-  /** The terms state's inputs: recomputed per request from `now` (grace ends without a write). */
-  tos: TosState;
-  generation: number;
-  /** A terms document dated in the future becomes current without a write: reload then. */
-  expiresAt: number;
-}
-
-/** Entries kept per process; the oldest is dropped first. */
-const MAX_ENTRIES = 10_000;
-
 export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new KeyAuthCache();
 
   constructor(private readonly db: Db) {}
 
   /** The key's row and terms state, or undefined when no key has this hash. */
   lookup(keyHash: string, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number): KeyAuth | undefined {
-    const generation = authGeneration(this.db);
-    const hit = this.entries.get(keyHash);
-    const fresh = !!hit && hit.generation === generation && now < hit.expiresAt;
-    storeMetrics.cache('api_keys', fresh);
-    if (fresh) return { row: hit!.row, tos: refresh(hit!.tos, now) };
+    const hit = this.entries.fresh(keyHash, authGeneration(this.db), now);
+    storeMetrics.cache('api_keys', !!hit);
+    if (hit) return hit;
     // Read everything in one snapshot so the generation read matches the rows read.
     return this.db.transaction((): KeyAuth | undefined => {
       const gen = authGeneration(this.db);
       const row = lookupKeyHash(this.db, keyHash);
-      if (!row) {
-        this.entries.delete(keyHash);
-        return undefined;
-      }
+      this.entries.delete(keyHash);
+      if (!row) return undefined;
       const tos = tosState(this.db, config, { id: row.account_id, created_at: row.account_created_at }, now);
       const next = stmt(this.db, 'SELECT min(effective_at) AS t FROM tos_documents WHERE effective_at > ?').get(now) as {
         t: number | null;
       };
-      this.entries.delete(keyHash);
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(keyHash, { row, tos, generation: gen, expiresAt: next.t ?? Number.POSITIVE_INFINITY });
+      this.entries.set(keyHash, { row, tos }, gen, next.t);
       return { row, tos };
     })();
   }
 
   /** After touchKey: the cached row carries the new last-used time so the next touch waits. */
   noteUsed(keyHash: string, at: number): void {
-    const e = this.entries.get(keyHash);
-    if (e) e.row = { ...e.row, last_used_at: at };
+    this.entries.noteUsed(keyHash, at);
   }
 
   get size(): number {
     return this.entries.size;
   }
-}
-
-/** Grace periods end with time, not with a write: re-derive the status for `now`. */
-function refresh(tos: TosState, now: number): TosState {
-  if (tos.status === 'grace' && now >= tos.graceEndsAt)
-    return { status: 'required', document: tos.document, graceEndedAt: tos.graceEndsAt };
-  return tos;
 }
 
 const caches = new WeakMap<Db, KeyCache>();

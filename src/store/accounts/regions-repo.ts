@@ -1,23 +1,21 @@
-// Saved custom regions (`geo=region:<name>`): a name per account and the members' geography keys,
-// as resolved when the region was saved. Every statement filters by the account: another
-// account's region reads as absent.
+// Saved custom regions on SQLite: the statements for the shared region programs
+// (shared/regions.ts, which also holds the row type and the rules). Every statement filters by
+// the account: another account's region reads as absent.
 import { stmt, type Db } from './db.js';
 import { newId } from './ids.js';
+import { runSync, type Statement } from './shared/program.js';
+import {
+  createRegionProgram,
+  REGION_COLUMNS,
+  renameRegionProgram,
+  type NewRegion,
+  type RegionRow,
+  type RegionStep,
+  type RenameRegionOutcome,
+  type SaveRegionOutcome,
+} from './shared/regions.js';
 
-export interface RegionRow {
-  id: string;
-  account_id: string;
-  name: string;
-  /** The members' geography keys, `;`-separated (`county:06001;county:06013`). */
-  members: string;
-  created_at: number;
-  updated_at: number;
-}
-
-export type SaveRegionOutcome = { kind: 'ok'; row: RegionRow } | { kind: 'exists' } | { kind: 'limit'; limit: number };
-export type RenameRegionOutcome = { kind: 'ok'; row: RegionRow } | { kind: 'exists' } | { kind: 'not-found' };
-
-export const REGION_COLUMNS = 'id, account_id, name, members, created_at, updated_at';
+export { REGION_COLUMNS, type RegionRow, type RenameRegionOutcome, type SaveRegionOutcome } from './shared/regions.js';
 
 export function listRegions(db: Db, accountId: string): RegionRow[] {
   return stmt(db, `SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = ? ORDER BY name`).all(accountId) as RegionRow[];
@@ -28,38 +26,43 @@ export function getRegion(db: Db, accountId: string, name: string): RegionRow | 
     RegionRow | undefined;
 }
 
-export function createRegion(
-  db: Db,
-  accountId: string,
-  r: { name: string; members: string; now: number },
-  maxRegions: number,
-): SaveRegionOutcome {
-  return db.transaction((): SaveRegionOutcome => {
-    if (getRegion(db, accountId, r.name)) return { kind: 'exists' };
-    const n = (stmt(db, 'SELECT count(*) AS n FROM saved_regions WHERE account_id = ?').get(accountId) as { n: number }).n;
-    if (n >= maxRegions) return { kind: 'limit', limit: maxRegions };
-    const id = newId('reg');
-    stmt(db, 'INSERT INTO saved_regions (id, account_id, name, members, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      id,
-      accountId,
-      r.name,
-      r.members,
-      r.now,
-      r.now,
-    );
-    return { kind: 'ok', row: getRegion(db, accountId, r.name)! };
-  })();
+/** SQLite's statement for each step of the shared region programs. */
+function regionStep(db: Db, s: Statement<RegionStep>): unknown {
+  switch (s.op) {
+    case 'getRegion':
+      return getRegion(db, s.accountId, s.name);
+    case 'countRegions':
+      return (stmt(db, 'SELECT count(*) AS n FROM saved_regions WHERE account_id = ?').get(s.accountId) as { n: number }).n;
+    case 'insertRegion':
+      stmt(db, 'INSERT INTO saved_regions (id, account_id, name, members, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        newId('reg'),
+        s.accountId,
+        s.r.name,
+        s.r.members,
+        s.r.now,
+        s.r.now,
+      );
+      return getRegion(db, s.accountId, s.r.name);
+    case 'renameRegion':
+      stmt(db, 'UPDATE saved_regions SET name = ?, updated_at = ? WHERE id = ? AND account_id = ?').run(
+        s.newName,
+        s.now,
+        s.id,
+        s.accountId,
+      );
+      return getRegion(db, s.accountId, s.newName);
+  }
+}
+
+const inTransaction = <T>(db: Db, program: Generator<RegionStep, T, unknown>): T =>
+  db.transaction(() => runSync(program, (s) => regionStep(db, s))).immediate();
+
+export function createRegion(db: Db, accountId: string, r: NewRegion, maxRegions: number): SaveRegionOutcome {
+  return inTransaction(db, createRegionProgram(accountId, r, maxRegions));
 }
 
 export function renameRegion(db: Db, accountId: string, name: string, newName: string, now: number): RenameRegionOutcome {
-  return db.transaction((): RenameRegionOutcome => {
-    const row = getRegion(db, accountId, name);
-    if (!row) return { kind: 'not-found' };
-    if (newName === name) return { kind: 'ok', row };
-    if (getRegion(db, accountId, newName)) return { kind: 'exists' };
-    stmt(db, 'UPDATE saved_regions SET name = ?, updated_at = ? WHERE id = ? AND account_id = ?').run(newName, now, row.id, accountId);
-    return { kind: 'ok', row: getRegion(db, accountId, newName)! };
-  })();
+  return inTransaction(db, renameRegionProgram(accountId, name, newName, now));
 }
 
 export function deleteRegion(db: Db, accountId: string, name: string): boolean {

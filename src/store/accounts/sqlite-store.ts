@@ -5,31 +5,29 @@
 // process (docs/replicas.md): a shared-file deployment is one machine, where PostgreSQL is the
 // answer for more.
 import { ConcurrencyLimiter } from '../../domain/limits/concurrency.js';
-import { SIGN_UP_PLAN } from '../../domain/plans.js';
 import type { Config } from '../../config.js';
 import {
-  createAccount,
+  accountStep,
   findAccountByEmail,
   findAccountByStripeCustomer,
-  findAccountBySubject,
   getAccount,
-  linkSubject,
-  markActivated,
   setPlan,
   setStripeCustomer,
   softDeleteAccount,
   updateProfile,
-  type AccountRow,
 } from './accounts-repo.js';
 import { eventProcessed, getSubscription, recordEvent, subscriptionsOf, upsertSubscription } from './billing-repo.js';
 import { chargeBatcherOf } from './charge-batcher.js';
 import { closeAccountsDb, stmt, type Db } from './db.js';
-import { createInvite, redeemInvite } from './invites-repo.js';
+import { createInvite } from './invites-repo.js';
 import { authGeneration, keyCacheOf } from './key-cache.js';
 import { createRegion, deleteRegion, getRegion, listRegions, renameRegion } from './regions-repo.js';
-import { countActiveKeys, createKey, getKey, listKeys, renameKey, revokeKey, rotateKey, touchKey } from './keys-repo.js';
-import { planRank } from './plan-rank.js';
+import { countActiveKeys, createKey, getKey, keyStep, listKeys, renameKey, revokeKey, rotateKey, touchKey } from './keys-repo.js';
 import { runRetention } from './retention.js';
+import { activateProgram, issueKeyProgram, resolveSignInProgram, type AccountStep } from './shared/accounts.js';
+import { HealthProbe } from './shared/health-probe.js';
+import { isKeyStep, type KeyStep } from './shared/keys.js';
+import { runSync, type Program } from './shared/program.js';
 import { createSession, deleteSession, extendSession, findSession } from './sessions-repo.js';
 import type {
   AccountsStore,
@@ -45,14 +43,18 @@ import { currentTos, tosState } from './tos-policy.js';
 import { publishTos, recordAcceptance } from './tos-repo.js';
 import { burstRequests, monthlyRequests, monthlyUnits, refund, usageByDay, usageByKey, usageByRoute } from './usage-repo.js';
 
-const PROBE_EVERY_MS = 1_000;
-
 export class SqliteAccountStore implements AccountsStore {
   readonly kind = 'sqlite' as const;
   /** In-process concurrency counter (per process by design on SQLite; see the header). */
   readonly concurrency = new ConcurrencyLimiter();
-  private probe: { at: number; health: DatabaseHealth } | undefined;
+  private readonly probe = new HealthProbe();
   constructor(readonly db: Db) {}
+
+  /** A shared program (shared/accounts.ts) in one IMMEDIATE transaction, each step one SQLite statement. */
+  private transaction<T>(program: Program<AccountStep | KeyStep, T>): T {
+    const db = this.db;
+    return db.transaction(() => runSync(program, (s) => (isKeyStep(s) ? keyStep(db, s) : accountStep(db, s)))).immediate();
+  }
 
   async getAccount(id: string) {
     return getAccount(this.db, id);
@@ -61,37 +63,10 @@ export class SqliteAccountStore implements AccountsStore {
     return findAccountByEmail(this.db, email);
   }
   async resolveSignIn(claims: SignInClaims, now: number) {
-    const db = this.db;
-    return db
-      .transaction((): { account: AccountRow; created: boolean } => {
-        const bySubject = findAccountBySubject(db, claims.issuer, claims.subject);
-        if (bySubject) return { account: bySubject, created: false };
-        if (claims.email && claims.emailVerified) {
-          const byEmail = findAccountByEmail(db, claims.email);
-          if (byEmail && byEmail.oidc_subject === null) {
-            linkSubject(db, byEmail.id, claims.issuer, claims.subject, now);
-            return { account: { ...byEmail, oidc_issuer: claims.issuer, oidc_subject: claims.subject }, created: false };
-          }
-        }
-        return {
-          account: createAccount(db, { email: claims.email, plan: SIGN_UP_PLAN, issuer: claims.issuer, subject: claims.subject, now }),
-          created: true,
-        };
-      })
-      .immediate();
+    return this.transaction(resolveSignInProgram(claims, now));
   }
   async issueKey(i: { email: string; plan: string; name: string; now: number }) {
-    const db = this.db;
-    return db
-      .transaction(() => {
-        let account = findAccountByEmail(db, i.email);
-        const created = !account;
-        if (!account) account = createAccount(db, { email: i.email, plan: i.plan, now: i.now });
-        else if (account.plan !== i.plan) setPlan(db, account.id, i.plan, i.now);
-        const key = createKey(db, account.id, i.name, Number.MAX_SAFE_INTEGER, i.now);
-        return { accountId: account.id, created, ...key };
-      })
-      .immediate();
+    return this.transaction(issueKeyProgram(i));
   }
   async setPlan(accountId: string, plan: string, now: number) {
     return setPlan(this.db, accountId, plan, now);
@@ -106,17 +81,7 @@ export class SqliteAccountStore implements AccountsStore {
     return softDeleteAccount(this.db, accountId, now);
   }
   async activate(accountId: string, code: string, now: number) {
-    const db = this.db;
-    return db
-      .transaction(() => {
-        const current = getAccount(db, accountId);
-        const r = redeemInvite(db, code, accountId, now);
-        if (!r.ok) return r;
-        markActivated(db, accountId, now);
-        if (current && r.plan && planRank(r.plan) > planRank(current.plan)) setPlan(db, accountId, r.plan, now);
-        return r;
-      })
-      .immediate();
+    return this.transaction(activateProgram(accountId, code, now));
   }
   async createInvite(i: { plan: string | null; expiresAt: number; now: number }) {
     return createInvite(this.db, i);
@@ -262,14 +227,7 @@ export class SqliteAccountStore implements AccountsStore {
   }
   async runBilling<T>(program: () => BillingProgram<T>): Promise<T> {
     const db = this.db;
-    return db
-      .transaction((): T => {
-        const g = program();
-        let r = g.next();
-        while (!r.done) r = g.next(this.billingStep(r.value));
-        return r.value;
-      })
-      .immediate();
+    return db.transaction((): T => runSync(program(), (s) => this.billingStep(s))).immediate();
   }
   private billingStep(s: BillingStep): unknown {
     const db = this.db;
@@ -298,25 +256,19 @@ export class SqliteAccountStore implements AccountsStore {
     return runRetention(this.db, now);
   }
 
-  /**
-   * For /health: a real write (one row of service_state), because a full disk or a read-only file
-   * still answers SELECTs. At most one probe per second however often the balancer polls; every
-   * poll after a fault probes again, so health recovers by itself when the fault goes.
-   */
+  /** For /health: a real write (one row of service_state), throttled by shared/health-probe.ts. */
   async health(now = Date.now()): Promise<DatabaseHealth> {
     return this.healthSync(now);
   }
   healthSync(now = Date.now()): DatabaseHealth {
-    if (this.probe && this.probe.health.ok && now - this.probe.at < PROBE_EVERY_MS) return this.probe.health;
-    let health: DatabaseHealth;
+    const recent = this.probe.recent(now);
+    if (recent) return recent;
     try {
       stmt(this.db, 'UPDATE service_state SET health_probe_at = ? WHERE id = 1').run(now);
-      health = { ok: true };
+      return this.probe.note(now, { ok: true });
     } catch (e) {
-      health = { ok: false, reason: String((e as { code?: string }).code ?? (e as Error).name) };
+      return this.probe.note(now, { ok: false, reason: String((e as { code?: string }).code ?? (e as Error).name) });
     }
-    this.probe = { at: now, health };
-    return health;
   }
   ping(): boolean {
     return this.healthSync().ok;

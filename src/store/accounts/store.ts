@@ -6,29 +6,25 @@
 // so each method stays one atomic step there as before. Every per-account method takes the
 // caller's account id and filters by it: another account's row reads as absent.
 import type { Config } from '../../config.js';
-import type { AccountRow } from './accounts-repo.js';
-import type { SubscriptionRow } from './billing-repo.js';
-import type { RedeemOutcome } from './invites-repo.js';
-import type { KeyLookup, KeyRow, RotateOutcome } from './keys-repo.js';
-import type { RegionRow, RenameRegionOutcome, SaveRegionOutcome } from './regions-repo.js';
-import type { RetentionReport } from './retention.js';
-import type { SessionRow } from './sessions-repo.js';
-import type { TosState } from './tos-policy.js';
-import type { TosAcceptance, TosDocument } from './tos-repo.js';
-import type { ChargeInput, RefundInput, UsageBreakdownRow } from './usage-repo.js';
+import type { AccountRow, SignInClaims } from './shared/accounts.js';
+import type { SubscriptionRow } from './shared/billing.js';
+import type { RedeemOutcome } from './shared/invites.js';
+import type { KeyAuth } from './shared/key-auth-cache.js';
+import type { KeyLookup, KeyRow, RotateOutcome } from './shared/keys.js';
+import type { RegionRow, RenameRegionOutcome, SaveRegionOutcome } from './shared/regions.js';
+import type { RetentionReport } from './shared/retention.js';
+import type { SessionRow } from './shared/sessions.js';
+import type { TosAcceptance, TosDocument, TosState } from './shared/tos.js';
+import type { ChargeInput, RefundInput, UsageBreakdownRow } from './shared/usage.js';
 
 export type { RegionRow, RenameRegionOutcome, SaveRegionOutcome };
 export type { AccountRow, KeyLookup, KeyRow, RotateOutcome, SessionRow, SubscriptionRow, TosAcceptance, TosDocument, TosState };
+export type { KeyAuth, SignInClaims };
 
 export interface DatabaseHealth {
   ok: boolean;
   /** Why not, for operators (/health): an SQLite, PostgreSQL or network error code. */
   reason?: string;
-}
-
-export interface KeyAuth {
-  row: KeyLookup;
-  tos: TosState;
 }
 
 /** A concurrency slot held by one request until its response ends. */
@@ -53,13 +49,6 @@ export interface UsagePeek {
   monthlyUnits: number;
   burst: number;
   inFlight: number;
-}
-
-export interface SignInClaims {
-  issuer: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
 }
 
 /** One read or write of a billing transaction; src/billing/webhook.ts writes its logic as a program of these. */

@@ -1,22 +1,26 @@
-// Terms-of-service state of an account (spec, "States and transitions"). The grace period runs
-// from the later of the document's effective date and the account's creation, so a new account
-// (e.g. one the admin CLI made) also gets 30 days to accept instead of being locked out at once.
+// Terms-of-service state of an account on SQLite: the shared programs (shared/tos.ts, which
+// decides) answered with SQLite's reads (tos-repo.ts).
 import type { Config } from '../../config.js';
 import type { Db } from './db.js';
-import { getTos, hasAccepted, latestEffectiveTos, type TosDocument } from './tos-repo.js';
+import { runSync, type Statement } from './shared/program.js';
+import { currentTosProgram, tosStateProgram, type TosDocument, type TosState, type TosStep } from './shared/tos.js';
+import { getTos, hasAccepted, latestEffectiveTos } from './tos-repo.js';
 
-export const TOS_GRACE_DAYS = 30;
-const GRACE_MS = TOS_GRACE_DAYS * 86_400_000;
+export { TOS_GRACE_DAYS, type TosState } from './shared/tos.js';
 
-export type TosState =
-  /** No document published (or the pinned one is missing): nothing to accept. */
-  | { status: 'none' }
-  | { status: 'accepted'; document: TosDocument }
-  | { status: 'grace'; document: TosDocument; graceEndsAt: number }
-  | { status: 'required'; document: TosDocument; graceEndedAt: number };
+function tosStep(db: Db, s: Statement<TosStep>): unknown {
+  switch (s.op) {
+    case 'getTos':
+      return getTos(db, s.version);
+    case 'latestEffectiveTos':
+      return latestEffectiveTos(db, s.now);
+    case 'hasAccepted':
+      return hasAccepted(db, s.accountId, s.version);
+  }
+}
 
 export function currentTos(db: Db, config: Pick<Config, 'TOS_CURRENT_VERSION'>, now: number): TosDocument | undefined {
-  return config.TOS_CURRENT_VERSION ? getTos(db, config.TOS_CURRENT_VERSION) : latestEffectiveTos(db, now);
+  return runSync(currentTosProgram(config, now), (s) => tosStep(db, s));
 }
 
 export function tosState(
@@ -25,11 +29,5 @@ export function tosState(
   account: { id: string; created_at: number },
   now: number,
 ): TosState {
-  const document = currentTos(db, config, now);
-  if (!document) return { status: 'none' };
-  if (hasAccepted(db, account.id, document.version)) return { status: 'accepted', document };
-  const graceEnds = Math.max(document.effective_at, account.created_at) + GRACE_MS;
-  return now < graceEnds
-    ? { status: 'grace', document, graceEndsAt: graceEnds }
-    : { status: 'required', document, graceEndedAt: graceEnds };
+  return runSync(tosStateProgram(config, account, now), (s) => tosStep(db, s));
 }

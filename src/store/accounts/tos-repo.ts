@@ -1,22 +1,8 @@
-// Terms-of-service documents and the acceptance audit trail (ip, user agent, time, version).
+// Terms-of-service documents and the acceptance audit trail (ip, user agent, time, version), on SQLite.
 import { stmt, type Db } from './db.js';
+import type { TosAcceptance, TosDocument } from './shared/tos.js';
 
-export interface TosDocument {
-  version: string;
-  effective_at: number;
-  url: string | null;
-  sha256: string | null;
-  created_at: number;
-}
-
-export interface TosAcceptance {
-  id: number;
-  account_id: string;
-  version: string;
-  accepted_at: number;
-  ip: string | null;
-  user_agent: string | null;
-}
+export type { TosAcceptance, TosDocument } from './shared/tos.js';
 
 export function publishTos(
   db: Db,

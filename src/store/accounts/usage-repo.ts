@@ -2,23 +2,13 @@
 // does the limit check and the increment together, so two writers (threads, processes) can never
 // both pass a check that only one of them fits under.
 import { stmt, type Db } from './db.js';
+import type { ChargeInput, RefundInput, UsageBreakdownRow } from './shared/usage.js';
+
+export type { ChargeInput, RefundInput, UsageBreakdownRow } from './shared/usage.js';
 
 export type ChargeOutcome =
   | { ok: true; monthlyUsed: number; burstUsed: number; /** request_log row: what refund() undoes. */ logId: number }
   | { ok: false; limit: 'monthly' | 'burst'; monthlyUsed: number; burstUsed: number };
-
-export interface ChargeInput {
-  accountId: string;
-  keyId: string | null;
-  period: string;
-  minute: number;
-  cost: number;
-  monthlyQuota: number;
-  burstQuota: number;
-  route: string;
-  ip: string | null;
-  now: number;
-}
 
 export function charge(db: Db, c: ChargeInput): ChargeOutcome {
   return db
@@ -52,12 +42,6 @@ class BurstExceeded extends Error {
   ) {
     super('burst');
   }
-}
-
-export interface RefundInput {
-  accountId: string;
-  period: string;
-  logId: number;
 }
 
 /**
@@ -172,12 +156,6 @@ export function burstRequests(db: Db, accountId: string, minute: number): number
   const r = stmt(db, 'SELECT requests FROM usage_minutes WHERE account_id = ? AND window_start = ?').get(accountId, minute) as
     { requests: number } | undefined;
   return r?.requests ?? 0;
-}
-
-export interface UsageBreakdownRow {
-  key: string;
-  units: number;
-  requests: number;
 }
 
 export function usageByDay(db: Db, accountId: string, from: number, to: number): UsageBreakdownRow[] {

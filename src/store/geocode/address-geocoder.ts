@@ -3,7 +3,7 @@
 // remains after de-duplication is one match, an ambiguous set, or no match with a reason.
 import { parseAddress, STATES, type ParsedAddress } from '../../domain/address/parse.js';
 import type { AddrEdge, AddrPoint } from '../../domain/address/types.js';
-import type { BoundaryStore } from '../boundaries.js';
+import type { BoundaryFiles } from '../boundaries/files.js';
 import { fitsSide, interpolate } from '../../domain/geocode/interpolate.js';
 import type { GeocodeGeographies, LevelMatch, PointGeocoder } from './point-geocoder.js';
 
@@ -44,7 +44,7 @@ export class AddressGeocoder {
     readonly coverage: string[],
   ) {}
 
-  static async load(store: BoundaryStore): Promise<AddressGeocoder> {
+  static async load(store: BoundaryFiles): Promise<AddressGeocoder> {
     const points = new Map<string, { p: AddrPoint; source: string }[]>();
     const edges = new Map<string, { e: AddrEdge; source: string }[]>();
     let zcta: Record<string, string[]> = {};

@@ -1,7 +1,7 @@
 // Coordinates → containing geographies, one answer per level with the boundary vintage used.
 // Edge rule: a point on a shared edge or vertex is inside every polygon that touches it; the
 // answer is the hit with the LOWEST geo key (string order), so results are deterministic.
-import type { BoundaryStore } from '../boundaries.js';
+import type { BoundaryFiles } from '../boundaries/files.js';
 import type { BoundaryFileEntry } from '../boundaries/manifest.js';
 import { PointLayer, PolygonLayer, type Hit } from './layers.js';
 
@@ -52,7 +52,7 @@ export class PointGeocoder {
   ) {}
 
   /** Loads the finest file per level (the geocoder never uses derived simplifications). */
-  static async load(store: BoundaryStore): Promise<PointGeocoder> {
+  static async load(store: BoundaryFiles): Promise<PointGeocoder> {
     const pick = (pred: (f: BoundaryFileEntry) => boolean, what: string): BoundaryFileEntry => {
       const e = store.index.files.find(pred);
       if (!e) throw new Error(`boundaries index has no ${what}`);

@@ -3,7 +3,7 @@
 // geography edition (counties of July 2023, tracts of 2020) and are mapped here onto the edition
 // of the requested vintage (Connecticut's legacy counties vs planning regions in particular).
 import type { GeoType } from '../../domain/geo/keys.js';
-import type { GeographyStore } from '../geographies.js';
+import type { GeographyRows } from './record.js';
 
 export interface Members {
   keys: string[];
@@ -27,7 +27,7 @@ function uniq(a: string[]): string[] {
 }
 
 /** Counties of a metro as they exist in `vintage` (CT planning regions ↔ legacy counties). */
-function metroCountyFips(store: GeographyStore, cbsa: string, vintage: number, notes: string[]): string[] {
+function metroCountyFips(store: GeographyRows, cbsa: string, vintage: number, notes: string[]): string[] {
   const x = store.crosswalks;
   const out: string[] = [];
   for (const c of x.metroCounties.get(cbsa) ?? []) {
@@ -50,7 +50,7 @@ function metroCountyFips(store: GeographyStore, cbsa: string, vintage: number, n
 }
 
 /** Rows of the tracts (2010 or 2020 edition, per vintage) of a metro's counties. */
-function metroSubRows(store: GeographyStore, cbsa: string, childType: 'tract' | 'block_group', vintage: number, notes: string[]): number[] {
+function metroSubRows(store: GeographyRows, cbsa: string, childType: 'tract' | 'block_group', vintage: number, notes: string[]): number[] {
   const x = store.crosswalks;
   const L = store.tables[childType];
   const out: number[] = [];
@@ -69,11 +69,11 @@ function metroSubRows(store: GeographyStore, cbsa: string, childType: 'tract' | 
 }
 
 /** A 2020-edition tract key as it is keyed in `vintage` (Connecticut moved to planning regions). */
-function tractKeyIn(store: GeographyStore, tract2020: string, vintage: number): string {
+function tractKeyIn(store: GeographyRows, tract2020: string, vintage: number): string {
   return vintage >= CT_REGIONS_FIRST ? (store.crosswalks.ct2022Of.get(tract2020) ?? tract2020) : tract2020;
 }
 
-function districtMembers(store: GeographyStore, cd: string, childType: GeoType, vintage: number): Members {
+function districtMembers(store: GeographyRows, cd: string, childType: GeoType, vintage: number): Members {
   const x = store.crosswalks;
   const notes: string[] = [
     'Districts of the 118th Congress; tracts split between districts are listed in each (afact = population share).',
@@ -129,7 +129,7 @@ function districtMembers(store: GeographyStore, cd: string, childType: GeoType, 
   return { keys, notes: [...notes, 'Block groups of split tracts follow the district holding their 2020 center of population.'] };
 }
 
-export function membersOf(store: GeographyStore, parentType: GeoType, parentFips: string, childType: GeoType, vintage: number): Members {
+export function membersOf(store: GeographyRows, parentType: GeoType, parentFips: string, childType: GeoType, vintage: number): Members {
   const prefixed = (prefix: string): Members => {
     const L = store.tables[childType];
     const rows = L.rowsWithPrefix(prefix, vintage);

@@ -2,7 +2,7 @@
 // specifier can designate. Keys are folded names (src/domain/geo/names.ts).
 import type { GeoType } from '../../domain/geo/keys.js';
 import { closest, compactName, foldName, stripCountyType } from '../../domain/geo/names.js';
-import type { GeographyRecord, GeographyStore } from '../geographies.js';
+import type { GeographyRecord, GeographyRows } from './record.js';
 
 export interface StateEntry {
   fips: string;
@@ -111,7 +111,7 @@ function add<T>(m: Map<string, T[]>, k: string, v: T): void {
   else if (!a.includes(v)) a.push(v);
 }
 
-export function buildNameIndex(store: GeographyStore): NameIndex {
+export function buildNameIndex(store: GeographyRows): NameIndex {
   const S = store.tables.state;
   const states: StateEntry[] = [];
   const stateByToken = new Map<string, StateEntry>();
@@ -183,7 +183,7 @@ export interface NameSearch {
 }
 
 /** Name search for the browse operation. */
-export function searchNames(store: GeographyStore, query: string, opts: { type?: GeoType; limit: number; vintage?: number }): NameSearch {
+export function searchNames(store: GeographyRows, query: string, opts: { type?: GeoType; limit: number; vintage?: number }): NameSearch {
   const types: GeoType[] = opts.type ? [opts.type] : ['nation', 'state', 'county', 'metro', 'cd'];
   const q = foldName(query);
   if (!q) return { matches: [], closest: [] };

@@ -2,7 +2,7 @@
 // geography in the base vintage — difference, percent change, their MOEs and the Bureau's 90% test
 // (src/domain/change.ts) — or, where a test would mislead, no verdict and the reason.
 import { z } from 'zod';
-import { changeBetween, overlapReason, type NotTested } from '../../domain/change.js';
+import { changeBetween, groupQuartersCaveat, overlapReason, untestedMoeDetail, type NotTested } from '../../domain/change.js';
 import type { DatasetKey } from '../../domain/datasets.js';
 import type { ObservationCell } from './engine.js';
 
@@ -31,6 +31,16 @@ export const changeSchema = z
         'Why no test was made: overlapping_periods (acs5 periods sharing years), an annotation code of either value (not_comparable, not_in_vintage, top_coded, controlled, …), label_changed, or not_in_index (dollars could not be restated).',
       ),
     not_tested_detail: z.string().nullable(),
+    caveat: z
+      .object({
+        code: z.string().describe('group_quarters_2005: one side is the 2005 ACS, which sampled households only.'),
+        detail: z.string(),
+        source: z.string().describe("The Census Bureau's page the caveat rests on."),
+      })
+      .nullable()
+      .describe(
+        'A caveat on a comparison that is still made: group_quarters_2005 when one vintage is the 2005 acs1, which covered only the household population (group quarters were added in 2006). Null otherwise.',
+      ),
   })
   .nullable()
   .describe('With compare_to=YYYY only: this point against the base vintage; null on the base vintage’s own point.');
@@ -62,7 +72,10 @@ function cellReason(c: Dollared, vintage: number): NotTested | null {
   if (c.estimate_annotation) return { code: c.estimate_annotation.code, detail: `${c.estimate_annotation.meaning}${at}.` };
   if (c.moe_numeric === null || c.moe_annotation) {
     const a = c.moe_annotation;
-    return { code: a?.code ?? 'moe_not_computable', detail: `${a?.meaning ?? 'No margin of error'}${at}: no sampling error to test with.` };
+    return {
+      code: a?.code ?? 'moe_not_computable',
+      detail: `${a?.meaning ?? 'No margin of error'}${at}: ${untestedMoeDetail(a?.code ?? null)}.`,
+    };
   }
   if (c.label_changed) {
     return {
@@ -88,8 +101,9 @@ export function changeFrom(dataset: DatasetKey, base: Dollared, point: Dollared)
     percent_change_moe: null,
     significant: null,
   };
+  const caveat = groupQuartersCaveat(dataset, base.vintage, point.vintage);
   const why = overlapReason(dataset, base.vintage, point.vintage) ?? cellReason(base, base.vintage) ?? cellReason(point, point.vintage);
-  if (why) return { ...partial, not_tested_reason: why.code, not_tested_detail: why.detail };
+  if (why) return { ...partial, not_tested_reason: why.code, not_tested_detail: why.detail, caveat };
   const c = changeBetween({ estimate: base.estimate!, moe: base.moe_numeric! }, { estimate: point.estimate!, moe: point.moe_numeric! });
   return {
     ...partial,
@@ -100,6 +114,7 @@ export function changeFrom(dataset: DatasetKey, base: Dollared, point: Dollared)
     significant: c.significant,
     not_tested_reason: null,
     not_tested_detail: null,
+    caveat,
   };
 }
 

@@ -212,43 +212,91 @@ export async function computeCells(
   return { cells: cellsOf(grid), nullReasons: grid.nullReasons, loaded: grid.loaded, loadedInOther: grid.loadedInOther };
 }
 
+/**
+ * The values of a request as a grid: one slice per level (first-seen order) and vintage. In four
+ * steps, each its own function below so a reader can take one at a time: group the geographies by
+ * level (one stored read per level), resolve each variable once per vintage (not per cell), describe
+ * what the cells of each variable share, then read the level's stored cells and fill each slice.
+ */
 export async function computeGrid(
   stores: EngineStores,
   catalog: Pick<CatalogStore, 'resolveForVintage'>,
   req: EngineRequest,
 ): Promise<EngineGrid> {
   const { observations: obs } = stores;
+  const { resolvedByVintage, codes } = resolveVariables(stores, catalog, req);
+  const variablesByVintage = describeVariables(stores, req, resolvedByVintage);
+  const ctx: SliceContext = {
+    stores,
+    nullReasons: new Map<string, number>(),
+    tableLoaded: tableLoadedMemo(obs, req.dataset),
+    // The registry's threshold: acs1 publishes no area under 65,000.
+    threshold: datasetSpec(req.dataset).populationThreshold,
+  };
+  const slices: GridSlice[] = [];
+  const loaded = new Map<string, number[]>();
+  const loadedInOther = new Map<string, number[]>();
+  for (const [level, geos] of groupByLevel(req.geographies)) {
+    // The registry's levels: acs1 publishes no tracts or block groups.
+    const publishedAt = datasetSpec(req.dataset).levels.includes(level);
+    loaded.set(level, obs.loadedVintages(req.dataset, level));
+    loadedInOther.set(level, obs.loadedVintages(otherDataset(req.dataset), level));
+    const stored = !publishedAt
+      ? new StoredCells(codes)
+      : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes });
+    for (const y of req.vintages) {
+      slices.push(fillSlice(ctx, { level, vintage: y, geos, publishedAt, stored }, variablesByVintage.get(y)!, resolvedByVintage.get(y)!));
+    }
+  }
+  return { dataset: req.dataset, slices, nullReasons: ctx.nullReasons, loaded, loadedInOther };
+}
+
+/** The geographies by level, in first-seen order: each level is one read of the stored cells. */
+function groupByLevel(geographies: readonly GeographyRecord[]): Map<string, GeographyRecord[]> {
   const byLevel = new Map<string, GeographyRecord[]>();
-  for (const g of req.geographies) {
+  for (const g of geographies) {
     const list = byLevel.get(g.type);
     if (list) list.push(g);
     else byLevel.set(g.type, [g]);
   }
+  return byLevel;
+}
 
-  const published = { tables: stores.tables, observations: obs, dataset: req.dataset };
+/**
+ * Each variable resolved once per vintage and variable, not per cell (it does not depend on the
+ * geography), and every code any vintage needs (what is read from the stored cells).
+ */
+function resolveVariables(
+  stores: EngineStores,
+  catalog: Pick<CatalogStore, 'resolveForVintage'>,
+  req: EngineRequest,
+): { resolvedByVintage: Map<number, Resolution[]>; codes: string[] } {
+  const published = { tables: stores.tables, observations: stores.observations, dataset: req.dataset };
   const resolve = (v: RequestedVariable, y: number): Resolution => {
     if (!isCensusCode(v)) return catalog.resolveForVintage(v, req.dataset, y);
     return isPublished(published, v.census_code, y)
       ? { kind: 'direct', code: v.census_code }
       : { kind: 'unavailable', reason: 'not_in_vintage' };
   };
-
-  // Which codes each vintage needs, from each variable's per-vintage resolution.
-  const codesByVintage = new Map<number, Set<string>>();
-  // Resolved once per vintage and variable, not per cell: it does not depend on the geography.
   const resolvedByVintage = new Map<number, Resolution[]>();
+  const codes = new Set<string>();
   for (const y of req.vintages) {
-    const codes = new Set<string>();
     const resolved = req.variables.map((v) => resolve(v, y));
     resolvedByVintage.set(y, resolved);
     for (const r of resolved) {
       if (r.kind === 'direct') codes.add(r.code);
       else if (r.kind === 'derived') for (const c of r.codes) codes.add(c);
     }
-    codesByVintage.set(y, codes);
   }
+  return { resolvedByVintage, codes: [...codes] };
+}
 
-  // What every cell of a variable shares, once per vintage and variable, not per cell.
+/** What every cell of a variable shares, once per vintage and variable, not per cell. */
+function describeVariables(
+  stores: EngineStores,
+  req: EngineRequest,
+  resolvedByVintage: Map<number, Resolution[]>,
+): Map<number, GridVariable[]> {
   const variablesByVintage = new Map<number, GridVariable[]>();
   for (const y of req.vintages) {
     const resolved = resolvedByVintage.get(y)!;
@@ -280,104 +328,121 @@ export async function computeGrid(
       }),
     );
   }
+  return variablesByVintage;
+}
 
-  // Per vintage, level and table rather than per missing cell (answers of 30,000+ cells).
+/** Whether a table is loaded, asked per vintage, level and table rather than per missing cell (answers of 30,000+ cells). */
+function tableLoadedMemo(obs: ObservationStore, dataset: DatasetKey): (y: number, level: string, table: string) => boolean {
   const tablesLoaded = new Map<string, boolean>();
-  const tableLoaded = (y: number, level: string, table: string): boolean => {
+  return (y, level, table) => {
     const k = `${y}|${level}|${table}`;
     let loaded = tablesLoaded.get(k);
-    if (loaded === undefined) tablesLoaded.set(k, (loaded = obs.hasTable(req.dataset, y, level, table)));
+    if (loaded === undefined) tablesLoaded.set(k, (loaded = obs.hasTable(dataset, y, level, table)));
     return loaded;
   };
+}
 
-  const slices: GridSlice[] = [];
-  const nullReasons = new Map<string, number>();
-  const loaded = new Map<string, number[]>();
-  const loadedInOther = new Map<string, number[]>();
-  const nv = req.variables.length;
+/** What every slice of one request shares while it is filled. */
+interface SliceContext {
+  stores: EngineStores;
+  /** Counts of each null's annotation over the whole grid (meta). */
+  nullReasons: Map<string, number>;
+  tableLoaded: (y: number, level: string, table: string) => boolean;
+  threshold: number | null;
+}
 
-  // The registry's levels and threshold: acs1 publishes no tracts or block groups, and no area under 65,000.
-  const spec = datasetSpec(req.dataset);
-  const threshold = spec.populationThreshold;
-  for (const [level, geos] of byLevel) {
-    const publishedAt = spec.levels.includes(level);
-    loaded.set(level, obs.loadedVintages(req.dataset, level));
-    loadedInOther.set(level, obs.loadedVintages(otherDataset(req.dataset), level));
-    const allCodes = [...new Set([...codesByVintage.values()].flatMap((s) => [...s]))];
-    const stored = !publishedAt
-      ? new StoredCells(allCodes)
-      : await obs.fetch({ dataset: req.dataset, vintages: req.vintages, level, geoKeys: geos.map((g) => g.key), codes: allCodes });
+/** One level and vintage: its geographies, whether the dataset publishes the level, and the level's stored cells. */
+interface SliceSource {
+  level: string;
+  vintage: number;
+  geos: readonly GeographyRecord[];
+  publishedAt: boolean;
+  stored: StoredCells;
+}
 
-    for (const y of req.vintages) {
-      const size = geos.length * nv;
-      const slice: GridSlice = {
-        level,
-        vintage: y,
-        geographies: geos,
-        variables: variablesByVintage.get(y)!,
-        estimate: new Array<number | null>(size),
-        moe: new Array<number | null>(size),
-        estimate_annotation: new Array<string | null>(size),
-        moe_annotation: new Array<string | null>(size),
-      };
-      slices.push(slice);
-      const resolved = resolvedByVintage.get(y)!;
-      // Column of each directly resolved variable's code in the stored cells.
-      const columns = resolved.map((r) => (r.kind === 'direct' ? stored.column(r.code) : -1));
-      // Whether each geography is undefined in this vintage: looked up on its first missing cell
-      // only (a record lookup per missing cell was ~8% of an all-counties answer's CPU); 0 unknown.
-      const undefinedIn = new Int8Array(geos.length);
-      // Defined once per slice, not per geography: two closures per geography were ~3% of an
-      // all-counties answer's CPU (each also named by the TypeScript loader).
-      const absentReason = (gi: number, code: string): string => {
-        const g = geos[gi]!;
-        if (!publishedAt) return 'not_in_dataset';
-        // A geography that does not exist in this vintage has no value, whatever is loaded.
-        if (undefinedIn[gi] === 0) undefinedIn[gi] = stores.geographies.get(g.key, y) === null ? 1 : -1;
-        if (undefinedIn[gi] === 1) return 'geography_not_defined';
-        if (threshold !== null && level !== 'nation' && level !== 'state' && g.population !== null && g.population < threshold) {
-          return 'below_acs1_threshold';
+/**
+ * One slice: every geography × variable of a level and vintage, from the stored cells, each
+ * missing value null with the reason it is missing. The hot loop of large answers: the comments
+ * say what each shape saves.
+ */
+function fillSlice(ctx: SliceContext, src: SliceSource, variables: readonly GridVariable[], resolved: readonly Resolution[]): GridSlice {
+  const { nullReasons } = ctx;
+  const { level, vintage: y, geos, stored } = src;
+  const nv = resolved.length;
+  const size = geos.length * nv;
+  const slice: GridSlice = {
+    level,
+    vintage: y,
+    geographies: geos,
+    variables,
+    estimate: new Array<number | null>(size),
+    moe: new Array<number | null>(size),
+    estimate_annotation: new Array<string | null>(size),
+    moe_annotation: new Array<string | null>(size),
+  };
+  // Column of each directly resolved variable's code in the stored cells.
+  const columns = resolved.map((r) => (r.kind === 'direct' ? stored.column(r.code) : -1));
+  const absentReason = absentReasonOf(ctx, src);
+  for (let gi = 0; gi < geos.length; gi++) {
+    const g = geos[gi]!;
+    // One lookup per geography and vintage; the codes are read by column.
+    const block = stored.block(y, g.key);
+    // Only derived variables read codes by name (a closure per geography otherwise).
+    let get: ((code: string) => Cell) | undefined;
+
+    for (let vi = 0; vi < nv; vi++) {
+      const r = resolved[vi]!;
+      const i = gi * nv + vi;
+      let cell: Cell;
+      if (r.kind === 'direct') {
+        // The common case, written straight into the grid.
+        if (stored.copyTo(block, columns[vi]!, slice, i)) {
+          const ea = slice.estimate_annotation[i]!;
+          if (slice.estimate[i] === null && ea) nullReasons.set(ea, (nullReasons.get(ea) ?? 0) + 1);
+          continue;
         }
-        if (!tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';
-        return 'not_published';
-      };
-      for (let gi = 0; gi < geos.length; gi++) {
-        const g = geos[gi]!;
-        // One lookup per geography and vintage; the codes are read by column.
-        const block = stored.block(y, g.key);
-        // Only derived variables read codes by name (a closure per geography otherwise).
-        let get: ((code: string) => Cell) | undefined;
-
-        for (let vi = 0; vi < nv; vi++) {
-          const r = resolved[vi]!;
-          const i = gi * nv + vi;
-          let cell: Cell;
-          if (r.kind === 'direct') {
-            // The common case, written straight into the grid.
-            if (stored.copyTo(block, columns[vi]!, slice, i)) {
-              const ea = slice.estimate_annotation[i]!;
-              if (slice.estimate[i] === null && ea) nullReasons.set(ea, (nullReasons.get(ea) ?? 0) + 1);
-              continue;
-            }
-            cell = nullCell(absentReason(gi, r.code));
-          } else if (r.kind === 'unavailable') cell = nullCell(r.reason);
-          else {
-            // A derived value whose components are simply not in the data takes their reason
-            // (e.g. no_data_loaded), not the generic "derived from annotated".
-            const missing = r.codes.find((c) => !stored.found(block, stored.column(c)));
-            get ??= (code: string): Cell => stored.at(block, stored.column(code)) ?? nullCell(absentReason(gi, code));
-            cell = missing ? nullCell(absentReason(gi, missing)) : evaluateFormula(formulaOf(r.formula), get);
-          }
-          if (cell.estimate === null && cell.estimate_annotation) {
-            nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
-          }
-          slice.estimate[i] = cell.estimate;
-          slice.moe[i] = cell.moe;
-          slice.estimate_annotation[i] = cell.estimate_annotation;
-          slice.moe_annotation[i] = cell.moe_annotation;
-        }
+        cell = nullCell(absentReason(gi, r.code));
+      } else if (r.kind === 'unavailable') cell = nullCell(r.reason);
+      else {
+        // A derived value whose components are simply not in the data takes their reason
+        // (e.g. no_data_loaded), not the generic "derived from annotated".
+        const missing = r.codes.find((c) => !stored.found(block, stored.column(c)));
+        get ??= (code: string): Cell => stored.at(block, stored.column(code)) ?? nullCell(absentReason(gi, code));
+        cell = missing ? nullCell(absentReason(gi, missing)) : evaluateFormula(formulaOf(r.formula), get);
       }
+      if (cell.estimate === null && cell.estimate_annotation) {
+        nullReasons.set(cell.estimate_annotation, (nullReasons.get(cell.estimate_annotation) ?? 0) + 1);
+      }
+      slice.estimate[i] = cell.estimate;
+      slice.moe[i] = cell.moe;
+      slice.estimate_annotation[i] = cell.estimate_annotation;
+      slice.moe_annotation[i] = cell.moe_annotation;
     }
   }
-  return { dataset: req.dataset, slices, nullReasons, loaded, loadedInOther };
+  return slice;
+}
+
+/**
+ * Why a stored value is absent, for geography `gi` of a slice and a code. Made once per slice, not
+ * per geography: two closures per geography were ~3% of an all-counties answer's CPU (each also
+ * named by the TypeScript loader).
+ */
+function absentReasonOf(ctx: SliceContext, src: SliceSource): (gi: number, code: string) => string {
+  const { level, vintage: y, geos, publishedAt } = src;
+  const { threshold } = ctx;
+  // Whether each geography is undefined in this vintage: looked up on its first missing cell
+  // only (a record lookup per missing cell was ~8% of an all-counties answer's CPU); 0 unknown.
+  const undefinedIn = new Int8Array(geos.length);
+  return (gi, code) => {
+    const g = geos[gi]!;
+    if (!publishedAt) return 'not_in_dataset';
+    // A geography that does not exist in this vintage has no value, whatever is loaded.
+    if (undefinedIn[gi] === 0) undefinedIn[gi] = ctx.stores.geographies.get(g.key, y) === null ? 1 : -1;
+    if (undefinedIn[gi] === 1) return 'geography_not_defined';
+    if (threshold !== null && level !== 'nation' && level !== 'state' && g.population !== null && g.population < threshold) {
+      return 'below_acs1_threshold';
+    }
+    if (!ctx.tableLoaded(y, level, tableOf(code))) return 'no_data_loaded';
+    return 'not_published';
+  };
 }

@@ -18,7 +18,7 @@ import { bindVariables, parseVariableNames, tablesNamed, type ParsedVariables, t
 import { storeOf, storeIfOpen } from '../../context/stores.js';
 import { geoTermsOf } from './geo-terms.js';
 import { datasetParamDescription } from '../dataset-schemas.js';
-import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './regions.js';
+import { readSavedRegions, regionGeoTerms, resolveRegions, type ResolvedRegion, type SavedRegionLookup } from './resolve-regions.js';
 
 const listParam = z.union([z.string(), z.array(z.string())]);
 
@@ -28,7 +28,7 @@ export const observationInputShape = {
     'Variables by catalog api_name (core_median_household_income), by census code as published in that vintage (B19013_001E, B07009_025E) or a whole table (B19013*), mixable; comma-separated or repeated; at most 50 items.',
   ),
   geo: listParam.describe(
-    'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated. A custom region sums geographies of one level into one row: region(county:06001,county:06013), or region:<name> for a region saved to your account (docs/api.md "Custom regions").',
+    'Geographies: {type}:{fips} keys (state:06, county:48453), wildcards (county:48*) or names (tract:Travis County, TX); several separated by ";" or repeated. A custom region sums geographies of one level into one row: region(county:06001,county:06013), or region:<name> for a region saved to your account (docs/api.md "Custom regions"). region(state:*) has 52 members, Puerto Rico among them, so it is not the nation (nation:1 is the 50 states and DC): such an answer says so in meta.regions[].caveats (includes_puerto_rico).',
   ),
   dataset: z.string().optional().describe(`${datasetParamDescription()}.`),
 };

@@ -4,122 +4,23 @@
 // variables evaluated on the summed components (so a percent of a region is the proportion of its
 // aggregated numerator and denominator, with the handbook's proportion MOE), medians estimated from
 // their distribution where one is known (domain/regions/median.ts), anything else null with a reason.
-import { AppError } from '../../domain/errors.js';
+import { puertoRicoCaveat, type RegionCaveat } from '../../domain/regions/puerto-rico.js';
 import { evaluateFormula, parseFormula, type Cell, type Formula } from '../../domain/formula.js';
 import type { GeoType } from '../../domain/geo/keys.js';
 import { additivityOf } from '../../domain/regions/additive.js';
 import { aggregateCount, type MemberCell, type RegionCell } from '../../domain/regions/aggregate.js';
-import { extractRegions, type RegionSpec } from '../../domain/regions/specifier.js';
-import type { GeoTerm } from '../../domain/cost.js';
 import type { Resolution } from '../../store/catalog.js';
 import type { GeographyRecord } from '../../store/geographies.js';
-import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
-import { resolveSpecifiers, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { computeGridShared } from './answer-cache.js';
 import { answerKeyOfRequest } from './answer-key.js';
 import { cellsOf, type EngineGrid, type EngineResult, type GridSlice } from './engine.js';
 import { isCensusCode, type CensusCodeVariable, type RequestedVariable } from './variables.js';
 import type { PreparedRequest } from './prepare.js';
-import { geoTermsOf } from './geo-terms.js';
+import type { ResolvedRegion } from './resolve-regions.js';
 import { medianFromDistribution } from './region-medians.js';
-
-export { extractRegions };
-
-/** A region as answered: its own key and name, the level and the members of a vintage. */
-export interface ResolvedRegion {
-  spec: string;
-  /** `region(county:06001,county:06013)` (members sorted) or `region:<saved name>`. */
-  key: string;
-  name: string;
-  level: GeoType;
-  members: GeographyRecord[];
-  /** The members' resolution: its expansions price the region as its members (domain/cost.ts). */
-  resolution: ResolvedGeographies;
-}
-
-/** Where a saved region's members come from (the caller's account); null when it has none of that name. */
-export type SavedRegionLookup = (name: string) => Promise<{ name: string; members: string } | null>;
 
 export const REGION_MOE_NOTE =
   "Custom regions: counts are the sums of the members' published estimates; their MOE is √ΣMOE², and percents and ratios use the proportion and ratio formulas on the summed components — the Census Bureau's approximations for derived estimates (Understanding and Using American Community Survey Data: What All Data Users Need to Know, 2020, ch. 8 'Calculating Measures of Error for Derived Estimates'). They treat the members as independent, so the MOE is an approximation (docs/moe.md).";
-
-const PLURAL: Record<GeoType, string> = {
-  nation: 'nations',
-  state: 'states',
-  county: 'counties',
-  metro: 'metros',
-  cd: 'congressional districts',
-  tract: 'tracts',
-  block_group: 'block groups',
-};
-
-function regionName(level: GeoType, members: readonly GeographyRecord[], saved: string | null): string {
-  const shown = members.slice(0, members.length <= 5 ? 5 : 3).map((m) => m.name);
-  const more = members.length - shown.length;
-  const list = `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
-  return `${saved ? `Region "${saved}"` : 'Region'} of ${members.length} ${members.length === 1 ? level.replace('_', ' ') : PLURAL[level]}: ${list}`;
-}
-
-/** Saved regions with their members read from the account (404 for a name it does not have). */
-export async function readSavedRegions(specs: readonly RegionSpec[], saved?: SavedRegionLookup): Promise<RegionSpec[]> {
-  const out: RegionSpec[] = [];
-  for (const spec of specs) {
-    if (spec.kind !== 'saved' || spec.members !== undefined) {
-      out.push(spec);
-      continue;
-    }
-    const found = saved ? await saved(spec.name) : null;
-    if (!found) {
-      throw new AppError(
-        'geography-not-found',
-        `${spec.raw}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
-        { extensions: { geo: spec.raw } },
-      );
-    }
-    out.push({ ...spec, members: found.members });
-  }
-  return out;
-}
-
-/** A region with its members parsed (once: prepare.ts reads their levels before resolving them). */
-export type ParsedRegionSpec = RegionSpec & { parsed?: readonly GeoSpecifier[] };
-
-/** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
-export async function resolveRegions(
-  store: Parameters<typeof resolveSpecifiers>[0],
-  specs: readonly ParsedRegionSpec[],
-  opts: ResolveOptions,
-  saved?: SavedRegionLookup,
-): Promise<ResolvedRegion[]> {
-  const out: ResolvedRegion[] = [];
-  for (const spec of specs) {
-    const [read] = await readSavedRegions([spec], saved);
-    const resolution = resolveSpecifiers(store, spec.parsed ?? parseGeoList(read!.members!), opts);
-    const levels = [...new Set(resolution.geographies.map((g) => g.type))];
-    if (levels.length !== 1) {
-      throw new AppError(
-        'unprocessable-request',
-        `${spec.raw} mixes geography levels (${levels.join(', ')}): a region's members are of one level, e.g. region(county:06001,county:06013).`,
-        { errors: [{ field: 'geo', message: 'A region has members of one level', type: 'value_error' }], extensions: { geo: spec.raw } },
-      );
-    }
-    const level = levels[0]!;
-    const sorted = [...resolution.geographies].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const key = spec.kind === 'saved' ? spec.raw : `region(${sorted.map((g) => g.key).join(',')})`;
-    out.push({
-      spec: spec.raw,
-      key,
-      name: regionName(level, sorted, spec.kind === 'saved' ? spec.name : null),
-      level,
-      members: sorted,
-      resolution,
-    });
-  }
-  return out;
-}
-
-/** What a region costs: what its members would cost asked for one by one or by their wildcard. */
-export const regionGeoTerms = (regions: readonly ResolvedRegion[]): GeoTerm[] => regions.flatMap((r) => geoTermsOf(r.resolution));
 
 /** Why a region's value is null, per variable and vintage (meta.regions[].missing). */
 export interface RegionMissing {
@@ -137,6 +38,8 @@ export interface RegionMeta {
   member_count: number;
   members: string[];
   missing: RegionMissing[];
+  /** What the region is not, said in the answer: e.g. with Puerto Rico it is not the nation (domain/regions/puerto-rico.ts). */
+  caveats: RegionCaveat[];
 }
 
 const formulaCache = new Map<string, Formula>();
@@ -159,7 +62,9 @@ const MISSING_NAMED = 25;
 
 /**
  * The regions' rows, one slice per region and vintage, each with the requested variables; and what
- * meta says of them. The members' values come from the engine (answer cache included).
+ * meta says of them. The members' values come from the engine (answer cache included). In steps:
+ * which columns to read from the members (memberColumns), then per region its members' grid, and
+ * per member slice one region row (regionSlice), each value aggregated by regionCell.
  */
 export async function regionGrid(
   p: PreparedRequest,
@@ -173,25 +78,16 @@ export async function regionGrid(
   const meta: RegionMeta[] = [];
   const { catalog, tables } = p.stores;
   const dataset = p.dataset;
-  const nv = p.variables.length;
   const resolve = (v: RequestedVariable, y: number): Resolution =>
     isCensusCode(v) ? { kind: 'direct', code: v.census_code } : catalog.resolveForVintage(v, dataset, y);
-  const titleOf = (code: string, y: number): string | null =>
-    tables?.info(dataset, code, y)?.table_title ?? tables?.latest(dataset, code)?.table_title ?? null;
-
-  // The codes each variable needs from the members beyond its own column: derived components, and
-  // the distribution of a median.
-  const extra = new Set<string>();
-  for (const y of vintages) {
-    for (const v of p.variables) {
-      const r = resolve(v, y);
-      if (r.kind === 'derived') for (const c of r.codes) extra.add(c);
-      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code, y)) extra.add(c);
-    }
-  }
-  const extraCodes = [...extra];
-  const variables = [...p.variables, ...extraCodes.map(codeVariable)];
-  const column = new Map(extraCodes.map((c, i) => [c, nv + i]));
+  const { variables, column } = memberColumns(p.variables, resolve, vintages);
+  const ctx: RegionContext = {
+    p,
+    nullReasons,
+    resolve,
+    titleOf: (code, y) => tables?.info(dataset, code, y)?.table_title ?? tables?.latest(dataset, code)?.table_title ?? null,
+    column,
+  };
 
   for (const region of regions) {
     const req = { dataset, vintages: [...vintages], variables, geographies: region.members };
@@ -200,95 +96,8 @@ export async function regionGrid(
     for (const [k, v] of grid.loaded) loaded.set(k, v);
     for (const [k, v] of grid.loadedInOther) loadedInOther.set(k, v);
     const missing: RegionMissing[] = [];
-    const record = {
-      ...region.members[0]!,
-      key: region.key,
-      name: region.name,
-      type: 'region',
-      fips: '',
-      parent_key: null,
-      population: null,
-      point: null,
-    };
-    for (const s of grid.slices) {
-      const nm = s.variables.length;
-      const membersOf = (col: number): MemberCell[] =>
-        s.geographies.map((g, gi) => ({
-          geo_key: g.key,
-          estimate: s.estimate[gi * nm + col]!,
-          moe: s.moe[gi * nm + col]!,
-          estimate_annotation: s.estimate_annotation[gi * nm + col]!,
-          moe_annotation: s.moe_annotation[gi * nm + col]!,
-        }));
-      const slice: GridSlice = {
-        level: 'region',
-        vintage: s.vintage,
-        // A region is no level of the geography tables; its record carries its own key and name.
-        geographies: [record as unknown as GeographyRecord],
-        variables: s.variables.slice(0, nv),
-        estimate: [],
-        moe: [],
-        estimate_annotation: [],
-        moe_annotation: [],
-      };
-      const aggregated = new Map<string, RegionCell>();
-      const sumOf = (code: string, col: number): RegionCell => {
-        let r = aggregated.get(code);
-        if (!r) {
-          const additive = additivityOf(titleOf(code, s.vintage));
-          r = additive.additive ? aggregateCount(membersOf(col)) : { cell: nullCell('not_additive'), missing: null };
-          aggregated.set(code, r);
-        }
-        return r;
-      };
-      for (let vi = 0; vi < nv; vi++) {
-        const v = p.variables[vi]!;
-        const r = resolve(v, s.vintage);
-        let out: RegionCell;
-        if (r.kind === 'unavailable') out = { cell: nullCell(r.reason), missing: null };
-        else if (r.kind === 'direct') {
-          const median = medianFromDistribution.codesFor(r.code, s.vintage);
-          if (median.length > 0) {
-            const parts = median.map((c) => sumOf(c, column.get(c)!));
-            const gap = parts.find((x) => x.missing !== null);
-            out = gap ?? {
-              cell: medianFromDistribution.estimate(
-                r.code,
-                s.vintage,
-                parts.map((x) => x.cell),
-              ),
-              missing: null,
-            };
-          } else out = sumOf(r.code, vi);
-        } else {
-          const parts = r.codes.map((c) => sumOf(c, column.get(c)!));
-          const gap = parts.find((x) => x.missing !== null);
-          const notAdditive = parts.some((x) => x.cell.estimate_annotation === 'not_additive');
-          if (gap) out = gap;
-          else if (notAdditive) out = { cell: nullCell('not_additive'), missing: null };
-          else {
-            const byCode = new Map(r.codes.map((c, i) => [c, parts[i]!.cell]));
-            out = { cell: evaluateFormula(formulaOf(r.formula), (c) => byCode.get(c)!), missing: null };
-          }
-        }
-        const c = out.cell;
-        slice.estimate.push(c.estimate);
-        slice.moe.push(c.moe);
-        slice.estimate_annotation.push(c.estimate_annotation);
-        slice.moe_annotation.push(c.moe_annotation);
-        if (c.estimate === null && c.estimate_annotation)
-          nullReasons.set(c.estimate_annotation, (nullReasons.get(c.estimate_annotation) ?? 0) + 1);
-        if (out.missing) {
-          missing.push({
-            variable: v.api_name,
-            vintage: s.vintage,
-            reason: c.estimate_annotation ?? 'region_member_missing',
-            members: out.missing.members.slice(0, MISSING_NAMED),
-          });
-        }
-      }
-      slices.push(slice);
-    }
+    const record = regionRecord(region);
+    for (const s of grid.slices) slices.push(regionSlice(ctx, record, s, missing));
     meta.push({
       geo_key: region.key,
       geo_name: region.name,
@@ -296,9 +105,163 @@ export async function regionGrid(
       member_count: region.members.length,
       members: region.members.map((m) => m.key),
       missing,
+      caveats: [puertoRicoCaveat(region.members, region.level)].filter((c): c is RegionCaveat => c !== null),
     });
   }
   return { slices, summary: { nullReasons, loaded, loadedInOther }, meta };
+}
+
+/** What every region row of one request shares while it is built. */
+interface RegionContext {
+  p: PreparedRequest;
+  /** Counts of each null's annotation over the regions' rows (meta). */
+  nullReasons: Map<string, number>;
+  resolve: (v: RequestedVariable, y: number) => Resolution;
+  /** A code's table title (whether its counts add up: domain/regions/additive.ts). */
+  titleOf: (code: string, y: number) => string | null;
+  /** The column of each extra code (memberColumns) in the members' grid. */
+  column: Map<string, number>;
+}
+
+/**
+ * What is read from the members: the requested variables, then the codes a variable needs beyond
+ * its own column (derived components, and the distribution of a median), each as a column of its
+ * own after the requested ones.
+ */
+function memberColumns(
+  requested: readonly RequestedVariable[],
+  resolve: (v: RequestedVariable, y: number) => Resolution,
+  vintages: readonly number[],
+): { variables: RequestedVariable[]; column: Map<string, number> } {
+  const nv = requested.length;
+  const extra = new Set<string>();
+  for (const y of vintages) {
+    for (const v of requested) {
+      const r = resolve(v, y);
+      if (r.kind === 'derived') for (const c of r.codes) extra.add(c);
+      else if (r.kind === 'direct') for (const c of medianFromDistribution.codesFor(r.code, y)) extra.add(c);
+    }
+  }
+  const extraCodes = [...extra];
+  return { variables: [...requested, ...extraCodes.map(codeVariable)], column: new Map(extraCodes.map((c, i) => [c, nv + i])) };
+}
+
+/** A region's row record: a member's record with the region's own key and name. */
+function regionRecord(region: ResolvedRegion): GeographyRecord {
+  const record = {
+    ...region.members[0]!,
+    key: region.key,
+    name: region.name,
+    type: 'region',
+    fips: '',
+    parent_key: null,
+    population: null,
+    point: null,
+  };
+  // A region is no level of the geography tables; its record carries its own key and name.
+  return record as unknown as GeographyRecord;
+}
+
+/**
+ * One region row for one vintage, from the members' slice of that vintage: each requested variable
+ * aggregated (regionCell), and why a value is null where members are missing (into `missing`).
+ */
+function regionSlice(ctx: RegionContext, record: GeographyRecord, s: GridSlice, missing: RegionMissing[]): GridSlice {
+  const { p, nullReasons } = ctx;
+  const nv = p.variables.length;
+  const slice: GridSlice = {
+    level: 'region',
+    vintage: s.vintage,
+    geographies: [record],
+    variables: s.variables.slice(0, nv),
+    estimate: [],
+    moe: [],
+    estimate_annotation: [],
+    moe_annotation: [],
+  };
+  const sumOf = memberSums(ctx, s);
+  for (let vi = 0; vi < nv; vi++) {
+    const v = p.variables[vi]!;
+    const out = regionCell(ctx, ctx.resolve(v, s.vintage), vi, s.vintage, sumOf);
+    const c = out.cell;
+    slice.estimate.push(c.estimate);
+    slice.moe.push(c.moe);
+    slice.estimate_annotation.push(c.estimate_annotation);
+    slice.moe_annotation.push(c.moe_annotation);
+    if (c.estimate === null && c.estimate_annotation)
+      nullReasons.set(c.estimate_annotation, (nullReasons.get(c.estimate_annotation) ?? 0) + 1);
+    if (out.missing) {
+      missing.push({
+        variable: v.api_name,
+        vintage: s.vintage,
+        reason: c.estimate_annotation ?? 'region_member_missing',
+        members: out.missing.members.slice(0, MISSING_NAMED),
+      });
+    }
+  }
+  return slice;
+}
+
+/**
+ * The members' sum of one code (its column in the members' slice), summed once per slice however
+ * many variables read it; null as not_additive where the code's table does not add up.
+ */
+function memberSums(ctx: RegionContext, s: GridSlice): (code: string, col: number) => RegionCell {
+  const nm = s.variables.length;
+  const membersOf = (col: number): MemberCell[] =>
+    s.geographies.map((g, gi) => ({
+      geo_key: g.key,
+      estimate: s.estimate[gi * nm + col]!,
+      moe: s.moe[gi * nm + col]!,
+      estimate_annotation: s.estimate_annotation[gi * nm + col]!,
+      moe_annotation: s.moe_annotation[gi * nm + col]!,
+    }));
+  const aggregated = new Map<string, RegionCell>();
+  return (code, col) => {
+    let r = aggregated.get(code);
+    if (!r) {
+      const additive = additivityOf(ctx.titleOf(code, s.vintage));
+      r = additive.additive ? aggregateCount(membersOf(col)) : { cell: nullCell('not_additive'), missing: null };
+      aggregated.set(code, r);
+    }
+    return r;
+  };
+}
+
+/**
+ * One region value: a count summed; a median estimated from its summed distribution; a derived
+ * variable evaluated on its summed components (null if any is missing or does not add up).
+ */
+function regionCell(
+  ctx: RegionContext,
+  r: Resolution,
+  vi: number,
+  vintage: number,
+  sumOf: (code: string, col: number) => RegionCell,
+): RegionCell {
+  if (r.kind === 'unavailable') return { cell: nullCell(r.reason), missing: null };
+  if (r.kind === 'direct') {
+    const median = medianFromDistribution.codesFor(r.code, vintage);
+    if (median.length === 0) return sumOf(r.code, vi);
+    const parts = median.map((c) => sumOf(c, ctx.column.get(c)!));
+    const gap = parts.find((x) => x.missing !== null);
+    return (
+      gap ?? {
+        cell: medianFromDistribution.estimate(
+          r.code,
+          vintage,
+          parts.map((x) => x.cell),
+        ),
+        missing: null,
+      }
+    );
+  }
+  const parts = r.codes.map((c) => sumOf(c, ctx.column.get(c)!));
+  const gap = parts.find((x) => x.missing !== null);
+  if (gap) return gap;
+  if (parts.some((x) => x.cell.estimate_annotation === 'not_additive')) return { cell: nullCell('not_additive'), missing: null };
+  const byCode = new Map(r.codes.map((c, i) => [c, parts[i]!.cell]));
+  return { cell: evaluateFormula(formulaOf(r.formula), (c) => byCode.get(c)!), missing: null };
 }
 
 /** A grid with the regions' rows after the ordinary geographies', and the null reasons of both. */
@@ -320,6 +283,7 @@ export function regionMeta(p: PreparedRequest, regions: { meta: RegionMeta[] }):
   if (p.regions.length === 0) return {};
   const notes = [...p.geo.notes];
   for (const r of p.regions) for (const n of r.resolution.notes) if (!notes.includes(n)) notes.push(n);
+  for (const r of regions.meta) for (const c of r.caveats) notes.push(`${r.geo_key}: ${c.detail}`);
   notes.push(REGION_MOE_NOTE);
   return { geography_count: p.geo.geographies.length + p.regions.length, regions: regions.meta, notes };
 }

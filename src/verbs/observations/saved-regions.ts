@@ -2,7 +2,7 @@
 // store, scoped to the caller's account, so another account's region reads as absent (404).
 import { storeOf } from '../../context/stores.js';
 import type { VerbContext } from '../../context/verb-context.js';
-import type { SavedRegionLookup } from './regions.js';
+import type { SavedRegionLookup } from './resolve-regions.js';
 
 export function savedRegionsOf(ctx: VerbContext): SavedRegionLookup | undefined {
   const caller = ctx.caller;

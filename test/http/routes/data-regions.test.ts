@@ -48,6 +48,7 @@ describe('GET /v1/data with an inline region', () => {
         member_count: 3,
         members: ['county:06001', 'county:06013', 'county:06075'],
         missing: [],
+        caveats: [],
       },
     ]);
     expect(body.meta.notes.join(' ')).toMatch(/approximation/);

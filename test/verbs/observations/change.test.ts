@@ -62,6 +62,42 @@ describe('changeFrom', () => {
     expect(changeFrom('acs1', cell(2012), unrestated).not_tested_reason).toBe('not_in_index');
   });
 
+  it('says what is true of a margin that gives no test: none (controlled), unknown (region median) or qualified (a 2005 `*`)', () => {
+    const detail = (over: Partial<ObservationCell>) => changeFrom('acs1', cell(2012), cell(2018, over)).not_tested_detail!;
+    const controlled = detail({ moe_numeric: null, moe_annotation: note('controlled') });
+    expect(controlled).toMatch(/no sampling error/);
+    // A region median has sampling error; its MOE is what is unknown.
+    const median = detail({ moe_numeric: null, moe_annotation: note('moe_design_factor_unavailable') });
+    expect(median).not.toMatch(/no sampling error/);
+    expect(median).toMatch(/has sampling error, but its margin of error is unknown/);
+    // A 2005 MOE the Bureau published with `*` is a number, qualified.
+    const starred = changeFrom('acs1', cell(2005, { moe_numeric: 0, moe_annotation: note('source_annotated') }), cell(2018));
+    expect(starred.not_tested_reason).toBe('source_annotated');
+    expect(starred.not_tested_detail).not.toMatch(/no sampling error/);
+    expect(starred.not_tested_detail).toMatch(/marked `\*`/);
+    for (const code of ['moe_not_computable', 'moe_open_ended'])
+      expect(detail({ moe_numeric: null, moe_annotation: note(code) })).not.toMatch(/no sampling error/);
+    expect(detail({ moe_numeric: null })).toMatch(/unknown/);
+  });
+
+  it('flags a comparison with the 2005 ACS (households only; group quarters from 2006), citing the Bureau', () => {
+    for (const [b, p] of [
+      [2005, 2018],
+      [2018, 2005],
+    ] as const) {
+      const c = changeFrom('acs1', cell(b), cell(p, { estimate: 52_000 }));
+      expect(c.significant).toBe(true);
+      expect(c.caveat).toMatchObject({ code: 'group_quarters_2005', source: expect.stringMatching(/^https:\/\/www\.census\.gov\//) });
+      expect(c.caveat!.detail).toMatch(/2005 ACS covered only the household population/);
+    }
+    // Annotated or not, the caveat stays with the pair.
+    expect(changeFrom('acs1', cell(2005, { moe_numeric: null, moe_annotation: note('controlled') }), cell(2018)).caveat?.code).toBe(
+      'group_quarters_2005',
+    );
+    expect(changeFrom('acs1', cell(2006), cell(2018)).caveat).toBeNull();
+    expect(changeFrom('acs5', cell(2013, { dataset: 'acs5' }), cell(2018, { dataset: 'acs5' })).caveat).toBeNull();
+  });
+
   it('overlapping acs5 periods are flagged before anything else', () => {
     const c = changeFrom('acs5', cell(2019, { dataset: 'acs5' }), cell(2021, { dataset: 'acs5', moe_annotation: note('controlled') }));
     expect(c.not_tested_reason).toBe('overlapping_periods');

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describeError, type PlanInfo } from '../api.js';
 import { Notice, PageTitle } from '../components.js';
 import { date, num, price } from '../format.js';
-import type { AppState } from '../main.js';
+import type { AppState } from '../app-state.js';
 
 const yes = (b: unknown) => (b ? 'Yes' : '—');
 const ROWS: { label: string; cell: (p: PlanInfo) => string }[] = [

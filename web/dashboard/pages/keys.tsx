@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, describeError, type CreatedKey, type Key } from '../api.js';
 import { Dialog, KeyReveal, Notice, PageTitle, useLoad } from '../components.js';
 import { date } from '../format.js';
-import type { AppState } from '../main.js';
+import type { AppState } from '../app-state.js';
 
 type Pending = { kind: 'rename' | 'rotate' | 'revoke'; key: Key } | null;
 

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, describeError, signOut } from '../api.js';
 import { Dialog, Notice, PageTitle } from '../components.js';
 import { date } from '../format.js';
-import type { AppState } from '../main.js';
+import type { AppState } from '../app-state.js';
 
 export function ProfilePage({ profile, reloadProfile, onDeleted }: AppState & { onDeleted: () => void }) {
   const [name, setName] = useState(profile.name ?? '');

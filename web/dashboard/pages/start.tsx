@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type CreatedKey, type Key } from '../api.js';
 import { CopyButton, KeyReveal, Notice, PageTitle, useLoad } from '../components.js';
-import type { AppState } from '../main.js';
+import type { AppState } from '../app-state.js';
 
 const EXAMPLE = 'variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018';
 

@@ -3,7 +3,7 @@
 import { api, type Key, type Usage } from '../api.js';
 import { Notice, PageTitle, useLoad } from '../components.js';
 import { date, num } from '../format.js';
-import type { AppState } from '../main.js';
+import type { AppState } from '../app-state.js';
 
 function daysOf(u: Usage): { date: string; units: number; requests: number }[] {
   const byDate = new Map(u.by_day.map((d) => [d.date, d]));

@@ -10,6 +10,27 @@ import { storeIfOpen } from '../../../context/stores.js';
 import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../../caching.js';
 import { defineRawRoute } from '../../route-helpers.js';
 
+/** One variable of codebook.json: the CSV's columns, every value a string ('' for none; vintages `;`-separated). */
+const CODEBOOK_COLUMNS = [
+  'api_name',
+  'census_code',
+  'label',
+  'unit',
+  'topic',
+  'topic_label',
+  'display_format',
+  'formula',
+  'component_codes',
+  'acs5_vintages',
+  'acs1_vintages',
+  'not_comparable',
+] as const;
+const CODEBOOK_ROW = {
+  type: 'object',
+  required: [...CODEBOOK_COLUMNS],
+  properties: Object.fromEntries(CODEBOOK_COLUMNS.map((c) => [c, { type: 'string' }])),
+};
+
 export const CODEBOOK_CACHE_CONTROL = FILE_CACHE_CONTROL;
 
 interface StaticFile {
@@ -52,7 +73,7 @@ function codebookRoute(app: FastifyInstance, ext: 'json' | 'csv', type: string) 
       200: {
         description: `The codebook (${ext.toUpperCase()}), as an attachment. Carries ETag and Cache-Control.`,
         headers: { 'Content-Disposition': { type: 'string', description: '`attachment; filename="…"`.' } },
-        content: { [type.split(';')[0]!]: { schema: ext === 'json' ? { type: 'array', items: { type: 'object' } } : { type: 'string' } } },
+        content: { [type.split(';')[0]!]: { schema: ext === 'json' ? { type: 'array', items: CODEBOOK_ROW } : { type: 'string' } } },
       },
       304: { description: 'Not Modified: If-None-Match matched the ETag; no body.' },
     },

@@ -82,7 +82,8 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
               Location: { type: 'string', description: 'The key page.' },
               'X-DataWebAPI-KeyError': { type: 'string', enum: ['1'] },
             },
-            content: { 'text/html': { schema: { type: 'string' } } },
+            // No body (the page is at Location): `type: 'null'` leaves `content` out of the description.
+            type: 'null',
           },
           400: {
             description: '`error: …` text (unknown variable, unknown/unsupported geography hierarchy, missing or invalid for, …).',

@@ -5,6 +5,7 @@
 // public cache lifetime; a path naming nothing we serve gets the Bureau's plain-text `error:` body.
 // The query endpoint /data/{vintage}/acs/{ds} is another module's; these exact paths win over its
 // parametric and catch-all routes in fastify's router (test/http/routes/census-api/discovery.test.ts).
+import { DISCOVERY_SCHEMAS } from './discovery-schemas.js';
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatch } from '../../caching.js';
@@ -55,10 +56,10 @@ const datasetParams = z.object({
   dataset: z.string().describe(`The dataset's name after acs/: ${datasetKeys().join(', ')}.`),
 });
 
-const documentResponses = (what: string) => ({
+const documentResponses = (what: string, schema: object) => ({
   200: {
     description: `${what} Carries ETag and Cache-Control; If-None-Match → 304.`,
-    content: { 'application/json': { schema: { type: 'object' } } },
+    content: { 'application/json': { schema } },
   },
   304: { description: 'Not Modified: If-None-Match matched the ETag; no body.' },
   404: {
@@ -87,7 +88,7 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
     summary: 'Census Data API catalog of the datasets served (DCAT-US)',
     description:
       "The Bureau's data.json shape (Project Open Data v1.1 catalog), listing each dataset and vintage whose values this service holds, with links to its query endpoint and documents here. Public; no key.",
-    docResponses: documentResponses('The catalog.'),
+    docResponses: documentResponses('The catalog.', DISCOVERY_SCHEMAS.catalog),
     handler: async ({ ctx, req, reply }) =>
       send(req, reply, (await censusApiDiscovery.invoke({ ctx, input: { document: 'catalog', base: base(req) } })).data),
   });
@@ -99,7 +100,7 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
       params: z.object({ vintage: z.string().describe('Survey year, e.g. 2018.') }),
       summary: `Census Data API catalog entry of ${dataset} for one vintage`,
       description: "The Bureau's /data/{vintage}/acs/{dataset}.json: a DCAT catalog holding that one dataset. Public; no key.",
-      docResponses: documentResponses('The catalog of one dataset.'),
+      docResponses: documentResponses('The catalog of one dataset.', DISCOVERY_SCHEMAS.dataset),
       handler: async ({ ctx, req, reply, params }) =>
         send(
           req,
@@ -138,6 +139,14 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
       'Census Data API geography levels of a dataset',
       'The levels held, as {"fips": [{name, geoLevelDisplay, referenceDate, requires, wildcard, optionalWithWCFor}]}.',
     ],
+    ['tags.json', 'tags', 'Census Data API tags of a dataset', 'The Bureau\'s {"tags": […]}: an empty list here (no tags are curated).'],
+    [
+      'examples.json',
+      'examples',
+      'Census Data API example queries of a dataset',
+      'The Bureau\'s {"examples": […]}: an empty list here (docs/census-api.md has examples).',
+    ],
+    ['sorts.json', 'sorts', 'Census Data API sort orders of a dataset', 'The Bureau\'s {"sorts": […]}: an empty list here.'],
   ] as const;
   for (const [file, document, summary, description] of documents) {
     defineRawRoute(app, {
@@ -146,7 +155,7 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
       params: datasetParams,
       summary,
       description: `${description} Public; no key.`,
-      docResponses: documentResponses(`The ${document} document.`),
+      docResponses: documentResponses(`The ${document} document.`, DISCOVERY_SCHEMAS[document]),
       handler: async ({ ctx, req, reply, params }) =>
         send(req, reply, (await censusApiDiscovery.invoke({ ctx, input: { document, base: base(req), ...params } })).data),
     });
@@ -177,7 +186,7 @@ export function censusApiDiscoveryRoutes(app: FastifyInstance) {
       }),
       summary,
       description: `${description} Public; no key.`,
-      docResponses: documentResponses(`The ${document} document.`),
+      docResponses: documentResponses(`The ${document} document.`, DISCOVERY_SCHEMAS[document]),
       handler: async ({ ctx, req, reply, params }) => {
         const { file, ...rest } = params;
         // Only the .json form exists here (the Bureau's .html pages are not served).

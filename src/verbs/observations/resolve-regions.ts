@@ -1,0 +1,105 @@
+// A request's custom regions before any value is read: saved regions' members read from the
+// account, each region's members resolved with the ordinary resolver (keys, wildcards and names,
+// the plan's gates and expansion limit), and what the regions cost. prepare.ts runs this; the
+// answer for the resolved regions is computed in regions.ts.
+import { AppError } from '../../domain/errors.js';
+import type { GeoTerm } from '../../domain/cost.js';
+import type { GeoType } from '../../domain/geo/keys.js';
+import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
+import type { RegionSpec } from '../../domain/regions/specifier.js';
+import type { GeographyRecord } from '../../store/geographies.js';
+import { resolveSpecifiers, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
+import { geoTermsOf } from './geo-terms.js';
+
+/** A region as answered: its own key and name, the level and the members of a vintage. */
+export interface ResolvedRegion {
+  spec: string;
+  /** `region(county:06001,county:06013)` (members sorted) or `region:<saved name>`. */
+  key: string;
+  name: string;
+  level: GeoType;
+  members: GeographyRecord[];
+  /** The members' resolution: its expansions price the region as its members (domain/cost.ts). */
+  resolution: ResolvedGeographies;
+}
+
+/** Where a saved region's members come from (the caller's account); null when it has none of that name. */
+export type SavedRegionLookup = (name: string) => Promise<{ name: string; members: string } | null>;
+
+const PLURAL: Record<GeoType, string> = {
+  nation: 'nations',
+  state: 'states',
+  county: 'counties',
+  metro: 'metros',
+  cd: 'congressional districts',
+  tract: 'tracts',
+  block_group: 'block groups',
+};
+
+function regionName(level: GeoType, members: readonly GeographyRecord[], saved: string | null): string {
+  const shown = members.slice(0, members.length <= 5 ? 5 : 3).map((m) => m.name);
+  const more = members.length - shown.length;
+  const list = `${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  return `${saved ? `Region "${saved}"` : 'Region'} of ${members.length} ${members.length === 1 ? level.replace('_', ' ') : PLURAL[level]}: ${list}`;
+}
+
+/** Saved regions with their members read from the account (404 for a name it does not have). */
+export async function readSavedRegions(specs: readonly RegionSpec[], saved?: SavedRegionLookup): Promise<RegionSpec[]> {
+  const out: RegionSpec[] = [];
+  for (const spec of specs) {
+    if (spec.kind !== 'saved' || spec.members !== undefined) {
+      out.push(spec);
+      continue;
+    }
+    const found = saved ? await saved(spec.name) : null;
+    if (!found) {
+      throw new AppError(
+        'geography-not-found',
+        `${spec.raw}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
+        { extensions: { geo: spec.raw } },
+      );
+    }
+    out.push({ ...spec, members: found.members });
+  }
+  return out;
+}
+
+/** A region with its members parsed (once: prepare.ts reads their levels before resolving them). */
+export type ParsedRegionSpec = RegionSpec & { parsed?: readonly GeoSpecifier[] };
+
+/** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
+export async function resolveRegions(
+  store: Parameters<typeof resolveSpecifiers>[0],
+  specs: readonly ParsedRegionSpec[],
+  opts: ResolveOptions,
+  saved?: SavedRegionLookup,
+): Promise<ResolvedRegion[]> {
+  const out: ResolvedRegion[] = [];
+  for (const spec of specs) {
+    const [read] = await readSavedRegions([spec], saved);
+    const resolution = resolveSpecifiers(store, spec.parsed ?? parseGeoList(read!.members!), opts);
+    const levels = [...new Set(resolution.geographies.map((g) => g.type))];
+    if (levels.length !== 1) {
+      throw new AppError(
+        'unprocessable-request',
+        `${spec.raw} mixes geography levels (${levels.join(', ')}): a region's members are of one level, e.g. region(county:06001,county:06013).`,
+        { errors: [{ field: 'geo', message: 'A region has members of one level', type: 'value_error' }], extensions: { geo: spec.raw } },
+      );
+    }
+    const level = levels[0]!;
+    const sorted = [...resolution.geographies].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const key = spec.kind === 'saved' ? spec.raw : `region(${sorted.map((g) => g.key).join(',')})`;
+    out.push({
+      spec: spec.raw,
+      key,
+      name: regionName(level, sorted, spec.kind === 'saved' ? spec.name : null),
+      level,
+      members: sorted,
+      resolution,
+    });
+  }
+  return out;
+}
+
+/** What a region costs: what its members would cost asked for one by one or by their wildcard. */
+export const regionGeoTerms = (regions: readonly ResolvedRegion[]): GeoTerm[] => regions.flatMap((r) => geoTermsOf(r.resolution));
