@@ -26,6 +26,7 @@ import { readManifest, resolveCurrentBuild } from '../src/store/data-dir.js';
 import { sqlString } from '../src/store/duckdb.js';
 import { ServingIndex } from '../src/store/serving-index.js';
 import { nowMs, summarize } from './lib/stats.js';
+import { awaitFirstAnswer, ServiceNotReadyError } from './lib/first-answer.js';
 import { timedGet } from './lib/timed-get.js';
 import { enterpriseAccounts } from './lib/bench-accounts.js';
 
@@ -127,12 +128,12 @@ async function startService(dbPath: string, cacheCells: number, firstPath: strin
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    const r = await timedGet(port, firstPath, key, agent);
-    if (r.status === 200) break;
-    if (r.status > 0 && r.status !== 503) throw new Error(`first request answered ${r.status}`);
-    await new Promise((res) => setTimeout(res, 20));
+  try {
+    // A 503 that does not clear (a store the build lacks) stops the bench with the service's reason.
+    await awaitFirstAnswer({ port, path: firstPath, key, agent, exited: () => child.exitCode });
+  } catch (e) {
+    await stop(child);
+    throw e;
   }
   return { port, child, agent, firstAnswerMs: nowMs() - t0 };
 }
@@ -292,6 +293,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e);
+  // The service's own reason is the message; its stack says nothing more.
+  console.error(e instanceof ServiceNotReadyError ? `bench:national: ${e.message}` : e);
   process.exitCode = 1;
 });

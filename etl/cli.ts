@@ -1,9 +1,11 @@
 // `npm run etl -- <command>`: compile the Census source tree into a data build.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { build, type BuildSummary } from './build.js';
 import { createStepLogger } from './log.js';
 import { InputError } from './step.js';
+import type { SelectionFlags } from './online/selection.js';
 
 const DEFAULT_SOURCE = process.env.CENSUS_SOURCE_DIR ?? '../shared/census';
 const DEFAULT_DATA = process.env.DATA_DIR ?? 'data';
@@ -18,6 +20,47 @@ function printSummary(s: BuildSummary): void {
     `  total    ${s.rows.toLocaleString('en-US')} rows, ${s.seconds.toFixed(1)} s`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+interface BuildFlags extends SelectionFlags {
+  source: string;
+  dataDir: string;
+  force: boolean;
+  quiet: boolean;
+  online: boolean;
+  cacheDir: string;
+  censusApiKey?: string;
+  fallbackSource: string;
+  apiBase: string;
+  filesBase: string;
+  dryRun: boolean;
+}
+
+/**
+ * Download into the cache (the mirror plan, or the selection the flags give), then the same build
+ * as for a local tree: one code path. Returns the source root, or undefined after --dry-run.
+ */
+async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
+  const online = await import('./online/index.js');
+  const log = createStepLogger({ quiet: o.quiet });
+  const common = { cacheDir: path.resolve(o.cacheDir), apiKey: o.censusApiKey, apiBase: o.apiBase, filesBase: o.filesBase, log };
+  const selecting = [o.datasets, o.vintages, o.levels, o.states, o.tables].some((x) => x !== undefined) || o.catalog || o.allTables;
+  const fallbackDir = path.resolve(o.fallbackSource);
+  if (!selecting) {
+    if (o.dryRun) throw new Error('--dry-run describes a selection: give --vintages and --tables, --catalog or --all-tables');
+    return (await online.prepareOnlineSource({ ...common, fallbackDir })).sourceDir;
+  }
+  const sel = online.parseSelection(o);
+  const plan = await online.planSelection(sel, (vintage, dataset) => online.fetchGroupList({ ...common, vintage, dataset }));
+  // The reference files census.gov publishes, when the fallback is not a source tree (no
+  // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
+  if (!existsSync(path.join(fallbackDir, 'geo/state.txt'))) plan.reference = online.fetchableReferencePaths();
+  if (o.dryRun) {
+    process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
+    return undefined;
+  }
+  for (const s of sel.skipped) log.info(`left out: ${s}`);
+  return (await online.prepareOnlineSource({ ...common, fallbackDir, plan, selection: true })).sourceDir;
 }
 
 const program = new Command()
@@ -36,42 +79,35 @@ program
   .addOption(new Option('--census-api-key <key>', 'Census Data API key for --online').env('CENSUS_API_KEY'))
   .option(
     '--fallback-source <dir>',
-    'for --online: where derived files that census.gov does not publish are taken from',
+    'for --online: where what census.gov does not publish, and what a selection does not download, is taken from',
     '../shared/census',
   )
-  .action(
-    async (o: {
-      source: string;
-      dataDir: string;
-      force: boolean;
-      quiet: boolean;
-      online: boolean;
-      cacheDir: string;
-      censusApiKey?: string;
-      fallbackSource: string;
-    }) => {
-      let sourceDir = path.resolve(o.source);
-      if (o.online) {
-        // Download into the cache, then the same build as for a local tree: one code path.
-        const { prepareOnlineSource } = await import('./online/index.js');
-        const prepared = await prepareOnlineSource({
-          cacheDir: path.resolve(o.cacheDir),
-          apiKey: o.censusApiKey,
-          fallbackDir: path.resolve(o.fallbackSource),
-          log: createStepLogger({ quiet: o.quiet }),
-        });
-        sourceDir = prepared.sourceDir;
-      }
-      const summary = await build({
-        sourceDir,
-        dataDir: path.resolve(o.dataDir),
-        force: o.force,
-        quiet: o.quiet,
-        mode: o.online ? 'online' : 'local',
-      });
-      printSummary(summary);
-    },
-  );
+  .option('--datasets <list>', 'for --online: a selection of datasets, e.g. acs5 or acs1,acs5 (default acs5)')
+  .option('--vintages <list>', 'for --online: vintages, e.g. 2023, 2019,2023 or 2017-2024')
+  .option('--levels <list>', 'for --online: nation,state,county,metro,cd,tract,block_group or all (default all)')
+  .option('--states <list>', 'for --online: 2-digit state FIPS codes, e.g. 48 or 06,48 (default: every state)')
+  .option('--tables <list>', 'for --online: table ids, e.g. B19013,B01003')
+  .option('--catalog', "for --online: the catalogue's variables (and their MOEs) instead of --tables", false)
+  .option('--all-tables', 'for --online: every table groups.json lists', false)
+  .option('--api-base <url>', 'for --online: the Census Data API or a mirror of it', 'https://api.census.gov')
+  .option('--files-base <url>', 'for --online: www2.census.gov or a mirror of it', 'https://www2.census.gov')
+  .option('--dry-run', 'for --online: print the plan (files, requests, bytes, time, disk) and download nothing', false)
+  .action(async (o: BuildFlags) => {
+    let sourceDir = path.resolve(o.source);
+    if (o.online) {
+      const prepared = await prepareOnline(o);
+      if (!prepared) return; // --dry-run
+      sourceDir = prepared;
+    }
+    const summary = await build({
+      sourceDir,
+      dataDir: path.resolve(o.dataDir),
+      force: o.force,
+      quiet: o.quiet,
+      mode: o.online ? 'online' : 'local',
+    });
+    printSummary(summary);
+  });
 
 program
   .command('synth')

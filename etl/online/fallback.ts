@@ -6,7 +6,16 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { StepLogger } from '../step.js';
 
-export async function fillFromFallback(opts: { cacheDir: string; fallbackDir: string; log: StepLogger }): Promise<{ linked: string[] }> {
+/**
+ * `values`: also link the fallback's API value files, except the paths listed (what a selection
+ * planned: downloaded, answered 204, or failed), so a selection adds to the fallback's data.
+ */
+export async function fillFromFallback(opts: {
+  cacheDir: string;
+  fallbackDir: string;
+  log: StepLogger;
+  values?: { except: ReadonlySet<string> };
+}): Promise<{ linked: string[] }> {
   const root = path.resolve(opts.fallbackDir);
   try {
     await fs.access(root);
@@ -18,9 +27,10 @@ export async function fillFromFallback(opts: { cacheDir: string; fallbackDir: st
     for (const e of await fs.readdir(path.join(root, rel), { withFileTypes: true })) {
       const r = path.join(rel, e.name);
       if (e.isDirectory()) {
-        if (r !== 'api') await walk(r);
+        if (r !== 'api' || opts.values) await walk(r);
         continue;
       }
+      if (opts.values?.except.has(r.split(path.sep).join('/'))) continue;
       const target = path.join(opts.cacheDir, r);
       try {
         await fs.lstat(target);

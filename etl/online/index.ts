@@ -9,3 +9,5 @@ export type { FetchPlan, ApiItem, Dataset, Level } from './plan.js';
 export { REFERENCE_FILES } from './reference.js';
 export type { ReferenceFile } from './reference.js';
 export { prepareOnlineSource, IncompleteDownloadError, DEFAULT_FALLBACK_SOURCE } from './prepare.js';
+export { parseSelection, planSelection, estimatePlan, describePlan, parseVintages, SelectionError, STATE_CODES } from './selection.js';
+export type { Selection, SelectionFlags, PlanEstimate } from './selection.js';

@@ -6,8 +6,8 @@ import { REFERENCE_FILES } from './reference.js';
 
 /** A registered dataset (src/domain/datasets.ts). */
 export type Dataset = DatasetKey;
-export type Level = 'nation' | 'state' | 'county' | 'metro';
-export const LEVELS: readonly Level[] = ['nation', 'state', 'county', 'metro'];
+export type Level = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
+export const LEVELS: readonly Level[] = ['nation', 'state', 'county', 'metro', 'cd', 'tract', 'block_group'];
 
 /** One cache file `api/{vintage}/{the dataset's Bureau path}/{level}/{group}.json.gz`. */
 export interface ApiItem {
@@ -20,6 +20,12 @@ export interface ApiItem {
    * hold only part of a group. Requested in chunks of at most 50 and merged.
    */
   variables?: string[];
+  /**
+   * The states to request (2-digit FIPS). Required for the levels the API answers only within a
+   * state (tract, block group): one request per state (per county for block groups), the answers
+   * joined into the one file. For the other levels it keeps only those states' rows.
+   */
+  states?: string[];
 }
 
 export interface FetchPlan {
@@ -28,16 +34,30 @@ export interface FetchPlan {
   reference: string[];
 }
 
-/** The API's `for=` clause per level, and the column(s) it answers with, last in every row. */
-export const GEOGRAPHY: Record<Level, { forClause: string; columns: string[] }> = {
-  nation: { forClause: 'us:*', columns: ['us'] },
-  state: { forClause: 'state:*', columns: ['state'] },
-  county: { forClause: 'county:*', columns: ['state', 'county'] },
+/**
+ * The API's `for=` clause per level, the `in=` scope it needs, and the column(s) it answers with,
+ * last in every row. `scope`: `none` = one request for the nation; `state` = one request per state
+ * (`in=state:SS`); `county` = one per county (`in=state:SS&in=county:CCC`). Block groups are asked
+ * per county because vintages before 2019 refuse `county:*` there (the geography list of each
+ * dataset, api.census.gov/data/{vintage}/acs/acs5/geography.html, gives `requires`), and the
+ * API has block groups only from 2013 (docs/sources.md).
+ */
+export const GEOGRAPHY: Record<Level, { forClause: string; columns: string[]; scope: 'none' | 'state' | 'county' }> = {
+  nation: { forClause: 'us:*', columns: ['us'], scope: 'none' },
+  state: { forClause: 'state:*', columns: ['state'], scope: 'none' },
+  county: { forClause: 'county:*', columns: ['state', 'county'], scope: 'none' },
   metro: {
     forClause: 'metropolitan statistical area/micropolitan statistical area:*',
     columns: ['metropolitan statistical area/micropolitan statistical area'],
+    scope: 'none',
   },
+  cd: { forClause: 'congressional district:*', columns: ['state', 'congressional district'], scope: 'none' },
+  tract: { forClause: 'tract:*', columns: ['state', 'county', 'tract'], scope: 'state' },
+  block_group: { forClause: 'block group:*', columns: ['state', 'county', 'tract', 'block group'], scope: 'county' },
 };
+
+/** First vintage the Data API publishes a level in (block groups: 2013, see docs/sources.md). */
+export const FIRST_API_VINTAGE: Partial<Record<Level, number>> = { block_group: 2013 };
 
 export function apiCachePath(item: Pick<ApiItem, 'vintage' | 'dataset' | 'level' | 'group'>): string {
   return `api/${item.vintage}/${datasetSpec(item.dataset).bureauPath}/${item.level}/${item.group}.json.gz`;

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { buildMirrorPlan, fetchSourceTree, type FetchOptions, type FetchResult } from './fetch.js';
 import { fillFromFallback } from './fallback.js';
-import type { FetchPlan } from './plan.js';
+import { apiCachePath, type FetchPlan } from './plan.js';
 
 /** Where files that census.gov does not publish come from unless --fallback-source says otherwise. */
 export const DEFAULT_FALLBACK_SOURCE = '../shared/census';
@@ -22,8 +22,13 @@ export class IncompleteDownloadError extends Error {
   }
 }
 
+/**
+ * `selection`: the plan is an operator's selection, so the fallback tree's value files that the
+ * plan does not name are linked too (a selection adds tracts for one state to the default data);
+ * without it (the mirror plan) values come only from the download.
+ */
 export async function prepareOnlineSource(
-  opts: Omit<FetchOptions, 'plan'> & { plan?: FetchPlan; fallbackDir?: string },
+  opts: Omit<FetchOptions, 'plan'> & { plan?: FetchPlan; fallbackDir?: string; selection?: boolean },
 ): Promise<{ sourceDir: string; result: FetchResult; linked: string[] }> {
   const plan = opts.plan ?? (await buildMirrorPlan(opts));
   const result = await fetchSourceTree({ ...opts, plan });
@@ -33,6 +38,7 @@ export async function prepareOnlineSource(
     cacheDir: opts.cacheDir,
     fallbackDir: path.resolve(opts.fallbackDir ?? DEFAULT_FALLBACK_SOURCE),
     log: opts.log,
+    ...(opts.selection ? { values: { except: new Set(plan.api.map(apiCachePath)) } } : {}),
   });
   return { sourceDir: opts.cacheDir, result, linked };
 }

@@ -166,7 +166,8 @@ export const observationsStep: EtlStep = {
   // 8: table-major row order and the serving index beside each Parquet file.
   // 9: six-digit table ids (the B99 allocation tables, B992701) read like every other table.
   // 10: published-form.json beside each partition (the Census Data API's text of its cells).
-  version: 10,
+  // 11: published-form.json lists every geography of the partition, also those of files without NAME.
+  version: 11,
   outputs: ['observations'],
   listInputs: listApiFiles,
 

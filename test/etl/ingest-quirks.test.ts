@@ -165,6 +165,38 @@ describe('a source tree with new vintages, levels and real-world quirks', () => 
     expect(got.find((c) => c.geo_key === 'state:06')!.geo_name).toBe('California');
   });
 
+  it('a vintage and level held only in files without NAME answers on /data/… with the cells /v1/data serves', async () => {
+    // Issue 34 §6: such a partition used to answer 204 on the Census-API route, which kept only
+    // the geographies whose NAME the files published.
+    const pairs = async (v1: string, bureau: string, geo: (row: string[]) => string) => {
+      const served = (await cells(v1)).map((c) => [c.geo_key, c.estimate === null ? null : String(c.estimate)]);
+      const res = await get(bureau);
+      const [header, ...rows] = res.json() as string[][];
+      expect(header![0]).toBe(bureau.includes('get=NAME') ? 'NAME' : /get=(\w+)/.exec(bureau)![1]);
+      const e = header!.indexOf(/get=(?:NAME,)?(\w+)/.exec(bureau)![1]!);
+      expect(rows.map((r) => [geo(r), r[e]])).toEqual(served);
+      return rows;
+    };
+    const states = await pairs(
+      '/v1/data?variables=B19013_001E&geo=state:*&dataset=acs1&vintage=2016',
+      '/data/2016/acs/acs1?get=B19013_001E&for=state:*',
+      (r) => `state:${r[1]}`,
+    );
+    expect(states).toHaveLength(acs1State2016.length);
+    const named = await pairs(
+      '/v1/data?variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2016',
+      '/data/2016/acs/acs1?get=NAME,B19013_001E&for=state:06',
+      (r) => `state:${r[2]}`,
+    );
+    expect(named[0]![0]).toBe('California');
+    const tracts = await pairs(
+      '/v1/data?variables=B19013_001E&geo=tract:01001020100;tract:01001020200&dataset=acs5&vintage=2019',
+      '/data/2019/acs/acs5?get=B19013_001E&for=tract:020100,020200&in=state:01%20county:001',
+      (r) => `tract:${r[1]}${r[2]}${r[3]}`,
+    );
+    expect(tracts).toHaveLength(2);
+  });
+
   it('reads a repeated column once (its copies agree) and serves the published values and names', async () => {
     const got = await cells('/v1/data?variables=B01003_001E&geo=county:09*&dataset=acs5&vintage=2019');
     expect(got.map((c) => [c.geo_key, c.geo_name, c.estimate, c.moe_numeric, c.moe_annotation])).toEqual(

@@ -43,4 +43,20 @@ describe('fileForm', () => {
       text: { 'state:06': { B19013_001E: '1.0' } },
     });
   });
+
+  it('lists every geography of a file without NAME (null), and a later file’s NAME replaces the null', () => {
+    const bare = fileForm(
+      body([
+        ['B19013_001E', 'state'],
+        ['1', '06'],
+      ]),
+      'api/2016/acs/acs1/state/B19013.json',
+    );
+    expect(bare.names).toEqual([['state:06', null]]);
+    const p = new PartitionForm();
+    p.add(bare);
+    p.add({ tables: [['B01003', 'NAME 001E']], names: [['state:06', 'California']], geoIds: [], text: [] });
+    p.add({ tables: [], names: [['state:06', null]], geoIds: [], text: [] });
+    expect(JSON.parse(p.json()).names).toEqual({ 'state:06': 'California' });
+  });
 });

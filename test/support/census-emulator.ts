@@ -34,7 +34,16 @@ export interface EmulatorOptions {
   maxGroupWidth?: number;
   /** When set, a request without this key gets the API's "Invalid Key" HTML page (status 200). */
   requireKey?: string;
+  /**
+   * Answers Data API requests (`/data/…`) instead of the shared tree, after the key checks: the
+   * seeded stand-in (census-standin.ts) plugs in here and keeps the faults and the key pages.
+   */
+  dataApi?: (u: URL) => EmulatorAnswer;
+  /** Every answer waits this long (a slow API). */
+  delayMs?: number;
 }
+
+export type EmulatorAnswer = { status: number; body: string | Buffer; type?: string; location?: string };
 
 export interface RequestRecord {
   url: string;
@@ -118,7 +127,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
     return [...names].sort();
   };
 
-  type Answer = { status: number; body: string | Buffer; type?: string; location?: string };
+  type Answer = EmulatorAnswer;
   const text = (status: number, body: string): Answer => ({ status, body, type: 'text/plain;charset=utf-8' });
   const json = (body: string | Buffer): Answer => ({ status: 200, body, type: 'application/json;charset=utf-8' });
 
@@ -192,6 +201,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
         body: KEY_PAGE('Invalid Key', 'You included a key with this request, however, it is not valid.'),
         type: 'text/html',
       };
+    if (opts.dataApi) return opts.dataApi(u);
     const m = /^\/data\/(\d{4})\/acs\/(acs1|acs5)(\/groups\.json|\/groups\/(\w+)\.json)?$/.exec(p);
     if (!m) return { status: 404, body: '<html><body>404 Not Found</body></html>', type: 'text/html' };
     const [, vintage, dataset, meta, group] = m as unknown as [string, string, string, string?, string?];
@@ -216,6 +226,13 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
   }
 
   const server = http.createServer((req, res) => {
+    if (opts.delayMs) {
+      setTimeout(() => handle(req, res), opts.delayMs);
+      return;
+    }
+    handle(req, res);
+  });
+  function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const u = new URL(req.url ?? '/', `http://${req.headers.host}`);
     const shown = decodeURIComponent(req.url ?? '');
     const fault = faults.find((f) => f.left > 0 && (typeof f.match === 'string' ? shown.includes(f.match) : f.match.test(shown)));
@@ -263,7 +280,7 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
       return;
     }
     res.writeHead(a.status, a.status === 204 ? {} : headers).end(a.status === 204 ? undefined : body);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;

@@ -110,6 +110,21 @@ describe('getData', () => {
     expect(r.data[0]!.estimate).toBeNull();
     expect(r.data[0]!.estimate_annotation?.code).toBe('no_data_loaded');
     expect(r.meta?.hint).toMatch(/state: 2005, 2006.*2018/);
+    expect(r.meta?.hint).toContain(
+      'loads them with: npm run etl -- build --online --datasets acs1 --vintages 2024 --levels state --tables B19013',
+    );
+  });
+
+  it('names the exact command that fills missing tract and county cells, narrowed to their states (issue 34 §5)', async () => {
+    const r = await getData({
+      ctx: verbContext(stores),
+      input: { variables: 'B19013_001E,B01003_001E', geo: 'tract:48453000101;county:06037', dataset: 'acs5', vintage: 2023 },
+    });
+    expect(r.data.filter((c) => c.estimate_annotation?.code === 'no_data_loaded')).toHaveLength(3);
+    // B01003 is loaded for 2023 counties (the default data), B19013 is not; tracts hold nothing.
+    expect(r.meta?.hint).toContain(
+      'npm run etl -- build --online --datasets acs5 --vintages 2023 --levels tract,county --tables B01003,B19013 --states 06,48',
+    );
   });
 
   it('explains acs1 tract requests instead of returning nothing', async () => {

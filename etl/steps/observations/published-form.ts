@@ -38,7 +38,11 @@ export function fileForm(text: string, file: string): FileForm {
     const key = plan.geoSet.key(cells.slice(plan.geoStart) as string[]);
     if (seen.has(key)) return; // an exact repeat (the string reader refuses any other)
     seen.add(key);
-    if (plan.nameIdx !== undefined) out.names.push([key, cells[plan.nameIdx] ?? null]);
+    // Every geography the file publishes gets an entry, null when the file has no NAME column
+    // (a `get=` without NAME): the compatibility endpoint answers exactly the geographies listed
+    // here and names the null ones from the geographies table (issue 34 §6: a partition held only
+    // in such files used to answer 204).
+    out.names.push([key, plan.nameIdx === undefined ? null : (cells[plan.nameIdx] ?? null)]);
     if (plan.geoIdIdx !== undefined) out.geoIds.push([key, cells[plan.geoIdIdx] ?? null]);
     for (const v of plan.variables) {
       // Most cells: plain numbers (their text is how JavaScript prints them) and no annotation.
@@ -77,7 +81,8 @@ export class PartitionForm {
   add(f: FileForm): void {
     const { tables, names, geoIds, text } = this.form;
     for (const [t, cols] of f.tables) tables[t] = cols;
-    for (const [k, n] of f.names) if (!(k in names)) names[k] = n;
+    // The first NAME published stands; a file without NAME does not hide a later file's.
+    for (const [k, n] of f.names) if (!(k in names) || (names[k] === null && n !== null)) names[k] = n;
     for (const [k, g] of f.geoIds) if (!(k in geoIds)) geoIds[k] = g;
     for (const [k, col, t] of f.text) (text[k] ??= {})[col] = t;
   }

@@ -44,7 +44,8 @@ export function renderAnnotation(annotation: string | null): string | null {
  * - `tables`: each table's columns as its source file published them, in that order, without the
  *   geography columns and with the table id left off variable columns (`GEO_ID 001E 001M NAME
  *   001EA 001MA`): `group(X)` answers exactly these columns;
- * - `names` / `geoIds`: each geography's NAME and GEO_ID as published;
+ * - `names` / `geoIds`: each geography's NAME and GEO_ID as published (`names` lists every geography
+ *   the partition publishes, null when its files have no NAME column);
  * - `text`: per geography, the cells whose published text is not `renderValue`/`renderAnnotation`
  *   of the stored cell (column name → text).
  */

@@ -21,7 +21,18 @@ export function observationMeta(
   const hint = [
     synthetic ? SYNTHETIC_NOTE : undefined,
     opts.extraHint,
-    hintFor(p.dataset, vintages, result, 'cells' in result ? result.cells.length : gridCellCount(result)),
+    hintFor(p.dataset, vintages, result, 'cells' in result ? result.cells.length : gridCellCount(result), {
+      tables: [
+        ...new Set(
+          p.variables
+            .flatMap((v) => [v.census_code, ...('component_codes' in v ? (v.component_codes ?? []) : [])])
+            .filter((c): c is string => !!c)
+            .map((c) => c.slice(0, c.indexOf('_'))),
+        ),
+      ],
+      geoKeys: p.geo.geographies.map((g) => g.key),
+      hasTable: (y, level, t) => p.stores.observations.hasTable(p.dataset, y, level, t),
+    }),
   ]
     .filter(Boolean)
     .join(' ');
