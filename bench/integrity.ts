@@ -28,7 +28,7 @@ function withoutChecksums(build: string): { dir: string; remove(): void } {
   const dir = path.join(root, path.basename(build));
   fs.mkdirSync(dir);
   for (const e of fs.readdirSync(build)) if (e !== 'manifest.json') fs.symlinkSync(path.join(build, e), path.join(dir, e));
-  const { files: _files, ...older } = readManifest(build);
+  const { files: _files, manifest_sha256: _seal, ...older } = readManifest(build);
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(older));
   return { dir, remove: () => fs.rmSync(root, { recursive: true, force: true }) };
 }

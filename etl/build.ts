@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readManifest, resolveCurrentBuild, type Manifest } from '../src/store/data-dir.js';
+import { readManifest, resolveCurrentBuild, sealManifest, type Manifest } from '../src/store/data-dir.js';
 import { withBuildLock } from './lock.js';
 import { publishBuild } from './publish.js';
 import { createStepLogger } from './log.js';
@@ -208,9 +208,18 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
     return sameInputs(p.inputs, now);
   };
 
-  // A build made before output checksums (`files`) is built again: every step is reused (hard
-  // links), so this only adds the checksums the server verifies files against.
-  if (prev && prevDir && !opts.force && prev.files && steps.every(unchanged) && steps.every((s) => prev.steps[s.name])) {
+  // A build made before output checksums (`files`) or the manifest's own (`manifest_sha256`) is
+  // built again: every step is reused (hard links), so this only adds the checksums the server
+  // verifies files against.
+  if (
+    prev &&
+    prevDir &&
+    !opts.force &&
+    prev.files &&
+    prev.manifest_sha256 &&
+    steps.every(unchanged) &&
+    steps.every((s) => prev.steps[s.name])
+  ) {
     const rows = Object.values(prev.steps).reduce((a, s) => a + Object.values(s.rows).reduce((x, y) => x + y, 0), 0);
     log.info(`data is up to date (build ${prev.build_id}); ${allFiles.length} inputs unchanged, nothing to do`);
     return {
@@ -248,7 +257,7 @@ async function buildUnlocked(opts: BuildOptions): Promise<BuildSummary> {
     }
     const reusedOutputs = steps.filter((st) => manifest.steps[st.name]!.reused).flatMap((st) => st.outputs);
     manifest.files = await outputChecksums(tmpDir, prev?.files, reusedOutputs);
-    await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+    await fs.writeFile(path.join(tmpDir, 'manifest.json'), sealManifest(manifest));
 
     // 3. Swap it in atomically.
     const finalDir = await publishBuild(dataDir, tmpDir, buildId);

@@ -19,7 +19,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { isSyntheticManifest, resolveCurrentBuild, readManifest, type Manifest } from '../../src/store/data-dir.js';
+import { isSyntheticManifest, resolveCurrentBuild, readManifest, sealManifest, type Manifest } from '../../src/store/data-dir.js';
 import { withDuckDB, sqlString } from '../duckdb.js';
 import { withBuildLock } from '../lock.js';
 import { publishBuild } from '../publish.js';
@@ -449,7 +449,7 @@ async function generateUnlocked(opts: SynthOptions): Promise<SynthSummary> {
       withBuild ? readManifest(withBuild).files : undefined,
       Object.keys(reused).flatMap((n) => reused[n]!.outputs),
     );
-    await fs.writeFile(path.join(tmpDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+    await fs.writeFile(path.join(tmpDir, 'manifest.json'), sealManifest(manifest));
 
     const finalDir = await publishBuild(dataDir, tmpDir, buildId);
     await pruneSynthetic(buildsDir, finalDir, opts.keep ?? 1);

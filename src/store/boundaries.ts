@@ -4,7 +4,8 @@
 // damaged one answers 503 for the requests that need it, and is read again once repaired.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { FileIntegrity } from './file-integrity.js';
+import { AppError } from '../domain/errors.js';
+import { DamagedFile, type FileIntegrity } from './file-integrity.js';
 import type { BoundaryFiles } from './boundaries/files.js';
 import { AddressGeocoder } from './geocode/address-geocoder.js';
 import { PointGeocoder } from './geocode/point-geocoder.js';
@@ -13,6 +14,9 @@ import type { BoundaryFileEntry, BoundaryIndex, BoundaryLevel, CentroidFileEntry
 
 export type { BoundaryFeature } from './boundaries/fgb-file.js';
 export type { BoundaryFileEntry, BoundaryIndex, CentroidFileEntry, Resolution, BoundaryLevel } from './boundaries/manifest.js';
+
+const BOUNDARY_UNAVAILABLE =
+  'Boundary data needed for this request is temporarily unavailable on this server; retry with backoff. Other boundaries are not affected.';
 
 export type Bbox = [number, number, number, number];
 
@@ -51,15 +55,15 @@ export class BoundaryStore implements BoundaryFiles {
     return new BoundaryStore(boundariesDir, index, integrity);
   }
 
-  /**
-   * Resolves when `rel` (relative to boundaries/) is as the build recorded it; else 503
-   * dependency-unavailable (the file is named in /health, not to the client).
-   */
-  async verify(rel: string): Promise<void> {
-    await this.integrity?.require(
-      `boundaries/${rel}`,
-      'Boundary data needed for this request is temporarily unavailable on this server; retry with backoff. Other boundaries are not affected.',
-    );
+  /** The bytes of `rel` (relative to boundaries/), checked against the manifest; 503 when damaged. */
+  async readFile(rel: string): Promise<Buffer> {
+    if (!this.integrity) return fs.readFile(path.join(this.dir, rel));
+    try {
+      return await this.integrity.read(`boundaries/${rel}`);
+    } catch (e) {
+      if (e instanceof DamagedFile) throw new AppError('dependency-unavailable', BOUNDARY_UNAVAILABLE, { cause: e });
+      throw e;
+    }
   }
 
   /** The served file for a level and resolution (default edition unless one is named). */
@@ -78,11 +82,17 @@ export class BoundaryStore implements BoundaryFiles {
     return this.index.centroids.find((c) => c.level === level);
   }
 
+  /**
+   * The file `rel` (relative to boundaries/) and its key sidecar, opened once and kept in memory:
+   * the bytes kept are the bytes checked against the manifest (FileIntegrity.read), so a file
+   * changed between a check and a read cannot be kept. Rejects with 503 dependency-unavailable
+   * when either is damaged (and is tried again on the next call).
+   */
   file(rel: string): Promise<FgbFile> {
     let p = this.opened.get(rel);
     if (!p) {
-      p = Promise.all([this.verify(rel), this.verify(rel.replace(/\.fgb$/, '.keys.json'))]).then(() =>
-        FgbFile.open(path.join(this.dir, rel)),
+      p = Promise.all([this.readFile(rel), this.readFile(rel.replace(/\.fgb$/, '.keys.json'))]).then(([bytes, keys]) =>
+        FgbFile.of(bytes, keys),
       );
       p.catch(() => this.opened.delete(rel));
       this.opened.set(rel, p);

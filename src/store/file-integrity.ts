@@ -9,11 +9,15 @@
 // so a repaired file recovers by itself. Hashing runs over a stream, a chunk per turn of the event
 // loop (about 1 ms per MiB on this machine), so other requests keep being answered meanwhile.
 // Builds made before the manifest recorded checksums have none to check: `recorded` is false and
-// every check passes (the partition guard's format checks still apply; docs/operations.md).
+// every check passes (the partition guard's format checks still apply; docs/operations.md). A
+// manifest that cannot be read (or whose seal differs, data-dir.ts) is the opposite: every check
+// fails, naming it, until a /health poll reads it again (withUnreadableManifest).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../domain/errors.js';
+import { ManifestInvalid } from './data-dir.js';
 
 /** A file's identity: `inode:size:mtime`, or '' when it is missing. */
 export type FileIdentity = string;
@@ -74,6 +78,31 @@ interface Verdict {
 
 const CHUNK_BYTES = 1024 * 1024;
 
+type Expected = Readonly<Record<string, { sha256: string; bytes: number }>>;
+
+/** Reads the manifest again: its checksums (`files`) and its bytes as read; throws while it is still unreadable. */
+export type ManifestRetry = () => Promise<{ files: Expected | undefined; bytes: Buffer }>;
+
+/** SHA-256 (hex) of bytes in memory, a CHUNK_BYTES piece per turn of the event loop (as a file is hashed). */
+async function sha256Of(bytes: Buffer): Promise<string> {
+  const h = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    h.update(bytes.subarray(at, at + CHUNK_BYTES));
+  }
+  return h.digest('hex');
+}
+
+/** Why a manifest could not be read, for /health (never sent to a client). */
+export function manifestReason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return 'file missing';
+  if (code) return `unreadable (${code})`;
+  // Its own words for a seal or shape that does not hold; not JSON.parse's, which quote the file.
+  if (e instanceof ManifestInvalid) return e.message;
+  return 'not valid JSON (damaged)';
+}
+
 /** A store left out at start because a file it reads was damaged, loaded once the file is repaired. */
 interface Deferred {
   name: string;
@@ -81,6 +110,9 @@ interface Deferred {
   load: () => Promise<unknown>;
   loading?: Promise<void>;
 }
+
+/** The build's manifest, relative to the build directory: what every other file is checked against. */
+export const MANIFEST_FILE = 'manifest.json';
 
 export class FileIntegrity {
   private readonly verdicts = new Map<string, Verdict>();
@@ -91,19 +123,64 @@ export class FileIntegrity {
   /** When faults() last looked at each file (Date.now()). */
   private readonly lookedAt = new Map<string, number>();
 
+  /**
+   * Why the manifest could not be read (it is then what /health names, and every check fails),
+   * with `retry`, which reads it again: a build whose manifest is unreadable is not served, since
+   * without it no other file can be checked.
+   */
+  private manifestFault: { reason: string; since: string; retry: ManifestRetry } | undefined;
+
   constructor(
     readonly buildDir: string,
-    private readonly expected: Readonly<Record<string, { sha256: string; bytes: number }>> | undefined,
+    private expected: Expected | undefined,
   ) {}
 
-  /** Whether the build's manifest records checksums (builds made before it do not). */
+  /**
+   * An integrity for a build whose manifest could not be read (`reason`): every check fails with
+   * the manifest named, until `retry` reads it (it is tried by every /health poll, see faults()).
+   */
+  static withUnreadableManifest(buildDir: string, reason: string, retry: ManifestRetry): FileIntegrity {
+    const integrity = new FileIntegrity(buildDir, undefined);
+    integrity.manifestFault = { reason, since: new Date().toISOString(), retry };
+    return integrity;
+  }
+
+  /** Whether the build's manifest records checksums (builds made before it do not), or could not be read at all. */
   get recorded(): boolean {
-    return this.expected !== undefined;
+    return this.expected !== undefined || this.manifestFault !== undefined;
+  }
+
+  /** Read the manifest again if it was unreadable; true once it is readable. */
+  private async retryManifest(): Promise<boolean> {
+    const f = this.manifestFault;
+    if (!f) return true;
+    try {
+      const { files, bytes } = await f.retry();
+      this.manifestFault = undefined;
+      this.expected = files;
+      await this.pin(MANIFEST_FILE, bytes);
+      return true;
+    } catch (e) {
+      const reason = manifestReason(e);
+      if (reason !== f.reason) this.manifestFault = { ...f, reason, since: new Date().toISOString() };
+      return false;
+    }
   }
 
   /** Declare files that are check()ed before every read, so /health looks at them only every HEALTH_RESTAT_MS while intact. */
   checkedOnUse(rels: Iterable<string>): void {
     for (const rel of rels) this.onUse.add(rel);
+  }
+
+  /**
+   * Record `rel` as it is now (its SHA-256 and size) and check it like any other file from then
+   * on: for the manifest itself (`bytes`: as the server read it), which holds no checksum of its
+   * own bytes, so that /health reports a change to it on disk after the server read it.
+   */
+  async pin(rel: string, bytes: Buffer): Promise<void> {
+    if (!this.expected) return; // a build without checksums: nothing is checked
+    this.expected = { ...this.expected, [rel]: { sha256: await sha256Of(bytes), bytes: bytes.length } };
+    await this.check(rel);
   }
 
   /** Whether `rel` has a recorded checksum to be checked against. */
@@ -121,6 +198,7 @@ export class FileIntegrity {
    * DamagedFile otherwise. A stat() when the file has not changed since its last check.
    */
   async check(rel: string): Promise<void> {
+    if (this.manifestFault) throw new DamagedFile(MANIFEST_FILE, this.manifestFault.reason);
     if (!this.covers(rel)) return;
     const v = this.verdicts.get(rel);
     if (!v || v.identity !== identityOf(this.pathOf(rel)) || isRacy(v.identity)) await this.verify(rel);
@@ -141,6 +219,41 @@ export class FileIntegrity {
     }
   }
 
+  /**
+   * The bytes of `rel`, read whole and checked against the manifest: the very bytes hashed are
+   * the ones returned, so a file changed between a check and a read cannot slip through. The
+   * verdict is kept as check() keeps it (/health lists a damaged file and sees its repair).
+   * Throws DamagedFile when the bytes differ; a file the manifest does not cover is returned as
+   * read (a missing one throws the read's own error, ENOENT).
+   */
+  async read(rel: string): Promise<Buffer> {
+    if (this.manifestFault) throw new DamagedFile(MANIFEST_FILE, this.manifestFault.reason);
+    const file = this.pathOf(rel);
+    for (let attempt = 1; ; attempt++) {
+      const before = identityOf(file);
+      let bytes: Buffer;
+      try {
+        bytes = await fsp.readFile(file);
+      } catch (e) {
+        if (!this.covers(rel)) throw e;
+        const code = (e as NodeJS.ErrnoException).code;
+        this.record(rel, before, code === 'ENOENT' ? 'file missing' : `unreadable (${code ?? 'I/O error'})`);
+        throw new DamagedFile(rel, this.verdicts.get(rel)!.fault!.reason);
+      }
+      if (!this.covers(rel)) return bytes;
+      // Changed while it was read: read again (the identity kept must be that of these bytes).
+      if (identityOf(file) !== before && attempt < 3) continue;
+      const want = this.expected![rel]!;
+      let reason: string | undefined;
+      if (identityOf(file) !== before) reason = 'changing while read';
+      else if (bytes.length !== want.bytes) reason = `size ${bytes.length} differs from the manifest's ${want.bytes}`;
+      else if ((await sha256Of(bytes)) !== want.sha256) reason = 'checksum differs from the manifest (damaged)';
+      this.record(rel, before, reason);
+      if (reason) throw new DamagedFile(rel, reason);
+      return bytes;
+    }
+  }
+
   /** The identity `rel` had when last found intact; undefined when never checked, damaged, or not covered. */
   verifiedIdentity(rel: string): FileIdentity | undefined {
     const v = this.verdicts.get(rel);
@@ -155,6 +268,10 @@ export class FileIntegrity {
    * Intact files checked on use are looked at only every HEALTH_RESTAT_MS.
    */
   async faults(): Promise<FileFault[]> {
+    if (!(await this.retryManifest())) {
+      const f = this.manifestFault!;
+      return [{ file: MANIFEST_FILE, reason: f.reason, since: f.since }];
+    }
     const out: FileFault[] = [];
     const polledAt = Date.now();
     for (const [rel, v] of [...this.verdicts]) {
@@ -182,6 +299,7 @@ export class FileIntegrity {
    */
   async recover(into: Record<string, unknown>): Promise<string[]> {
     const loaded: string[] = [];
+    if (!(await this.retryManifest())) return loaded;
     for (const d of [...this.deferred]) {
       try {
         for (const f of d.files) await this.check(f);

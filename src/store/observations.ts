@@ -9,7 +9,7 @@ import { AnswerCache } from './answer-cache.js';
 import { isSyntheticManifest, readManifest, type Manifest } from './data-dir.js';
 import { DuckPool, sqlString } from './duckdb.js';
 import { SERVING_INDEX_FILE, ServingIndex } from './serving-index.js';
-import { PartitionGuard, PartitionUnavailable } from './partition-guard.js';
+import { PartitionGuard, PartitionUnavailable, partitionUnavailableError } from './partition-guard.js';
 import type { FileIntegrity } from './file-integrity.js';
 import { storeMetrics } from './metrics.js';
 import { StoredCells } from './stored-cells.js';
@@ -216,9 +216,9 @@ export class ObservationStore {
     return this.cache !== undefined;
   }
 
-  /** The published text of a partition's cells, for the Census-API-compatible endpoint (published-forms.ts). */
-  publishedForm(dataset: string, vintage: number, level: string): PublishedForm | null {
-    this.forms ??= new PublishedForms(this.root);
+  /** The published text of a partition's cells, checked against the manifest, for the Census-API-compatible endpoint (published-forms.ts). */
+  publishedForm(dataset: string, vintage: number, level: string): Promise<PublishedForm | null> {
+    this.forms ??= new PublishedForms(this.buildDir, this.integrity?.recorded ? this.integrity : undefined);
     return this.forms.get(dataset, vintage, level);
   }
 
@@ -582,10 +582,5 @@ function isDuckDbReadError(e: unknown): boolean {
 }
 
 function unavailable(fault: PartitionUnavailable): AppError {
-  const [dataset, vintage, level] = fault.partition.split('/');
-  return new AppError(
-    'dependency-unavailable',
-    `The ${dataset} ${vintage} ${level}-level data is temporarily unavailable on this server; retry with backoff. Other datasets, vintages and levels are not affected.`,
-    { extensions: { dataset, vintage: Number(vintage), level }, cause: fault },
-  );
+  return partitionUnavailableError(fault.partition, fault);
 }

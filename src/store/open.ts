@@ -1,5 +1,6 @@
 // Opening every store at boot. Each store is optional: one that cannot open is logged and left
 // out, so the routes that need it answer 503 dependency-unavailable while the rest keep working.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -8,9 +9,9 @@ import { openAccountStores } from './accounts/index.js';
 import { BoundaryStore } from './boundaries.js';
 import { CatalogStore } from './catalog.js';
 import { CensusTableStore } from './census-tables.js';
-import { readManifest, resolveCurrentBuild } from './data-dir.js';
+import { parseManifest, readManifest, resolveCurrentBuild, resolveLinkedBuild, type Manifest } from './data-dir.js';
 import { DuckPool } from './duckdb.js';
-import { DamagedFile, FileIntegrity } from './file-integrity.js';
+import { DamagedFile, FileIntegrity, MANIFEST_FILE, manifestReason } from './file-integrity.js';
 import { GeographyStore } from './geographies.js';
 import { ObservationStore } from './observations.js';
 import { unregisteredPartitions } from '../domain/datasets.js';
@@ -59,8 +60,27 @@ export async function openDataStores(
 ): Promise<{ stores: Stores; close(): void }> {
   const stores: Stores = {};
   const pool = await DuckPool.open();
-  const manifest = await attempt(log, 'build manifest', () => readManifest(buildDir));
-  const integrity = new FileIntegrity(buildDir, manifest?.files);
+  // A manifest that cannot be read or does not hold (its seal differs) leaves every data store out
+  // (503 on every data route, /health names it) rather than serving files nothing can check; a
+  // /health poll opens them once it is restored, as for any file a store reads at start.
+  let manifest: Manifest | undefined;
+  let integrity: FileIntegrity;
+  try {
+    const bytes = fs.readFileSync(path.join(buildDir, MANIFEST_FILE));
+    manifest = parseManifest(bytes);
+    integrity = new FileIntegrity(buildDir, manifest.files);
+    // What the server checks every file against is the manifest as read now; a change to the file
+    // on disk afterwards is reported by /health (and refused at the next start).
+    await integrity.pin(MANIFEST_FILE, bytes);
+  } catch (e) {
+    const reason = manifestReason(e);
+    log.warn({ buildDir, reason }, 'the build manifest cannot be read: no data is served until it is restored');
+    integrity = FileIntegrity.withUnreadableManifest(buildDir, reason, async () => {
+      const bytes = fs.readFileSync(path.join(buildDir, MANIFEST_FILE));
+      return { files: parseManifest(bytes).files, bytes };
+    });
+    integrity.deferUntilRepaired('build', [], async () => ({ dir: buildDir, manifest: readManifest(buildDir) }));
+  }
   if (!integrity.recorded)
     log.warn({ buildDir }, 'this build records no file checksums: damaged files may go unnoticed (rebuild: npm run etl -- build)');
   let observationsOpened: ObservationStore | undefined;
@@ -115,7 +135,8 @@ export async function openStores(config: Config, log: Pick<Logger, 'warn'>): Pro
   const accounts = openAccountStores(config);
   Object.assign(stores, accounts);
   closers.push(() => accounts.accounts.close());
-  const dir = resolveCurrentBuild(config.DATA_DIR);
+  // A build whose manifest is gone is still the live build: opened, it answers 503 and /health says why.
+  const dir = resolveCurrentBuild(config.DATA_DIR) ?? resolveLinkedBuild(config.DATA_DIR);
   let build: BuildInfo | null = null;
   if (dir) {
     const data = await openDataStores(dir, log, { cacheCells: config.OBSERVATION_CACHE_CELLS });

@@ -13,6 +13,7 @@
 // so a restored file recovers by itself. Reads go through DuckDB's pread(), never mmap, so a file
 // truncated under a running query gives an I/O error, not SIGBUS.
 import fs from 'node:fs';
+import { AppError } from '../domain/errors.js';
 import type { DuckPool } from './duckdb.js';
 import { sqlString } from './duckdb.js';
 import { DamagedFile, HEALTH_RESTAT_MS, identityOf, isRacy, type FileIntegrity } from './file-integrity.js';
@@ -72,6 +73,19 @@ export class PartitionUnavailable extends Error {
   ) {
     super(`partition ${partition} unavailable: ${reason}`, cause === undefined ? undefined : { cause });
   }
+}
+
+/**
+ * The client's answer for a partition (`dataset/vintage/level`) that cannot be served: 503 naming
+ * the partition, never the file (/health and the log name that).
+ */
+export function partitionUnavailableError(partition: string, cause: unknown): AppError {
+  const [dataset, vintage, level] = partition.split('/');
+  return new AppError(
+    'dependency-unavailable',
+    `The ${dataset} ${vintage} ${level}-level data is temporarily unavailable on this server; retry with backoff. Other datasets, vintages and levels are not affected.`,
+    { extensions: { dataset, vintage: Number(vintage), level }, cause },
+  );
 }
 
 export class PartitionGuard {

@@ -53,6 +53,9 @@ export const boundariesCollection = defineVerb({
           : (store.absentReason(q.level, q.resolution) ?? (q.edition ? `no edition ${q.edition}` : 'not built'));
       throw new AppError('not-found', `No ${q.level} boundaries at resolution ${q.resolution}: ${why}`);
     }
+    // Opened (and checked against the manifest) before the answer starts: a damaged file is a 503,
+    // never a 200 cut off after its first features.
+    await store.file(entry.path);
     const prefix = q.within ? childPrefix(q.level, q.within) : undefined;
     const box = q.within ? await searchBox(store, q.within, q.resolution, q.bbox) : q.bbox;
     const etag = BoundaryStore.etag(entry, `${q.bbox ? `-${q.bbox.join(',')}` : ''}${q.within ? `-${q.within}` : ''}`);

@@ -93,7 +93,7 @@ async function computeTypes(tables: CensusTableStore, obs: ObservationStore, s: 
       const cells = await obs.fetch({ dataset: s.dataset, vintages: [s.vintage], level, geoKeys: 'all', codes: needValues });
       for (const [k, cell] of cells) if (cell.estimate !== null) texts.get(k.slice(k.lastIndexOf('|') + 1))?.push(String(cell.estimate));
       // Cells whose published text is not the stored number's (`35.0`) are kept in the published form.
-      for (const cols of Object.values(obs.publishedForm(s.dataset, s.vintage, level)?.text ?? {}))
+      for (const cols of Object.values((await obs.publishedForm(s.dataset, s.vintage, level))?.text ?? {}))
         for (const [col, text] of Object.entries(cols)) if (text !== null) texts.get(col)?.push(text);
     }
     for (const code of untyped) {

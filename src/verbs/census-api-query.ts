@@ -231,7 +231,7 @@ export const censusApiQuery = defineVerb({
     const vintage = Number(input.vintage);
     const { query } = input;
     const level = query.level;
-    const form = observations.publishedForm(dataset, vintage, level.type);
+    const form = await observations.publishedForm(dataset, vintage, level.type);
     if (!observations.has(dataset, vintage, level.type) || form === null) {
       throw new CensusApiError(
         'not-loaded',

@@ -27,6 +27,9 @@ export const centroids = defineVerb({
     const store = storeOf(ctx.stores, 'boundaries');
     const entry = store.centroidEntry(q.level);
     if (!entry) throw new AppError('not-found', `No centroids for level ${q.level}`);
+    // Opened (and checked against the manifest) before the answer starts: a damaged file is a 503,
+    // never a 200 cut off after its first features.
+    await store.file(entry.path);
     const etag = BoundaryStore.etag(entry, q.bbox ? `-${q.bbox.join(',')}` : '');
     return {
       data: featureCollectionStream(store.features(entry, q.bbox), {

@@ -1,18 +1,22 @@
-// A damaged file never yields a number. Bytes are flipped at random offsets (seeded) in every kind
-// of file the server reads — Parquet partitions, serving indexes (cells.idx), FlatGeobuf
-// boundaries and their key sidecars, the catalog, codebook, geography and table files, the
-// partition list — of a running server's copy of the test build. After each flip every request
-// that reads the file answers either exactly what the undamaged build answered or a scoped 503
-// dependency-unavailable; /health is degraded and names the file; once the byte is put back,
-// /health is ok again and the answers are the published ones. `npm test` runs a few dozen flips;
-// `npm run test:faults` (FAULTS_FULL=1) runs over a thousand.
+// A damaged file never yields a number. Bytes are flipped at random offsets (seeded, reported) in
+// every file of a running server's copy of the test build that the server reads — Parquet
+// partitions, serving indexes (cells.idx), published forms (published-form.json), FlatGeobuf
+// boundaries and centroids and their key sidecars, address files, the catalog, codebook, geography
+// and table files, both index.json files and the manifest — then files are truncated, and files of
+// one kind swapped. After each damage every request that reads the file answers either exactly
+// what the undamaged build answered or a scoped 503 dependency-unavailable; /health is degraded
+// and names the file; once it is put back, /health is ok again. The counts (wrong 200s, other
+// statuses, 5xx other than the scoped 503, /health misses) are reported and must all be 0.
+// `npm test` runs a few hundred flips; `npm run test:faults` (FAULTS_FULL=1) over a thousand.
+// geo/geographies.parquet and geo/crosswalks/*.parquet are ETL products the server never reads.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testBuildDir } from '../support/build.js';
 import { adminKey, copyTestData, FULL, get, startServer, tempDir, type DataCopy, type Got, type ServerProcess } from './support.js';
 
 const SEED = Number(process.env.FAULTS_SEED ?? 27);
-const FLIPS = FULL ? 1_050 : 21;
+const FLIPS = FULL ? 1_050 : 240;
 
 /** mulberry32: a small seeded generator, so a failing flip can be replayed with FAULTS_SEED. */
 function random(seed: number): () => number {
@@ -31,11 +35,11 @@ const part = (dataset: string, vintage: number, level: string) => `observations/
 // Point lookups of a few geographies are answered from the serving index; wildcards and
 // timeseries past 500 geography × vintage lookups are read by DuckDB from the Parquet files.
 const STATE_POINT = '/v1/data?variables=B19013_001E,B01003_001E,B25077_001E&geo=state:06,state:16,state:48&dataset=acs1&vintage=2012';
-const STATE_2018_POINT = '/v1/data?variables=B19013_001E,B01003_001E&geo=state:06,state:36&dataset=acs1&vintage=2018';
 const STATE_SERIES = '/v1/timeseries?variables=B19013_001E&geo=state:*&dataset=acs1&from=2005&to=2018';
-const NATION_POINT = '/v1/data?variables=B19013_001E,B01003_001E&geo=nation:1&dataset=acs1&vintage=2012';
-const COUNTY_POINT = '/v1/data?variables=B01003_001E,B25001_001E&geo=county:06001,county:16001&dataset=acs5&vintage=2023';
 const COUNTY_ALL = '/v1/data?variables=B01003_001E,B25001_001E&geo=county:*&dataset=acs5&vintage=2023';
+const HOBOKEN = '-74.05,40.73,-74.02,40.76';
+const GEOCODE_ADDRESS = `/v1/geocode?address=${encodeURIComponent('1016-18 WILLOW AVE, HOBOKEN, NJ 07030')}`;
+const GEOCODE_POINT = '/v1/geocode?lat=40.745&lng=-74.03';
 
 interface Target {
   rel: string;
@@ -45,31 +49,109 @@ interface Target {
   partition?: { dataset: string; vintage: number; level: string };
 }
 
-const observationTargets = (dataset: string, vintage: number, level: string, probes: string[]): Target[] =>
-  ['data_0.parquet', 'cells.idx'].map((f) => ({
-    rel: `${part(dataset, vintage, level)}/${f}`,
-    probes,
-    partition: { dataset, vintage, level },
-  }));
+/** Requests that read a partition's files: a /v1 point lookup and the Census-API query rendered with its published form. */
+function partitionProbes(dataset: string, vintage: number, level: string): string[] {
+  const api = (q: string) => `/data/${vintage}/acs/${dataset}?${q}`;
+  switch (level) {
+    case 'nation':
+      return [
+        `/v1/data?variables=B01001_001E,B01001_002E&geo=nation:1&dataset=${dataset}&vintage=${vintage}`,
+        api('get=NAME,GEO_ID,B01001_002E,B01001_002M&for=us:1'),
+      ];
+    case 'state':
+      return [
+        `/v1/data?variables=B01001_001E,B01001_002E&geo=state:06,state:16&dataset=${dataset}&vintage=${vintage}`,
+        api('get=NAME,GEO_ID,B01001_002E,B01001_002M&for=state:06,16'),
+      ];
+    case 'county':
+      return [
+        `/v1/data?variables=B01003_001E,B25001_001E&geo=county:06001,county:16001&dataset=${dataset}&vintage=${vintage}`,
+        api('get=NAME,B01003_001E,B25001_001E&for=county:001&in=state:06'),
+      ];
+    case 'metro':
+      return [
+        `/v1/data?variables=B19013_001E&geo=metro:35620,metro:31080&dataset=${dataset}&vintage=${vintage}`,
+        api(`get=NAME,B19013_001E&for=${encodeURIComponent('metropolitan statistical area/micropolitan statistical area')}:35620`),
+      ];
+    default:
+      throw new Error(`no probe for level ${level}`);
+  }
+}
 
-const TARGETS: Target[] = [
-  ...observationTargets('acs1', 2012, 'state', [STATE_POINT, STATE_SERIES]),
-  ...observationTargets('acs1', 2018, 'state', [STATE_2018_POINT, STATE_SERIES]),
-  ...observationTargets('acs1', 2012, 'nation', [NATION_POINT]),
-  ...observationTargets('acs5', 2023, 'county', [COUNTY_POINT, COUNTY_ALL]),
-  { rel: 'boundaries/state/20m.fgb', probes: ['/v1/boundaries/state'] },
-  { rel: 'boundaries/state/20m.keys.json', probes: ['/v1/boundaries/state'] },
-  { rel: 'boundaries/county/20m.fgb', probes: ['/v1/boundaries/county:06001'] },
-  { rel: 'boundaries/centroids/state.fgb', probes: ['/v1/centroids/state'] },
-  { rel: 'catalog/codebook.csv', probes: ['/v1/codebook.csv'] },
-  { rel: 'catalog/codebook.json', probes: ['/v1/codebook.json'] },
-  // Read in full when the server starts: answers come from what was verified then; damage on
-  // disk afterwards is reported by /health (and refused at the next start, below).
-  { rel: 'catalog/catalog.json', probes: [STATE_POINT, '/v1/variables/B19013_001E'] },
-  { rel: 'geo/geographies.json', probes: [STATE_POINT, '/v1/geographies/state:16'] },
-  { rel: 'tables/acs1.json', probes: ['/v1/tables/B19013?dataset=acs1'] },
-  { rel: 'observations/index.json', probes: [STATE_POINT] },
-  { rel: 'boundaries/index.json', probes: ['/v1/boundaries/state'] },
+interface BoundaryIndexFile {
+  path: string;
+  level: string;
+  resolution: string | null;
+  edition: string;
+  default: boolean;
+  served: boolean;
+}
+
+/** Every file of the build the server reads, each with requests that read it. */
+function targetsOf(buildDir: string): Target[] {
+  const out: Target[] = [];
+  const index = JSON.parse(fs.readFileSync(path.join(buildDir, 'observations/index.json'), 'utf8')) as Record<string, unknown>;
+  for (const p of Object.keys(index)) {
+    const [dataset, v, level] = p.split('/') as [string, string, string];
+    const vintage = Number(v);
+    for (const f of ['data_0.parquet', 'cells.idx', 'published-form.json'])
+      out.push({
+        rel: `${part(dataset, vintage, level)}/${f}`,
+        probes: partitionProbes(dataset, vintage, level),
+        partition: { dataset, vintage, level },
+      });
+  }
+  const boundaries = JSON.parse(fs.readFileSync(path.join(buildDir, 'boundaries/index.json'), 'utf8')) as {
+    files: BoundaryIndexFile[];
+    centroids: Array<{ path: string; level: string }>;
+    address: Array<{ path: string }>;
+  };
+  // Large files are asked for around Hoboken only (the whole file is checked either way).
+  const big = (rel: string) => fs.statSync(path.join(buildDir, 'boundaries', rel)).size > 4_000_000;
+  for (const f of boundaries.files) {
+    const probes = !f.served
+      ? [GEOCODE_POINT]
+      : [
+          `/v1/boundaries/${f.level}?resolution=${f.resolution}${f.default ? '' : `&edition=${f.edition}`}${big(f.path) ? `&bbox=${HOBOKEN}` : ''}`,
+        ];
+    for (const rel of [f.path, f.path.replace(/\.fgb$/, '.keys.json')]) out.push({ rel: `boundaries/${rel}`, probes });
+  }
+  for (const c of boundaries.centroids) {
+    const probes = [`/v1/centroids/${c.level}${big(c.path) ? `?bbox=${HOBOKEN}` : ''}`];
+    for (const rel of [c.path, c.path.replace(/\.fgb$/, '.keys.json')]) out.push({ rel: `boundaries/${rel}`, probes });
+  }
+  for (const a of boundaries.address) out.push({ rel: `boundaries/${a.path}`, probes: [GEOCODE_ADDRESS] });
+  out.push(
+    { rel: 'catalog/codebook.csv', probes: ['/v1/codebook.csv'] },
+    { rel: 'catalog/codebook.json', probes: ['/v1/codebook.json'] },
+    // Read in full when the server starts: answers come from what was verified then; damage on
+    // disk afterwards is reported by /health (and refused at the next start, below).
+    { rel: 'catalog/catalog.json', probes: [STATE_POINT, '/v1/variables/B19013_001E'] },
+    { rel: 'geo/geographies.json', probes: [STATE_POINT, '/v1/geographies/state:16'] },
+    { rel: 'tables/acs1.json', probes: ['/v1/tables/B19013?dataset=acs1'] },
+    { rel: 'tables/acs5.json', probes: ['/v1/tables/B25001?dataset=acs5'] },
+    { rel: 'observations/index.json', probes: [STATE_POINT, STATE_SERIES] },
+    { rel: 'boundaries/index.json', probes: ['/v1/boundaries/state'] },
+    // What every other file is checked against: read at start, a change on disk is reported.
+    { rel: 'manifest.json', probes: [STATE_POINT, '/data.json', COUNTY_ALL] },
+  );
+  return out;
+}
+
+/** Files of one kind swapped (each with the other's bytes): both are damaged, neither may answer for the other. */
+const SWAPS: Array<[string, string]> = [
+  ...['data_0.parquet', 'cells.idx', 'published-form.json'].map((f): [string, string] => [
+    `${part('acs1', 2013, 'nation')}/${f}`,
+    `${part('acs1', 2014, 'nation')}/${f}`,
+  ]),
+  ...['data_0.parquet', 'cells.idx', 'published-form.json'].map((f): [string, string] => [
+    `${part('acs5', 2022, 'county')}/${f}`,
+    `${part('acs5', 2023, 'county')}/${f}`,
+  ]),
+  ['boundaries/county/20m.fgb', 'boundaries/county/2017/20m.fgb'],
+  ['boundaries/centroids/state.fgb', 'boundaries/centroids/cd.fgb'],
+  ['tables/acs1.json', 'tables/acs5.json'],
+  ['catalog/codebook.csv', 'catalog/codebook.json'],
 ];
 
 /** Files a store reads in full at start, each with a request that needs that store. */
@@ -79,9 +161,11 @@ const READ_AT_START: Array<{ rel: string; probe: string }> = [
   { rel: 'tables/acs1.json', probe: '/v1/tables/B19013?dataset=acs1' },
   { rel: 'observations/index.json', probe: STATE_POINT },
   { rel: 'boundaries/index.json', probe: '/v1/boundaries/state' },
+  { rel: 'manifest.json', probe: STATE_POINT },
 ];
 
 let data: DataCopy;
+let TARGETS: Target[];
 let server: ServerProcess;
 let key: string;
 let dbPath: string;
@@ -90,9 +174,8 @@ const reference = new Map<string, string>();
 const SERVER_ENV = () => ({ DATA_DIR: data.dataDir, DATABASE_PATH: dbPath, OBSERVATION_CACHE_CELLS: '0' });
 
 beforeAll(async () => {
-  data = await copyTestData({
-    real: [...new Set(TARGETS.map((t) => t.rel).filter((r) => !r.startsWith('observations/dataset='))), 'manifest.json'],
-  });
+  TARGETS = targetsOf(await testBuildDir());
+  data = await copyTestData({ real: TARGETS.map((t) => t.rel).filter((r) => !r.startsWith('observations/dataset=')) });
   dbPath = path.join(tempDir(), 'accounts.sqlite');
   key = adminKey(dbPath, 'enterprise');
   // No answer cache: every request reads the files (a cached answer is rightly served while a file is damaged).
@@ -104,7 +187,9 @@ afterAll(async () => {
   data?.remove();
 });
 
-const call = (s: ServerProcess, p: string) => get(s.url + p, { 'X-API-Key': key });
+/** A request with the key: a header on /v1, `key=` on the Census-API paths, as the Bureau's clients send it. */
+const call = (s: ServerProcess, p: string) =>
+  p.startsWith('/data/') && p.includes('?') ? get(`${s.url}${p}&key=${key}`) : get(s.url + p, { 'X-API-Key': key });
 
 /** What must not change: the data of a /v1 answer, else the whole body (GeoJSON, CSV, catalogue entries). */
 function comparable(r: Got): string {
@@ -141,6 +226,25 @@ function expectScoped503(r: Got, t: { rel: string; partition?: Target['partition
   expect(JSON.stringify(rest), what).not.toMatch(/cells\.idx|parquet|\.fgb|\.json|\/tmp|sha|checksum|ZSTD|Error:/i);
 }
 
+/**
+ * What an answer to a damaged build is: the published answer (`same`), a scoped 503 (`refused`: a
+ * dependency-unavailable problem naming the partition on /v1, the Bureau's text 503 on its paths,
+ * and never a file name or an internal error), or a failure: a 200 with other content, another
+ * status, or another 5xx.
+ */
+function classify(r: Got, p: string, t: Target): 'same' | 'refused' | 'wrong200' | 'other' | 'bad5xx' {
+  if (r.status === 200) return comparable(r) === reference.get(p) ? 'same' : 'wrong200';
+  if (r.status !== 503) return r.status >= 500 ? 'bad5xx' : 'other';
+  const text = r.body.replace(/"instance":"[^"]*"/, '');
+  if (/cells\.idx|parquet|\.fgb|published-form|manifest|\/tmp|sha256|checksum|ZSTD/i.test(text) || /\b[A-Z][a-z]*Error\b/.test(text))
+    return 'bad5xx';
+  if (p.startsWith('/data/')) return 'refused';
+  const body = r.json<Record<string, unknown>>();
+  if (!/dependency-unavailable$/.test(String(body.type))) return 'bad5xx';
+  if (t.partition && p.startsWith('/v1/data') && !Object.entries(t.partition).every(([k, v]) => body[k] === v)) return 'bad5xx';
+  return 'refused';
+}
+
 describe('random byte flips in every kind of file the server reads', () => {
   it('answers every probe on the undamaged copy, with the published values', async () => {
     for (const t of TARGETS)
@@ -159,50 +263,99 @@ describe('random byte flips in every kind of file the server reads', () => {
     expect(h.json()).toMatchObject({ status: 'ok', damaged_files: [], unavailable_partitions: [] });
   }, 120_000);
 
-  it(`${FLIPS} flips (seed ${SEED}): no answer differs from the published one, every failure a scoped 503, /health names the file, recovery once repaired`, async () => {
+  it(`${FLIPS} flips (seed ${SEED}), truncations and swaps: no answer differs from the published one, every failure a scoped 503, /health names the file, recovery once repaired`, async () => {
     const rand = random(SEED);
-    let served = 0;
-    let refused = 0;
+    const counts = { damages: 0, answers: 0, same: 0, refused: 0, wrong200: 0, other: 0, bad5xx: 0, healthMisses: 0, notRecovered: 0 };
+    const failures: string[] = [];
+    const fail = (what: string) => failures.length < 20 && failures.push(what);
+    const byTarget = new Map(TARGETS.map((t) => [t.rel, t]));
+
+    /** Damage made by `damage` (undone by `repair`), then every probe of `targets`, /health, repair, /health. */
+    const trial = async (what: string, targets: Target[], damage: () => void, repair: () => void) => {
+      counts.damages++;
+      damage();
+      try {
+        for (const t of targets)
+          for (const p of t.probes) {
+            const r = await call(server, p);
+            counts.answers++;
+            const verdict = classify(r, p, t);
+            counts[verdict]++;
+            if (verdict !== 'same' && verdict !== 'refused') fail(`${what}: ${p} → ${verdict} ${r.status} ${r.body.slice(0, 200)}`);
+          }
+        const h = await get(`${server.url}/health`);
+        const health = h.json<{
+          status: string;
+          damaged_files: Array<{ file: string }>;
+          unavailable_partitions: Array<Record<string, unknown>>;
+        }>();
+        const named = health.damaged_files.map((f) => f.file).sort();
+        const partitionsNamed = targets.every((t) => !t.partition || health.unavailable_partitions.some((u) => u.file === t.rel));
+        // A partition file is hashed when a request reads it; the form is not a partition file.
+        const wantPartitions = targets.every((t) => !t.partition || t.rel.endsWith('published-form.json')) || partitionsNamed;
+        if (h.status !== 503 || JSON.stringify(named) !== JSON.stringify(targets.map((t) => t.rel).sort()) || !wantPartitions) {
+          counts.healthMisses++;
+          fail(`${what}: /health ${h.status} ${JSON.stringify(named)}`);
+        }
+      } finally {
+        repair();
+      }
+      const after = await get(`${server.url}/health`);
+      if (after.status !== 200) {
+        counts.notRecovered++;
+        fail(`${what}: after repair /health ${after.status} ${after.body.slice(0, 300)}`);
+      }
+    };
+
     for (let i = 0; i < FLIPS; i++) {
       const t = TARGETS[i % TARGETS.length]!;
       const file = path.join(data.buildDir, t.rel);
       const offset = Math.floor(rand() * fs.statSync(file).size);
       const mask = 1 + Math.floor(rand() * 255);
-      const what = `flip ${i} (seed ${SEED}): ${t.rel} @${offset} ^${mask}`;
-      flip(file, offset, mask);
-      try {
-        for (const p of t.probes) {
-          const r = await call(server, p);
-          if (r.status === 200) {
-            expect(comparable(r), `${what}: ${p}`).toBe(reference.get(p));
-            served++;
-          } else {
-            expectScoped503(r, t, `${what}: ${p}`);
-            refused++;
-          }
-        }
-        const h = await get(`${server.url}/health`);
-        expect(h.status, what).toBe(503);
-        const health = h.json<{ status: string; damaged_files: Array<{ file: string }>; unavailable_partitions: unknown[] }>();
-        expect(health.status, what).toBe('degraded');
-        expect(
-          health.damaged_files.map((f) => f.file),
-          what,
-        ).toEqual([t.rel]);
-        if (t.partition) expect(health.unavailable_partitions, what).toMatchObject([{ ...t.partition, file: t.rel }]);
-      } finally {
-        flip(file, offset, mask);
-      }
-      const h = await get(`${server.url}/health`);
-      expect(h.status, `${what}: after repair ${h.body}`).toBe(200);
-      // Recovery: the probes answer again, every few flips (each costs a full answer).
-      if (i % TARGETS.length === TARGETS.length - 1 || i === FLIPS - 1)
-        for (const p of t.probes) expect(comparable(await call(server, p)), `${what}: ${p} after repair`).toBe(reference.get(p));
+      await trial(
+        `flip ${i} (seed ${SEED}): ${t.rel} @${offset} ^${mask}`,
+        [t],
+        () => flip(file, offset, mask),
+        () => flip(file, offset, mask),
+      );
     }
-    // Partition files are re-verified on every change, so each of their flips is refused.
-    expect(refused).toBeGreaterThan(0);
-    console.info(`integrity: ${FLIPS} flips, ${refused} answers refused (503), ${served} served from verified bytes`);
-  }, 1_800_000);
+    const flips = counts.damages;
+    // Truncations: every file (every fifth in the fast run), cut at a random length.
+    for (const [i, t] of TARGETS.entries()) {
+      if (!FULL && i % 5 !== 0) continue;
+      const file = path.join(data.buildDir, t.rel);
+      const saved = fs.readFileSync(file);
+      const length = Math.floor(rand() * saved.length);
+      await trial(
+        `truncate ${t.rel} to ${length} of ${saved.length}`,
+        [t],
+        () => fs.truncateSync(file, length),
+        () => fs.writeFileSync(file, saved),
+      );
+    }
+    const truncations = counts.damages - flips;
+    for (const [a, b] of SWAPS) {
+      const fa = path.join(data.buildDir, a);
+      const fb = path.join(data.buildDir, b);
+      const swap = () => {
+        fs.renameSync(fa, `${fa}.swap`);
+        fs.renameSync(fb, fa);
+        fs.renameSync(`${fa}.swap`, fb);
+      };
+      await trial(`swap ${a} and ${b}`, [byTarget.get(a)!, byTarget.get(b)!], swap, swap);
+    }
+    // Recovery: every probe answers as before once everything is put back.
+    for (const t of TARGETS)
+      for (const p of t.probes) expect(comparable(await call(server, p)), `${p} after every repair`).toBe(reference.get(p));
+    console.info(
+      `integrity (seed ${SEED}): ${flips} flips, ${truncations} truncations, ${SWAPS.length} swaps over ${TARGETS.length} files; ` +
+        `${counts.answers} answers: ${counts.same} as published, ${counts.refused} scoped 503; ` +
+        `wrong 200s ${counts.wrong200}, other statuses ${counts.other}, 5xx other than a scoped 503 ${counts.bad5xx}, ` +
+        `/health misses ${counts.healthMisses}, not recovered ${counts.notRecovered}`,
+    );
+    expect(failures).toEqual([]);
+    expect(counts.refused).toBeGreaterThan(0);
+  }, 3_600_000);
 
   it('a 503 for a damaged file is not charged', async () => {
     const t = TARGETS[0]!;
@@ -275,7 +428,7 @@ describe('a build made before file checksums', () => {
   it('serves, and same-size damage DuckDB cannot decode is a scoped 503 with /health degraded, not a 500 (the Parquet damage of the issue)', async () => {
     const manifestFile = path.join(data.buildDir, 'manifest.json');
     const saved = fs.readFileSync(manifestFile);
-    const { files: _files, ...older } = JSON.parse(saved.toString('utf8')) as Record<string, unknown>;
+    const { files: _files, manifest_sha256: _seal, ...older } = JSON.parse(saved.toString('utf8')) as Record<string, unknown>;
     fs.writeFileSync(manifestFile, JSON.stringify(older));
     const parquet = path.join(data.buildDir, `${part('acs5', 2023, 'county')}/data_0.parquet`);
     const parquetBytes = fs.readFileSync(parquet);

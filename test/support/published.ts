@@ -3,7 +3,7 @@
 // publishing B moves one new file and pulling it links the rest — which keeps those tests fast.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readManifest } from '../../src/store/data-dir.js';
+import { readManifest, sealManifest } from '../../src/store/data-dir.js';
 import { REPO_ROOT } from './paths.js';
 
 /** A scratch directory under .cache (same file system as the test build, so it can be hard-linked). */
@@ -38,7 +38,7 @@ export function publisherDir(testBuild: string): PublisherDir {
   const mb = path.join(dataDir, 'builds', b, 'manifest.json');
   const manifest = readManifest(testBuild);
   fs.rmSync(mb);
-  fs.writeFileSync(mb, `${JSON.stringify({ ...manifest, build_id: b, created_at: new Date().toISOString() }, null, 1)}\n`);
+  fs.writeFileSync(mb, sealManifest({ ...manifest, build_id: b, created_at: new Date().toISOString() }));
   fs.symlinkSync(path.join('builds', a), path.join(dataDir, 'current'));
   return { dataDir, a, b, remove: () => fs.rmSync(dataDir, { recursive: true, force: true }) };
 }

@@ -60,7 +60,7 @@ const healthSchema = z.object({
   damaged_files: z
     .array(z.object({ file: z.string(), reason: z.string(), since: z.string() }))
     .describe(
-      'Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, boundaries, catalog, geography and table files. Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).',
+      'Files of the build that differ from the SHA-256 its manifest recorded (or are missing), relative to the build directory: partitions, serving indexes, published forms, boundaries, catalog, geography and table files, and `manifest.json` itself when it cannot be read or its seal differs (no data is then served). Nothing is served from them (503 dependency-unavailable for the requests that need them); each is checked again when it changes, and served again once it matches (a store left out at start is loaded by this poll).',
     ),
 });
 
@@ -110,16 +110,17 @@ export function healthRoutes(app: FastifyInstance) {
     logLevel: 'silent',
     response: { 200: healthSchema, 503: healthSchema },
     handler: async ({ ctx, reply }) => {
+      const integrity = storeIfOpen(ctx.stores, 'integrity');
+      // A store left out at start because of a damaged file (or all of them, for an unreadable
+      // manifest) is loaded once the file matches again, before the answer is made of them.
+      if (integrity)
+        for (const name of await integrity.recover(ctx.stores as Record<string, unknown>))
+          ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
       // The build the stores were opened on: what is actually served, not what is on disk now.
       const served = storeIfOpen(ctx.stores, 'build')?.manifest;
       const data = served ? { build_id: served.build_id, built_at: served.created_at, synthetic: served.synthetic === true } : null;
       const database = await databaseStatus(ctx.stores.accounts);
       const partitions = await partitionFaults(ctx.stores.observations);
-      const integrity = storeIfOpen(ctx.stores, 'integrity');
-      // A store left out at start because of a damaged file is loaded once the file matches again.
-      if (integrity)
-        for (const name of await integrity.recover(ctx.stores as Record<string, unknown>))
-          ctx.log.warn({ store: name }, 'store loaded after its file was repaired');
       const damaged = integrity ? await integrity.faults() : [];
       const status = data && database.state === 'ok' && partitions.length === 0 && damaged.length === 0 ? 'ok' : 'degraded';
       return reply

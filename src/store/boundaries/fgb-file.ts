@@ -62,8 +62,13 @@ export class FgbFile {
   }
 
   static async open(file: string): Promise<FgbFile> {
-    const [bytes, keys] = await Promise.all([fs.readFile(file), fs.readFile(file.replace(/\.fgb$/, '.keys.json'), 'utf8')]);
-    return new FgbFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), JSON.parse(keys) as string[]);
+    const [bytes, keys] = await Promise.all([fs.readFile(file), fs.readFile(file.replace(/\.fgb$/, '.keys.json'))]);
+    return FgbFile.of(bytes, keys);
+  }
+
+  /** A file from its bytes and its key sidecar's (as read, and checked, by the caller). */
+  static of(bytes: Buffer, keys: Buffer): FgbFile {
+    return new FgbFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), JSON.parse(keys.toString('utf8')) as string[]);
   }
 
   indexOf(key: string): number | undefined {

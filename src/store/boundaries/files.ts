@@ -8,8 +8,8 @@ export interface BoundaryFiles {
   /** The boundaries/ directory of the build. */
   readonly dir: string;
   readonly index: BoundaryIndex;
-  /** Resolves when `rel` (relative to boundaries/) is as the build recorded it; else 503. */
-  verify(rel: string): Promise<void>;
+  /** The bytes of `rel` (relative to boundaries/), checked against the manifest (the bytes hashed); else 503. */
+  readFile(rel: string): Promise<Buffer>;
   /** A FlatGeobuf file of the build, opened once. */
   file(rel: string): Promise<FgbFile>;
   centroidEntry(level: BoundaryLevel): CentroidFileEntry | undefined;

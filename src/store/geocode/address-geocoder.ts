@@ -1,8 +1,6 @@
 // Address → coordinates → geographies. Sources: exact OpenAddresses points first, then TIGER
 // ADDRFEAT range interpolation. Candidates are checked against the parsed ZIP and state; what
 // remains after de-duplication is one match, an ambiguous set, or no match with a reason.
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { parseAddress, STATES, type ParsedAddress } from '../../domain/address/parse.js';
 import type { AddrEdge, AddrPoint } from '../../domain/address/types.js';
 import type { BoundaryFiles } from '../boundaries/files.js';
@@ -51,8 +49,7 @@ export class AddressGeocoder {
     const edges = new Map<string, { e: AddrEdge; source: string }[]>();
     let zcta: Record<string, string[]> = {};
     for (const a of store.index.address) {
-      await store.verify(a.path);
-      const data = JSON.parse(await fs.readFile(path.join(store.dir, a.path), 'utf8')) as unknown;
+      const data = JSON.parse((await store.readFile(a.path)).toString('utf8')) as unknown;
       if (a.kind === 'openaddresses') for (const p of data as AddrPoint[]) push(points, p.street, { p, source: a.source });
       else if (a.kind === 'addrfeat') for (const e of data as AddrEdge[]) push(edges, e.street, { e, source: a.source });
       else zcta = data as Record<string, string[]>;
