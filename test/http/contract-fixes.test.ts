@@ -196,9 +196,12 @@ describe('answers', () => {
     expect(body.links.next).toBeNull();
   });
 
-  it('hints speak to API users: no operator commands, "not loaded", and the other dataset when it has the values', async () => {
+  it('hints speak to API users first: "not loaded", the other dataset when it has the values, and the command only as the operator\'s (issue 34 §5)', async () => {
     const body = (await get('/v1/data?variables=B19013_001E&geo=state:06&dataset=acs5&vintage=2018')).json() as { meta: { hint: string } };
-    expect(body.meta.hint).not.toMatch(/npm|etl|--online/);
+    // What the caller can do comes first; the fill command is addressed to the deployment's operator.
+    const [forCaller, forOperator] = body.meta.hint.split("The deployment's operator loads them with: ");
+    expect(forCaller).not.toMatch(/npm|etl|--online/);
+    expect(forOperator).toMatch(/^npm run etl -- build --online --datasets acs5 --vintages 2018 /);
     expect(body.meta.hint).toMatch(/not loaded/);
     expect(body.meta.hint).toMatch(/try dataset=acs1/);
   });
