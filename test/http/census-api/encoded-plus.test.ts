@@ -26,10 +26,10 @@ describe('in= with an encoded +', () => {
   it('reads state:48%2Bcounty:453 as the two clauses state:48 and county:453', () => {
     for (const raw of ['in=state:48%2Bcounty:453', 'in=state%3A48%2Bcounty%3A453', 'in=state:48+county:453', 'in=state:48%20county:453']) {
       const q = parseCensusApiQuery(parseQueryString(`get=NAME&for=tract:*&${raw}`));
-      expect(q.geo, raw).toEqual(['tract:48453*']);
+      expect(q.geo.map((g) => g.raw), raw).toEqual(['tract:48453*']);
     }
     const bg = parseCensusApiQuery(parseQueryString('get=NAME&for=block%20group:*&in=state%3A48%2Bcounty%3A453%2Btract%3A001100'));
-    expect(bg.geo).toEqual(['block_group:48453001100*']);
+    expect(bg.geo.map((g) => g.raw)).toEqual(['block_group:48453001100*']);
   });
 
   let svc: Service;
