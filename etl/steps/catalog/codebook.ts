@@ -1,23 +1,7 @@
 // Flat codebook exports (one row per variable) for download: JSON and CSV with the same columns.
 import { stringify } from 'csv-stringify/sync';
+import { CODEBOOK_COLUMNS, type CodebookRow } from '../../../src/store/codebook-columns.js';
 import type { CompiledCatalog } from './compile.js';
-
-export const CODEBOOK_COLUMNS = [
-  'api_name',
-  'census_code',
-  'label',
-  'unit',
-  'topic',
-  'topic_label',
-  'display_format',
-  'formula',
-  'component_codes',
-  'acs5_vintages',
-  'acs1_vintages',
-  'not_comparable',
-] as const;
-
-export type CodebookRow = Record<(typeof CODEBOOK_COLUMNS)[number], string>;
 
 /** Lists are `;`-joined so the JSON and CSV rows are identical strings (empty = none). */
 export function codebookRows(c: CompiledCatalog): CodebookRow[] {

@@ -7,24 +7,10 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { storeIfOpen } from '../../../context/stores.js';
+import { CODEBOOK_COLUMNS } from '../../../store/codebook-columns.js';
 import { FILE_CACHE_CONTROL, ifNoneMatch, setCaching } from '../../caching.js';
 import { defineRawRoute } from '../../route-helpers.js';
 
-/** One variable of codebook.json: the CSV's columns, every value a string ('' for none; vintages `;`-separated). */
-const CODEBOOK_COLUMNS = [
-  'api_name',
-  'census_code',
-  'label',
-  'unit',
-  'topic',
-  'topic_label',
-  'display_format',
-  'formula',
-  'component_codes',
-  'acs5_vintages',
-  'acs1_vintages',
-  'not_comparable',
-] as const;
 const CODEBOOK_ROW = {
   type: 'object',
   required: [...CODEBOOK_COLUMNS],
