@@ -2,6 +2,7 @@
 // empty value (`?vintage=`) is absent, and the failures are the spec's error types (`int_parsing`,
 // `float_parsing`, `bool_parsing`; 422). REST's verb schemas are built from these (verb-schemas.ts).
 import { z } from 'zod';
+import { pageShape } from '../verbs/paging.js';
 
 function emptyToUndefined(v: unknown): unknown {
   return v === '' ? undefined : v;
@@ -86,6 +87,6 @@ export function queryString(description?: string) {
 
 /** `limit`/`offset` as documented in docs/api.md; the plan's maximum is applied by the verb. */
 export const paginationQuery = {
-  limit: queryInt({ min: 1, description: 'Page size. Default 50; values above your plan maximum are reduced to it.' }).optional(),
-  offset: queryInt({ min: 0, description: 'Zero-based index of the first record. Default 0.' }).optional(),
+  limit: queryInt({ min: 1, description: pageShape.limit.description }).optional(),
+  offset: queryInt({ min: 0, description: pageShape.offset.description }).optional(),
 };
