@@ -12,6 +12,7 @@
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
+import { summaryFileAnswer, type SummaryFileTruth } from './standin/summary-file.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'tract' | 'block_group';
 
@@ -201,12 +202,19 @@ export interface CensusStandin extends CensusEmulator {
   truth: StandinTruth;
 }
 
+/** Files-base formats the stand-in also serves (test/support/standin/*.ts), each from its own truth. */
+export interface StandinFormats {
+  summaryFile?: SummaryFileTruth;
+}
+
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
 export async function startCensusStandin(
   truth: StandinTruthOptions,
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
+  formats: StandinFormats = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
-  const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u) });
+  const files = (p: string) => (formats.summaryFile ? summaryFileAnswer(formats.summaryFile, p) : undefined);
+  const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u), files });
   return { ...emu, truth: t };
 }
