@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The container test builds and runs the image under podman (minutes): `npm run test:container`.
-    exclude: [...configDefaults.exclude, 'test/container/**'],
+    // test/slow: whole builds of a minute or more (`npm run test:slow`).
+    exclude: [...configDefaults.exclude, 'test/container/**', 'test/slow/**'],
     testTimeout: 30_000,
     hookTimeout: 300_000,
     pool: 'forks',
