@@ -23,6 +23,7 @@ const PUBLISHED = ['10', '11', '44'];
 const SELECTED = ['11', '44'];
 
 let truth: SummaryFileTruth;
+let truth2022: SummaryFileTruth;
 let standin: CensusStandin;
 let tmp: string;
 let svc: Service;
@@ -31,11 +32,12 @@ let cliOutput: string;
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'summary-file-'));
   truth = new SummaryFileTruth({ seed: 34, vintage: 2023, states: PUBLISHED, metros: 12, tables: TABLES });
+  truth2022 = new SummaryFileTruth({ seed: 35, vintage: 2022, states: PUBLISHED, metros: 12, tables: TABLES });
   // The Data API stand-in publishes nothing here: every value must come from the Summary File.
   standin = await startCensusStandin(
     { seed: 1, vintage: 2023, dataset: 'acs5', geographies: [], tables: {} },
     { delayMs: 2 },
-    { summaryFile: truth },
+    { summaryFile: [truth, truth2022] },
   );
   standin.inject({ match: 'Geos20235YR.txt', kind: '503' });
   standin.inject({ match: 'acsdt5y2023-b25003.dat', kind: 'truncate' });
@@ -201,4 +203,44 @@ describe('a selection built from the stand-in Summary File', () => {
     expect(standin.requests.length).toBe(before);
     expect(r.stderr).toContain('nothing to do');
   }, 120_000);
+  it("adding a vintage reads only its own release: the 2023 partitions are the previous build's files", async () => {
+    const before = resolveCurrentBuild(path.join(tmp, 'data'))!;
+    const files = async (build: string) => {
+      const out = new Map<string, number>();
+      const walk = async (d: string): Promise<void> => {
+        for (const e of await fs.readdir(d, { withFileTypes: true }))
+          if (e.isDirectory()) await walk(path.join(d, e.name));
+          else out.set(path.relative(build, path.join(d, e.name)), (await fs.stat(path.join(d, e.name))).ino);
+      };
+      await walk(path.join(build, 'observations/dataset=acs5/vintage=2023'));
+      return out;
+    };
+    const had = await files(before);
+    expect(had.size).toBeGreaterThan(10);
+    const r = await run(
+      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
+      ['etl/cli.ts', 'build', '--online', '--values-source', 'summary-file', '--api-base', standin.apiBase, '--files-base', standin.filesBase,
+        '--vintages', '2022', '--levels', 'all', '--states', SELECTED.join(','), '--tables', Object.keys(TABLES).join(','),
+        '--cache-dir', path.join(tmp, 'cache'), '--data-dir', path.join(tmp, 'data'), '--fallback-source', path.join(tmp, 'fallback')], // prettier-ignore
+      { cwd: REPO_ROOT, env: { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') }, maxBuffer: 1 << 24 },
+    );
+    expect(r.stderr).toContain('summary file acs5 2022');
+    expect(r.stderr).not.toContain('summary file acs5 2023');
+    const after = resolveCurrentBuild(path.join(tmp, 'data'))!;
+    expect(after).not.toBe(before);
+    // Hard links of the same files: same inode, nothing rewritten.
+    expect(await files(after)).toEqual(had);
+    const svc2 = await startService({ buildDir: after });
+    try {
+      const g = truth2022.geographies.find((x) => x.level === 'tract' && x.state === '44')!;
+      const res = await svc2.app.inject({
+        url: `/v1/data?variables=B25003_002E&geo=${g.key}&dataset=acs5&vintage=2022`,
+        headers: { 'x-api-key': svc2.keys.enterprise },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json().data as V1Cell[])[0]!.estimate).toBe(plain(truth2022.cell(g, 'B25003_002E').E));
+    } finally {
+      await svc2.close();
+    }
+  }, 300_000);
 });

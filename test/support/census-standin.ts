@@ -204,7 +204,8 @@ export interface CensusStandin extends CensusEmulator {
 
 /** Files-base formats the stand-in also serves (test/support/standin/*.ts), each from its own truth. */
 export interface StandinFormats {
-  summaryFile?: SummaryFileTruth;
+  /** One truth per vintage. */
+  summaryFile?: SummaryFileTruth[];
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -214,7 +215,7 @@ export async function startCensusStandin(
   formats: StandinFormats = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
-  const files = (p: string) => (formats.summaryFile ? summaryFileAnswer(formats.summaryFile, p) : undefined);
+  const files = (p: string) => formats.summaryFile?.map((sf) => summaryFileAnswer(sf, p)).find((a) => a !== undefined);
   const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u), files });
   return { ...emu, truth: t };
 }
