@@ -125,7 +125,7 @@ async function main() {
         if (!line) continue;
         log.push(line);
         if (downloadedAt === undefined && line.startsWith('online: Summary File')) downloadedAt = Date.now();
-        if (/^(summary file|acs5 |online:|geographies:|catalog:|observations:|boundaries:|census-tables:|build |  )/.test(line))
+        if (/^(summary file|acs5 |online:|geographies:|catalog:|observations:|boundaries:|census-tables:|build | {2})/.test(line))
           console.log(`  [${((Date.now() - t0) / 1000).toFixed(0)} s, load ${load()}] ${line}`);
       }
     };
