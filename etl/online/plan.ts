@@ -3,6 +3,7 @@
 // ../shared/census (the tree the offline build and the tests are written against).
 import { datasetSpec, type DatasetKey } from '../../src/domain/datasets.js';
 import { REFERENCE_FILES } from './reference.js';
+import { BUREAU_REFERENCE_FILES } from './reference-bureau.js';
 
 /** A registered dataset (src/domain/datasets.ts). */
 export type Dataset = DatasetKey;
@@ -108,6 +109,12 @@ export function fetchableReferencePaths(): string[] {
   return REFERENCE_FILES.filter((r) => r.url !== undefined).map((r) => r.path);
 }
 
+/** The downloadable files of the shared tree's own layout (not the Bureau files standing for its derived ones). */
+function mirrorReferencePaths(): string[] {
+  const bureau = new Set(BUREAU_REFERENCE_FILES.map((r) => r.path));
+  return fetchableReferencePaths().filter((p) => !bureau.has(p));
+}
+
 const pairs = (group: string, from: number, to: number): string[] => {
   const out: string[] = [];
   for (let i = from; i <= to; i++) {
@@ -153,5 +160,5 @@ export function mirrorPlan(acs1GroupsByVintage: Map<number, string[]>): FetchPla
     // §1d is the API's answer to get=NAME,{group}_001E: estimate only.
     api.push({ vintage: 2023, dataset: 'acs5', level: 'county', group, variables: ['NAME', `${group}_001E`] });
   }
-  return { api, reference: fetchableReferencePaths() };
+  return { api, reference: mirrorReferencePaths() };
 }
