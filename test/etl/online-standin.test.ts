@@ -136,6 +136,8 @@ const GEO_SPEC: Record<StandinLevel, (gs: StandinGeography[]) => string> = {
   nation: () => 'nation:1',
   state: (gs) => gs.map(StandinTruth.geoKey).join(';'),
   county: (gs) => gs.map(StandinTruth.geoKey).join(';'),
+  metro: (gs) => gs.map(StandinTruth.geoKey).join(';'),
+  cd: (gs) => gs.map(StandinTruth.geoKey).join(';'),
   tract: (gs) => gs.map(StandinTruth.geoKey).join(';'),
   block_group: (gs) => gs.map(StandinTruth.geoKey).join(';'),
 };

@@ -12,14 +12,22 @@
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
+import { referenceFileFromTruth } from './standin/reference-lists.js';
 
-export type StandinLevel = 'nation' | 'state' | 'county' | 'tract' | 'block_group';
+export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
 /** One geography: its FIPS parts (as the API's geography columns) and its NAME. */
 export interface StandinGeography {
   level: StandinLevel;
   fips: string[];
   name: string;
+  /**
+   * The reference files' facts about it (standin/reference-lists.ts): a tract's 118th Congress
+   * districts (4-digit GEOIDs, the largest land part first); a county's CBSA and whether it is
+   * central.
+   */
+  districts?: string[];
+  cbsa?: { code: string; central: boolean };
 }
 
 export interface StandinTruthOptions {
@@ -43,6 +51,8 @@ const LEVEL_COLUMNS: Record<StandinLevel, string[]> = {
   nation: ['us'],
   state: ['state'],
   county: ['state', 'county'],
+  metro: ['metropolitan statistical area/micropolitan statistical area'],
+  cd: ['state', 'congressional district'],
   tract: ['state', 'county', 'tract'],
   block_group: ['state', 'county', 'tract', 'block group'],
 };
@@ -50,6 +60,8 @@ const FOR_LEVEL: Record<string, StandinLevel> = {
   us: 'nation',
   state: 'state',
   county: 'county',
+  'metropolitan statistical area/micropolitan statistical area': 'metro',
+  'congressional district': 'cd',
   tract: 'tract',
   'block group': 'block_group',
 };
@@ -57,6 +69,9 @@ const SUMMARY_LEVEL: Record<StandinLevel, string> = {
   nation: '0100000US',
   state: '0400000US',
   county: '0500000US',
+  // The GEO_ID prefixes of ACS 2023: CBSAs of the July 2023 delineation, 118th Congress districts.
+  metro: '310M600US',
+  cd: '5001800US',
   tract: '1400000US',
   block_group: '1500000US',
 };
@@ -207,6 +222,11 @@ export async function startCensusStandin(
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
-  const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u) });
+  const emu = await startCensusEmulator({
+    ...emulator,
+    dataApi: (u) => answerFromTruth(t, u),
+    // census.gov's reference files of the truth's geographies, in the Bureau's formats.
+    www2: (p) => referenceFileFromTruth(t, p),
+  });
   return { ...emu, truth: t };
 }
