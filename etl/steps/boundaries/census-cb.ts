@@ -64,6 +64,16 @@ export async function listCbFiles(sourceDir: string): Promise<CbFile[]> {
     }));
 }
 
+const REQUIRED: Partial<Record<BoundaryLevel, string[]>> = {
+  nation: [],
+  state: ['GEOID', 'NAME'],
+  county: ['GEOID', 'NAME'],
+  metro: ['GEOID', 'NAME'],
+  cd: ['GEOID'],
+  tract: ['GEOID', 'TRACTCE'],
+  block_group: ['GEOID', 'TRACTCE', 'BLKGRPCE'],
+};
+
 const str = (v: unknown) => (v === null || v === undefined ? '' : String(v).trim());
 
 /** geo key, GEOID and name of one cb feature, by level (names as the service's other sources give them). */
@@ -94,8 +104,11 @@ async function readCb(sourceDir: string, f: CbFile, stateNames: Map<string, stri
   const out: FgbFeature[] = [];
   for (const x of await readShapefileZip(file)) {
     const g = (x as AnyFeature).geometry;
-    const id = identify(f.level, x.properties ?? {}, stateNames);
-    if (!id.geoid) throw new InputError(file, 'a feature without GEOID');
+    const p = x.properties ?? {};
+    // The fields the names are made of (the Bureau's layouts, docs/sources.md): missing = not a cb file of this level.
+    for (const field of REQUIRED[f.level] ?? [])
+      if (!str(p[field])) throw new InputError(file, `a feature without ${field} (not the Bureau's ${f.level} layout)`);
+    const id = identify(f.level, p, stateNames);
     if (!g || (g.type !== 'Polygon' && g.type !== 'MultiPolygon'))
       throw new InputError(file, `feature ${id.geoid} has no polygon geometry`);
     out.push({
