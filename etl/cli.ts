@@ -55,6 +55,7 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   // The reference files census.gov publishes, when the fallback is not a source tree (no
   // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
   if (!existsSync(path.join(fallbackDir, 'geo/state.txt'))) plan.reference = online.fetchableReferencePaths();
+  plan.reference.push(...online.shapePaths(sel, fallbackDir)); // the Bureau's cartographic boundary zips
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     return undefined;

@@ -24,6 +24,7 @@ import {
 } from './plan.js';
 import { REFERENCE_FILES } from './reference.js';
 import { fetchReference } from './reffile.js';
+import { cbReference } from './shapes.js';
 
 export const DEFAULT_API_BASE = 'https://api.census.gov';
 export const DEFAULT_FILES_BASE = 'https://www2.census.gov';
@@ -172,7 +173,7 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
       };
     }),
     ...opts.plan.reference.map((p) => {
-      const ref = REFERENCE_FILES.find((r) => r.path === p);
+      const ref = REFERENCE_FILES.find((r) => r.path === p) ?? cbReference(p);
       if (!ref?.url) throw new Error(`${p} is not a downloadable reference file`);
       return { path: p, run: () => fetchReference(filesBase, ref, retry) };
     }),

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
 import { referenceFileFromTruth } from './standin/reference-lists.js';
+import { answerShapefile, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
@@ -37,6 +38,8 @@ export interface StandinTruthOptions {
   geographies: StandinGeography[];
   /** Table id → number of estimates (B19013 → 1: B19013_001E). */
   tables: Record<string, number>;
+  /** Cartographic boundary zips at their www2 paths (standin/shapefiles.ts). */
+  shapes?: ShapeTruthOptions;
 }
 
 /** One published cell: the four columns' text as the API serves them. */
@@ -214,6 +217,7 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
 
 export interface CensusStandin extends CensusEmulator {
   truth: StandinTruth;
+  shapes?: ShapeTruth;
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -222,11 +226,12 @@ export async function startCensusStandin(
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
+  const shapes = truth.shapes && new ShapeTruth(truth.shapes);
   const emu = await startCensusEmulator({
     ...emulator,
     dataApi: (u) => answerFromTruth(t, u),
-    // census.gov's reference files of the truth's geographies, in the Bureau's formats.
-    www2: (p) => referenceFileFromTruth(t, p),
+    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists.
+    www2: (p) => (shapes ? answerShapefile(shapes, p) : undefined) ?? referenceFileFromTruth(t, p),
   });
-  return { ...emu, truth: t };
+  return { ...emu, truth: t, shapes };
 }
