@@ -50,10 +50,37 @@ export function scenarioGeographies(): StandinGeography[] {
 /** Tables of the scenario: population and median household income (catalogue variables) and tenure. */
 export const SCENARIO_TABLES = { B01003: 1, B19013: 1, B25003: 3 };
 
-export const scenarioTruth = (seed = 3434): StandinTruthOptions => ({
-  seed,
-  vintage: 2023,
-  dataset: 'acs5',
-  geographies: scenarioGeographies(),
-  tables: SCENARIO_TABLES,
-});
+/** The cartographic boundary files of the same world (standin/shapefiles.ts): boxes, not real shapes. */
+function scenarioShapes(geographies: StandinGeography[]): NonNullable<StandinTruthOptions['shapes']> {
+  const of = (level: StandinGeography['level']) => geographies.filter((g) => g.level === level);
+  const usps: Record<string, string> = { '11': 'DC', '48': 'TX' };
+  return {
+    states: Object.fromEntries(of('state').map((g) => [g.fips[0]!, [g.name, usps[g.fips[0]!]!] as [string, string]])),
+    counties: Object.fromEntries(of('county').map((g) => [g.fips.join(''), g.name.slice(0, g.name.lastIndexOf(', '))])),
+    tracts: Object.fromEntries(
+      of('tract').map((t) => [
+        t.fips.join(''),
+        of('block_group')
+          .filter((b) => b.fips.slice(0, 3).join('') === t.fips.join(''))
+          .map((b) => b.fips[3]!),
+      ]),
+    ),
+    cbsas: Object.fromEntries(
+      of('metro').map((m) => [
+        m.fips[0]!,
+        [
+          m.name.replace(/ (Metro|Micro) Area$/, ''),
+          of('county')
+            .filter((c) => c.cbsa?.code === m.fips[0])
+            .map((c) => c.fips.join('')),
+        ] as [string, string[]],
+      ]),
+    ),
+    districts: { '48': 38 },
+  };
+}
+
+export const scenarioTruth = (seed = 3434): StandinTruthOptions => {
+  const geographies = scenarioGeographies();
+  return { seed, vintage: 2023, dataset: 'acs5', geographies, tables: SCENARIO_TABLES, shapes: scenarioShapes(geographies) };
+};
