@@ -17,7 +17,6 @@ import type { Dataset, LabelItem } from './plan.js';
 
 export type { LabelItem };
 
-
 export const labelCachePath = (item: LabelItem): string => apiMetadataPath(item.dataset, item.vintage, item.doc);
 
 /** Bytes of one document as the API serves it (for --dry-run): measured on acs5 2023. */
