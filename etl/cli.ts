@@ -56,6 +56,8 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
   if (!existsSync(path.join(fallbackDir, 'geo/state.txt'))) plan.reference = online.fetchableReferencePaths();
   plan.reference.push(...online.shapePaths(sel, fallbackDir)); // the Bureau's cartographic boundary zips
+  // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells do not describe.
+  plan.labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     return undefined;

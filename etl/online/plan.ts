@@ -4,6 +4,14 @@
 import { datasetSpec, type DatasetKey } from '../../src/domain/datasets.js';
 import { REFERENCE_FILES } from './reference.js';
 import { BUREAU_REFERENCE_FILES } from './reference-bureau.js';
+import type { MetadataDocument } from '../sources/api-metadata.js';
+
+/** One metadata document (labels, titles, universes) of one dataset vintage: etl/online/labels.ts. */
+export interface LabelItem {
+  dataset: Dataset;
+  vintage: number;
+  doc: MetadataDocument;
+}
 
 /** A registered dataset (src/domain/datasets.ts). */
 export type Dataset = DatasetKey;
@@ -33,6 +41,8 @@ export interface FetchPlan {
   api: ApiItem[];
   /** Relative paths of entries of REFERENCE_FILES that have a census.gov URL. */
   reference: string[];
+  /** The Data API's metadata documents (labels, titles, universes): etl/online/labels.ts. */
+  labels?: LabelItem[];
 }
 
 /**

@@ -4,13 +4,15 @@
 // array of arrays, header first, every value a string or null, geography columns last; `get=` of
 // at most 50 variables and `group(X)`; `for=`/`in=` with the `requires` of the dataset's geography
 // list (tract: in=state; block group: in=state and in=county, a single county before 2019); 204
-// when no geography matches; plain-text `error: …` 400s; groups.json and groups/{X}.json.
+// when no geography matches; plain-text `error: …` 400s; groups.json, groups/{X}.json and
+// variables.json with the labels of standin/labels.ts.
 // Served through census-emulator.ts, so the faults (429 + Retry-After, 5xx, a cut body, an HTML
 // page with 200, a reset), the key pages and a slow answer are those of the emulator.
 //
 // The values are the stand-in's own truth, random and never Census figures: they exist only in
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
+import { answerLabels } from './standin/labels.js';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
 import { referenceFileFromTruth } from './standin/reference-lists.js';
 import { answerShapefile, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
@@ -131,30 +133,8 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
   const p = decodeURIComponent(u.pathname);
   const { vintage, dataset } = truth.opts;
   const base = `/data/${vintage}/acs/${dataset}`;
-  if (p === `${base}/groups.json`)
-    return json(
-      JSON.stringify({
-        groups: Object.keys(truth.opts.tables).map((name) => ({
-          name,
-          description: name,
-          variables: `${u.origin}${base}/groups/${name}.json`,
-        })),
-      }),
-    );
-  const gm = new RegExp(`^${base}/groups/(\\w+)\\.json$`).exec(p);
-  if (gm) {
-    if (!(gm[1]! in truth.opts.tables)) return notFound();
-    const variables: Record<string, object> = {
-      for: { label: "Census API FIPS 'for' clause", predicateOnly: true },
-      in: { label: "Census API FIPS 'in' clause", predicateOnly: true },
-      ucgid: { label: 'Uniform Census Geography Identifier clause', predicateOnly: true },
-      GEO_ID: { label: 'Geography', group: 'N/A' },
-      NAME: { label: 'Geographic Area Name', group: 'N/A' },
-    };
-    for (const v of truth.variables(gm[1]!))
-      for (const s of ['E', 'EA', 'M', 'MA']) variables[`${v}${s}`] = { label: `${v}${s}`, group: gm[1] };
-    return json(JSON.stringify({ variables }));
-  }
+  const meta = answerLabels(truth, u); // groups.json, groups/{X}.json, variables.json
+  if (meta) return meta;
   if (p !== base) return notFound();
 
   const get = u.searchParams.get('get');
