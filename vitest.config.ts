@@ -3,9 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The container test builds and runs the image under podman (minutes): `npm run test:container`;
-    // the stand-in build scenarios likewise (`npm run test:scenario`).
-    exclude: [...configDefaults.exclude, 'test/container/**', 'test/scenario/**'],
+    // The container test builds and runs the image under podman (minutes): `npm run test:container`.
+    exclude: [...configDefaults.exclude, 'test/container/**'],
     testTimeout: 30_000,
     hookTimeout: 300_000,
     pool: 'forks',
