@@ -12,7 +12,7 @@
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
-import { answerShapefile, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
+import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'tract' | 'block_group';
 
@@ -30,7 +30,7 @@ export interface StandinTruthOptions {
   geographies: StandinGeography[];
   /** Table id → number of estimates (B19013 → 1: B19013_001E). */
   tables: Record<string, number>;
-  /** Cartographic boundary zips at their www2 paths (standin/shapefiles.ts). */
+  /** Cartographic boundary zips at their www2 paths (standin/shapefiles.ts); default: of `geographies`. */
   shapes?: ShapeTruthOptions;
 }
 
@@ -202,7 +202,7 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
 
 export interface CensusStandin extends CensusEmulator {
   truth: StandinTruth;
-  shapes?: ShapeTruth;
+  shapes: ShapeTruth;
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -211,11 +211,7 @@ export async function startCensusStandin(
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
-  const shapes = truth.shapes && new ShapeTruth(truth.shapes);
-  const emu = await startCensusEmulator({
-    ...emulator,
-    dataApi: (u) => answerFromTruth(t, u),
-    www2: (p) => (shapes ? answerShapefile(shapes, p) : undefined),
-  });
+  const shapes = new ShapeTruth(truth.shapes ?? shapesFromGeographies(truth.geographies));
+  const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u), www2: (p) => answerShapefile(shapes, p) });
   return { ...emu, truth: t, shapes };
 }
