@@ -16,6 +16,8 @@ import { shapePaths } from '../../etl/online/shapes.js';
 import { build } from '../../etl/build.js';
 import type { Level } from '../../etl/online/plan.js';
 import { boundariesStep } from '../../etl/steps/boundaries.js';
+import { BoundaryStore } from '../../src/store/boundaries.js';
+import { entryForVintage } from '../../src/verbs/boundaries-geometries.js';
 import { startCensusStandin, type CensusStandin, type StandinGeography } from '../support/census-standin.js';
 import { SHARED_CENSUS } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
@@ -201,5 +203,28 @@ describe('a cartographic boundary download that is not a shapefile zip', () => {
       'boundaries/census_cb/cb_2019_48_tract_500k.zip',
       'boundaries/census_cb/cb_2023_48_tract_500k.zip',
     ]);
+  });
+});
+
+describe('tracts of both decades of definitions in one build', () => {
+  it('writes one edition per GENZ year, the 2020 definitions the default, and a vintage picks the edition of its definitions', async () => {
+    const src = await fs.mkdtemp(path.join(tmp, 'decades-'));
+    const cb = path.join(src, 'boundaries/census_cb');
+    await fs.mkdir(cb, { recursive: true });
+    for (const name of ['cb_2019_48_tract_500k.zip', 'cb_2023_48_tract_500k.zip', 'cb_2023_us_state_20m.zip'])
+      await fs.writeFile(path.join(cb, name), shapes.file(`/geo/tiger/GENZ${name.slice(3, 7)}/shp/${name}`)!);
+    const built = await build({ sourceDir: src, dataDir: path.join(src, 'data'), steps: [boundariesStep], log: quiet });
+    const store = await BoundaryStore.open(path.join(built.buildDir, 'boundaries'));
+    const tracts = store.index.files.filter((f) => f.level === 'tract' && f.resolution === '500k');
+    expect(tracts.map((f) => [f.edition, f.definition_vintage, f.default, f.derived]).sort()).toEqual([
+      ['2019', '2010', false, false],
+      ['2023', '2020', true, false],
+    ]);
+    expect(entryForVintage(store, 'tract', '500k', 2018)?.edition).toBe('2019');
+    expect(entryForVintage(store, 'tract', '500k', 2023)?.edition).toBe('2023');
+    expect(entryForVintage(store, 'block_group', '500k', 2023)).toBeUndefined();
+    // Levels with no file at all are absent with the reason, not built from npm or shared sources.
+    expect(store.absentReason('county', '20m')).toMatch(/no source in this build/);
+    expect(store.absentReason('block_group', '500k')).toBeDefined();
   });
 });

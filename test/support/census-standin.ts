@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { answerLabels } from './standin/labels.js';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
 import { referenceFileFromTruth } from './standin/reference-lists.js';
-import { answerShapefile, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
+import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
@@ -40,7 +40,7 @@ export interface StandinTruthOptions {
   geographies: StandinGeography[];
   /** Table id → number of estimates (B19013 → 1: B19013_001E). */
   tables: Record<string, number>;
-  /** Cartographic boundary zips at their www2 paths (standin/shapefiles.ts). */
+  /** Cartographic boundary zips at their www2 paths (standin/shapefiles.ts); default: of `geographies`. */
   shapes?: ShapeTruthOptions;
 }
 
@@ -197,7 +197,7 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
 
 export interface CensusStandin extends CensusEmulator {
   truth: StandinTruth;
-  shapes?: ShapeTruth;
+  shapes: ShapeTruth;
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -206,12 +206,12 @@ export async function startCensusStandin(
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
-  const shapes = truth.shapes && new ShapeTruth(truth.shapes);
+  const shapes = new ShapeTruth(truth.shapes ?? shapesFromGeographies(truth.geographies));
   const emu = await startCensusEmulator({
     ...emulator,
     dataApi: (u) => answerFromTruth(t, u),
     // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists.
-    www2: (p) => (shapes ? answerShapefile(shapes, p) : undefined) ?? referenceFileFromTruth(t, p),
+    www2: (p) => answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p),
   });
   return { ...emu, truth: t, shapes };
 }

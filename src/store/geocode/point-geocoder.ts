@@ -282,7 +282,10 @@ export class PointGeocoder {
     if (!this.tractStates.has(st))
       return {
         key: null,
-        reason: `no tract boundaries for state ${st}: the 2010-definition tract source covers ${this.tractStates.size} states/territories (missing AK, CA, FL, GA, NY, NC, PA, TX, VA, PR, MP); see tract_2020 for an approximate 2020 tract`,
+        reason: `no tract boundaries for state ${st}: the 2010-definition tract source covers ${this.tractStates.size} states/territories${
+          // The shared tree's conversion (cb_2018, 45 files) lacks these; a downloaded source names its own states.
+          this.tract.entry.source.startsWith('Census cartographic cb_2018') ? ' (missing AK, CA, FL, GA, NY, NC, PA, TX, VA, PR, MP)' : ''
+        }; see tract_2020 for a 2020 tract`,
       };
     const hit = this.tract.layer.containing(lng, lat)[0];
     return hit

@@ -359,6 +359,45 @@ const LAYOUTS: Record<string, (year: number) => DbfField[]> = {
   nation: (y) => [FQ(y, 9), C('GEOID', 2), C('NAME', 100)],
 };
 
+const USPS: Record<string, string> = Object.fromEntries(
+  (
+    '01AL 02AK 04AZ 05AR 06CA 08CO 09CT 10DE 11DC 12FL 13GA 15HI 16ID 17IL 18IN 19IA 20KS 21KY 22LA 23ME 24MD 25MA 26MI 27MN 28MS ' +
+    '29MO 30MT 31NE 32NV 33NH 34NJ 35NM 36NY 37NC 38ND 39OH 40OK 41OR 42PA 44RI 45SC 46SD 47TN 48TX 49UT 50VT 51VA 53WA 54WV 55WI 56WY 72PR'
+  )
+    .split(' ')
+    .map((x) => [x.slice(0, 2), x.slice(2)]),
+);
+
+/**
+ * The shapes of a Data API truth's geographies (census-standin.ts): its states, its counties
+ * (named by the part of NAME before the state), its tracts and their block groups. So a stand-in
+ * started without `shapes` still serves the cb files of what it publishes values for.
+ */
+export function shapesFromGeographies(geographies: Array<{ level: string; fips: string[]; name: string }>): ShapeTruthOptions {
+  const states: ShapeTruthOptions['states'] = {};
+  const counties: ShapeTruthOptions['counties'] = {};
+  const tracts: ShapeTruthOptions['tracts'] = {};
+  const named = new Map(geographies.map((g) => [`${g.level}:${g.fips.join('')}`, g.name]));
+  const state = (st: string) => (states[st] ??= [named.get(`state:${st}`) ?? `State ${st}`, USPS[st] ?? '']);
+  const county = (c: string) => {
+    state(c.slice(0, 2));
+    counties[c] ??= named.get(`county:${c}`)?.replace(/, [^,]+$/, '') ?? `County ${c.slice(2)}`;
+  };
+  for (const g of geographies) {
+    const code = g.fips.join('');
+    if (g.level === 'state') state(code);
+    if (g.level === 'county') county(code);
+    if (g.level === 'tract' || g.level === 'block_group') {
+      county(code.slice(0, 5));
+      const bgs = (tracts[code.slice(0, 11)] ??= []);
+      if (g.level === 'block_group' && !bgs.includes(code.slice(11))) bgs.push(code.slice(11));
+    }
+  }
+  // A tract published without block groups still gets one, so the bg file tiles the tract.
+  for (const t of Object.keys(tracts)) if (tracts[t]!.length === 0) tracts[t]!.push('1');
+  return { states, counties, tracts };
+}
+
 /** The stand-in's answer for a www2 path of a cartographic boundary file (undefined: not one of them). */
 export function answerShapefile(truth: ShapeTruth, p: string): EmulatorAnswer | undefined {
   if (!p.startsWith('/geo/tiger/GENZ')) return undefined;
