@@ -15,7 +15,9 @@ import { collectDataset, listTableInputs } from '../../etl/steps/census-tables/c
 import { knownFromLoaded, listMetadataInputs, loadCodeVintages } from '../../etl/steps/catalog/metadata.js';
 import { startCensusStandin, type CensusStandin } from '../support/census-standin.js';
 import { captureLog } from '../support/census-emulator.js';
-import { standinLabel, standinPath, standinTitle, standinUniverse } from '../support/standin/labels.js';
+import { standinLabel, standinPath, standinTableShells, standinTitle, standinUniverse } from '../support/standin/labels.js';
+import { tableShellsPath } from '../../etl/sources/table-shells.js';
+import { gzipSync } from 'node:zlib';
 
 const TABLES = { B19013: 1, B25003: 3, B01001: 5 };
 let standin: CensusStandin;
@@ -190,5 +192,51 @@ describe('a metadata body that is not the document', () => {
     const r = await fetchLabels(path.join(tmp, 'absent'), [item('groups/B99999.json')]);
     expect(r.failed).toEqual([]);
     expect(r.noData).toEqual(['api/2023/acs/acs5/groups/B99999.json.gz']);
+  });
+});
+
+describe("the table-based Summary File's table shells (ACS{YYYY}5YR_Table_Shells.txt)", () => {
+  const shellsTree = async (name: string, text: string) => {
+    const dir = path.join(tmp, name);
+    const rel = tableShellsPath('acs5', 2023)!;
+    expect(rel).toBe('summary_file/2023/table-based-SF/documentation/ACS20235YR_Table_Shells.txt.gz');
+    await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await fs.writeFile(path.join(dir, rel), gzipSync(Buffer.from(text)));
+    return dir;
+  };
+
+  it('give the same lines, labels (the `!!` path rebuilt from the indents), titles and universes as the API documents', async () => {
+    const dir = await shellsTree('sf', standinTableShells(standin.truth));
+    const inputs = await listTableInputs(dir);
+    expect(inputs).toEqual(['summary_file/2023/table-based-SF/documentation/ACS20235YR_Table_Shells.txt.gz']);
+    expect(await listMetadataInputs(dir)).toEqual(inputs);
+    const c = await collectDataset(dir, 'acs5', new Set(inputs));
+    const viaApi = await collectDataset(path.join(tmp, 'tables'), 'acs5', new Set(await listTableInputs(path.join(tmp, 'tables'))));
+    expect(c.tables).toEqual(viaApi.tables);
+    // The shells do not say which lines have a margin of error; the API's documents do.
+    const strip = (m: typeof c.columns) =>
+      new Map([...m].map(([k, byV]) => [k, new Map([...byV].map(([v, x]) => [v, { ...x, noMoe: undefined }]))]));
+    expect(strip(c.columns)).toEqual(strip(viaApi.columns));
+    expect(c.columns.get('B01001_003E')?.get(2023)).toEqual({ label: standinLabel('B01001', 3, 5), indent: 2, predicateType: 'int' });
+    const meta = await loadCodeVintages(dir, new Set(['B25003_002E']));
+    expect(meta.codes.get('acs5')!.get('B25003_002E')!.get(2023)).toEqual({
+      label: standinLabel('B25003', 2, 3),
+      universe: standinUniverse('B25003'),
+      source: inputs[0],
+    });
+  });
+
+  it('a file that is not the shells, or an indent that skips a level, fails with the file and line', async () => {
+    const bad = await shellsTree('sf-bad', 'Table ID|Line|Label\nB19013|1.0|Median\n');
+    await expect(collectDataset(bad, 'acs5', new Set(await listTableInputs(bad)))).rejects.toThrow(
+      /ACS20235YR_Table_Shells\.txt\.gz: missing column "Indent"/,
+    );
+    const skip = await shellsTree(
+      'sf-skip',
+      'Table ID|Line|Indent|Unique ID|Label|Title|Universe|Type\nB25003|1.0|0|B25003_001|Total:|T|U|int\nB25003|2.0|2|B25003_002|Owner|T|U|int\n',
+    );
+    await expect(collectDataset(skip, 'acs5', new Set(await listTableInputs(skip)))).rejects.toThrow(
+      /row 3: indent "2" of B25003_002 does not follow/,
+    );
   });
 });

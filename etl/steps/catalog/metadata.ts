@@ -19,6 +19,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { InputError } from '../../step.js';
 import { listApiMetadataInputs, readApiMetadata } from '../../sources/api-metadata.js';
+import { readTableShells, tableShellsPath } from '../../sources/table-shells.js';
 
 /** The curated catalogue covers the built-in datasets (catalog/ has a column for each). */
 export type Dataset = BuiltInDatasetKey;
@@ -74,6 +75,12 @@ export async function listMetadataInputs(sourceDir: string): Promise<string[]> {
     const f = apiLabelFile(v);
     if (SPEC_VINTAGES.acs1.includes(v) && (await exists(path.join(sourceDir, f)))) out.push(f);
   }
+  for (const dataset of ['acs1', 'acs5'] as const)
+    for (const v of SPEC_VINTAGES[dataset])
+      for (const gz of [true, false]) {
+        const rel = tableShellsPath(dataset, v, gz);
+        if (rel !== null && (await exists(path.join(sourceDir, rel)))) out.push(rel);
+      }
   return [...out, ...(await listApiMetadataInputs(sourceDir))];
 }
 
@@ -200,11 +207,25 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
     applyApiList('acs1', v, rows, () => f);
   }
 
-  // The Data API's own documents (online mode), by the same rule, in every dataset.
-  const apiInputs = new Set(await listApiMetadataInputs(sourceDir));
+  // The table-based Summary File's shells, then the Data API's own documents (online mode), by the
+  // same rule, in every dataset.
+  const listed = new Set(await listMetadataInputs(sourceDir));
   for (const dataset of ['acs1', 'acs5'] as const)
     for (const v of SPEC_VINTAGES[dataset]) {
-      const m = await readApiMetadata(sourceDir, dataset, v, apiInputs);
+      const sfFile = [tableShellsPath(dataset, v, true), tableShellsPath(dataset, v, false)].find(
+        (f): f is string => f !== null && listed.has(f),
+      );
+      if (sfFile) {
+        const sf = readTableShells(sfFile, await fs.readFile(path.join(sourceDir, sfFile)));
+        applyApiList(
+          dataset,
+          v,
+          sf.rows,
+          () => sfFile,
+          (g) => sf.tables.get(g)?.universe ?? null,
+        );
+      }
+      const m = await readApiMetadata(sourceDir, dataset, v, listed);
       if (!m) continue;
       const fileOf = (g: string) =>
         m.files.find((f) => f.endsWith(`/groups/${g}.json.gz`)) ?? m.files.find((f) => f.endsWith('/variables.json.gz')) ?? m.files[0]!;

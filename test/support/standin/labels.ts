@@ -89,3 +89,22 @@ export function answerLabels(truth: StandinTruth, u: URL): EmulatorAnswer | unde
   }
   return undefined;
 }
+
+/**
+ * The table-based Summary File's table shells of the truth's release, as the Bureau publishes
+ * them (`ACS{YYYY}{1|5}YR_Table_Shells.txt`; "Getting Started", table-based Summary File):
+ * pipe-delimited, header `Table ID|Line|Indent|Unique ID|Label|Title|Universe|Type`, one row per
+ * line with its own segment of the label and its indent.
+ */
+export function standinTableShells(truth: StandinTruth): string {
+  const rows = ['Table ID|Line|Indent|Unique ID|Label|Title|Universe|Type'];
+  for (const [table, count] of Object.entries(truth.opts.tables))
+    for (let line = 1; line <= count; line++) {
+      const segments = standinPath(table, line, count);
+      const id = `${table}_${String(line).padStart(3, '0')}`;
+      rows.push(
+        [table, `${line}.0`, segments.length - 1, id, segments.at(-1), standinTitle(table), standinUniverse(table), 'int'].join('|'),
+      );
+    }
+  return `${rows.join('\r\n')}\r\n`;
+}
