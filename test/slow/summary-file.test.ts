@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCurrentBuild } from '../../src/store/data-dir.js';
-import { startCensusStandin, type CensusStandin } from '../support/census-standin.js';
+import { startCensusStandin, type CensusStandin, type StandinGeography, type StandinLevel } from '../support/census-standin.js';
 import { SummaryFileTruth, type SfLevel } from '../support/standin/summary-file.js';
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
@@ -34,8 +34,25 @@ beforeAll(async () => {
   truth = new SummaryFileTruth({ seed: 34, vintage: 2023, states: PUBLISHED, metros: 12, tables: TABLES });
   truth2022 = new SummaryFileTruth({ seed: 35, vintage: 2022, states: PUBLISHED, metros: 12, tables: TABLES });
   // The Data API stand-in publishes nothing here: every value must come from the Summary File.
+  // The Data API stand-in's geographies are the Summary File's (its boundary zips are drawn from
+  // them: a selection with tracts downloads their cartographic files); it publishes no value.
+  const api = truth.geographies.flatMap((g): StandinGeography[] => {
+    const code = g.key.slice(g.key.indexOf(':') + 1);
+    const fips: Record<string, string[]> = {
+      nation: ['1'],
+      state: [code],
+      county: [code.slice(0, 2), code.slice(2)],
+      metro: [code],
+      cd: [code.slice(0, 2), code.slice(2)],
+      tract: [code.slice(0, 2), code.slice(2, 5), code.slice(5)],
+      block_group: [code.slice(0, 2), code.slice(2, 5), code.slice(5, 11), code.slice(11)],
+    };
+    return g.key && SELECTED.includes(g.state || SELECTED[0]!)
+      ? [{ level: g.level as StandinLevel, fips: fips[g.level]!, name: g.name }]
+      : [];
+  });
   standin = await startCensusStandin(
-    { seed: 1, vintage: 2023, dataset: 'acs5', geographies: [], tables: {} },
+    { seed: 1, vintage: 2023, dataset: 'acs5', geographies: api, tables: {} },
     { delayMs: 2 },
     { summaryFile: [truth, truth2022] },
   );
