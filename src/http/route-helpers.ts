@@ -17,9 +17,13 @@
 //     handler: ({ ctx, query }) => listTopics({ ctx, input: query }),
 //   });
 //
-// Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → admission
-// (quota; rate-limit headers; routes of verbs: the verb's lifecycle admits, src/verbs/lifecycle)
-// → handler → envelope/CSV. docs/architecture.md draws it. The parts live by concern: what a
+// Lifecycle: routes of a verb (defineVerbRoute, and the raw routes of boundaries, centroids and the
+// Census-API query) run the verb's one lifecycle in their handler (src/verbs/lifecycle/lifecycle.ts
+// `serve`, through verb-transport.ts): credential → kill switch → parse (HTTP's refusals, then the
+// verb's schema, once) → gates → heavy queue → charge → run → render. Other routes run the same
+// phase functions from fastify's hooks (route-guards.ts): credential (onRequest) → kill switch →
+// schema validation → stores present → charge → handler → envelope. docs/architecture.md draws it.
+// The parts live by concern: what a
 // route declares (route-meta.ts), its checks before the handler (route-guards.ts), the envelope's
 // bytes of shared and pre-rendered answers (envelope-body.ts), the query-parameter building
 // blocks (query-params.ts); this file puts them together.
