@@ -470,7 +470,6 @@ function assemble(
   return {
     file: {
       format: GEO_FORMAT_VERSION,
-      built_at: new Date().toISOString(),
       provenance: prov.list,
       levels,
       crosswalks,
