@@ -135,7 +135,13 @@ async function etlBuild(dir: string, kill?: { phase: Phase; afterMs: number }): 
     SHARED_CENSUS,
   ];
   const t0 = Date.now();
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), args, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Node itself with tsx's loader, in a process group of its own: the tsx command runs the script in
+  // a child process, so a SIGKILL to it alone left the build running on as an orphan.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   const run: Run = { code: null, killed: false, exitAt: 0, lastLine: '', violations: [] };
   const requestsBefore = standin.requests.length;
   child.stderr.on('data', (d: Buffer) => {
@@ -146,6 +152,7 @@ async function etlBuild(dir: string, kill?: { phase: Phase; afterMs: number }): 
     }
   });
   let lastTarget = '';
+  let fired = false;
   const watch = setInterval(() => {
     const now = Date.now() - t0;
     if (run.downloadAt === undefined && standin.requests.length > requestsBefore) run.downloadAt = now;
@@ -160,9 +167,17 @@ async function etlBuild(dir: string, kill?: { phase: Phase; afterMs: number }): 
       const why = incomplete(data);
       if (why) run.violations.push(why);
     }
-    if (!kill || run.killed) return;
+    if (!kill || fired) return;
     const began = kill.phase === 'download' ? run.downloadAt : run.buildAt;
-    if (began !== undefined && now - began >= kill.afterMs) run.killed = child.kill('SIGKILL');
+    if (began !== undefined && now - began >= kill.afterMs) {
+      fired = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+        run.killed = true;
+      } catch {
+        // Exited meanwhile: reported as finished first, by its exit code.
+      }
+    }
   }, 5);
   run.code = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   clearInterval(watch);
