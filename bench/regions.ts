@@ -53,7 +53,8 @@ async function main() {
     const geo = data.stores.geographies!;
     const tracts = geo.tables.tract.keysOf(geo.tables.tract.rowsWithPrefix('06037', 2023)).slice(0, 2000);
     if (tracts.length !== 2000) throw new Error(`expected 2,000 LA County tracts, got ${tracts.length}`);
-    await accounts.accounts.createRegion(accountId, { name: 'la-2000', members: tracts.join(';'), now: Date.now() }, 100);
+    const members = { level: 'tract' as const, fips: tracts.map((k) => k.slice(k.indexOf(':') + 1)) };
+    await accounts.accounts.createRegion(accountId, { name: 'la-2000', members, now: Date.now() }, 100);
     const app = await buildApp({ config, stores });
     await app.ready();
     const headers = { 'x-api-key': issued.data.key };

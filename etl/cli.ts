@@ -54,7 +54,13 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   const plan = await online.planSelection(sel, (vintage, dataset) => online.fetchGroupList({ ...common, vintage, dataset }));
   // The reference files census.gov publishes, when the fallback is not a source tree (no
   // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
-  if (!existsSync(path.join(fallbackDir, 'geo/state.txt'))) plan.reference = online.fetchableReferencePaths();
+  // The 50 TIGER/Line district zips (full resolution, ~300 MB) are left to the mirror plan: a
+  // selection's district shapes are the cartographic cd118 file (shapePaths, when cd is selected).
+  if (!existsSync(path.join(fallbackDir, 'geo/state.txt')))
+    plan.reference = online.fetchableReferencePaths().filter((p) => !/^boundaries\/cd118\/tl_2022_\d\d_cd118\.zip$/.test(p));
+  plan.reference.push(...online.shapePaths(sel, fallbackDir)); // the Bureau's cartographic boundary zips
+  // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells do not describe.
+  plan.labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     return undefined;

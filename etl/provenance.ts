@@ -16,6 +16,11 @@ const RULES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
       return `https://api.census.gov/data/${m[1]}/acs/${m[2]}?get=group(${m[4]})&for=${forClause}`;
     },
   ],
+  // The Data API's metadata documents (etl/sources/api-metadata.ts), gzip of the body served.
+  [
+    /^api\/(\d{4})\/(acs\/[a-z0-9_]+)\/(groups\.json|variables\.json|groups\/[A-Z0-9]+\.json)\.gz$/,
+    (m) => `https://api.census.gov/data/${m[1]}/${m[2]}/${m[3]}`,
+  ],
   [
     /^metadata\/(acs[15])\/(\d{4})\//,
     (m) => `https://api.census.gov/data/${m[2]}/acs/${m[1]}/groups.json (as Census Reporter table shells)`,

@@ -103,12 +103,18 @@ export async function getJson(url: string, retry: RetryOptions): Promise<unknown
 /** Names of the variables of a group, in the order of groups/{GROUP}.json. */
 export async function groupVariables(ep: ApiEndpoint, item: ApiItem, retry: RetryOptions): Promise<string[]> {
   const url = metaUrl(ep, item.vintage, item.dataset, `groups/${item.group}.json`);
-  const body = (await getJson(url, retry)) as { variables?: Record<string, { predicateOnly?: boolean }> } | null;
+  const body = (await getJson(url, retry)) as { variables?: Record<string, { predicateOnly?: boolean; group?: string }> } | null;
   const vars = body?.variables;
   if (!vars || typeof vars !== 'object') throw new BodyError(`groups/${item.group}.json has no "variables" object`);
   const geo = GEOGRAPHY[item.level].columns;
+  // The Bureau marks margins and annotations `predicateOnly` (not usable in a predicate); they can
+  // still be asked for by name, so the group's own variables are kept whatever that flag says.
   return Object.entries(vars)
-    .filter(([name, v]) => !v?.predicateOnly && !['for', 'in', 'ucgid', ...geo].includes(name))
+    .filter(
+      ([name, v]) =>
+        (name === 'NAME' || name === 'GEO_ID' || v?.group === item.group || !v?.predicateOnly) &&
+        !['for', 'in', 'ucgid', ...geo].includes(name),
+    )
     .map(([name]) => name);
 }
 

@@ -24,6 +24,11 @@ import {
 } from './plan.js';
 import { REFERENCE_FILES } from './reference.js';
 import { fetchReference } from './reffile.js';
+import { cbReference } from './shapes.js';
+import { fetchLabelDocument, labelCachePath } from './labels.js';
+
+/** Cache files are gzip (CRC-checked on resume, see cache.ts) of the body byte for byte. */
+const gzipped = (body: Buffer | null) => body && gzipSync(body, { level: 9 });
 
 export const DEFAULT_API_BASE = 'https://api.census.gov';
 export const DEFAULT_FILES_BASE = 'https://www2.census.gov';
@@ -171,8 +176,12 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
         },
       };
     }),
+    ...(opts.plan.labels ?? []).map((item) => ({
+      path: labelCachePath(item),
+      run: () => fetchLabelDocument(ep, item, retry).then(gzipped),
+    })),
     ...opts.plan.reference.map((p) => {
-      const ref = REFERENCE_FILES.find((r) => r.path === p);
+      const ref = REFERENCE_FILES.find((r) => r.path === p) ?? cbReference(p);
       if (!ref?.url) throw new Error(`${p} is not a downloadable reference file`);
       return { path: p, run: () => fetchReference(filesBase, ref, retry) };
     }),
@@ -191,7 +200,7 @@ export async function fetchSourceTree(opts: FetchOptions): Promise<FetchResult> 
   let stale = 0;
   for (const d of dirs) stale += await removeStalePartials(d);
   opts.log.info(
-    `online: ${opts.plan.api.length} API files and ${opts.plan.reference.length} reference files into ${opts.cacheDir}` +
+    `online: ${opts.plan.api.length} API files, ${opts.plan.labels?.length ?? 0} label documents and ${opts.plan.reference.length} reference files into ${opts.cacheDir}` +
       (stale ? ` (removed ${stale} partial files of an interrupted run)` : ''),
   );
 

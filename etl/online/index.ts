@@ -11,3 +11,6 @@ export type { ReferenceFile } from './reference.js';
 export { prepareOnlineSource, IncompleteDownloadError, DEFAULT_FALLBACK_SOURCE } from './prepare.js';
 export { parseSelection, planSelection, estimatePlan, describePlan, parseVintages, SelectionError, STATE_CODES } from './selection.js';
 export type { Selection, SelectionFlags, PlanEstimate } from './selection.js';
+export { shapePaths, cbReference, GENZ_FOR_DEFINITIONS, CB_DIR } from './shapes.js';
+export { planLabels, fallbackDescribes, labelCachePath } from './labels.js';
+export type { LabelItem } from './labels.js';

@@ -3,6 +3,15 @@
 // ../shared/census (the tree the offline build and the tests are written against).
 import { datasetSpec, type DatasetKey } from '../../src/domain/datasets.js';
 import { REFERENCE_FILES } from './reference.js';
+import { BUREAU_REFERENCE_FILES } from './reference-bureau.js';
+import type { MetadataDocument } from '../sources/api-metadata.js';
+
+/** One metadata document (labels, titles, universes) of one dataset vintage: etl/online/labels.ts. */
+export interface LabelItem {
+  dataset: Dataset;
+  vintage: number;
+  doc: MetadataDocument;
+}
 
 /** A registered dataset (src/domain/datasets.ts). */
 export type Dataset = DatasetKey;
@@ -32,6 +41,8 @@ export interface FetchPlan {
   api: ApiItem[];
   /** Relative paths of entries of REFERENCE_FILES that have a census.gov URL. */
   reference: string[];
+  /** The Data API's metadata documents (labels, titles, universes): etl/online/labels.ts. */
+  labels?: LabelItem[];
 }
 
 /**
@@ -108,6 +119,12 @@ export function fetchableReferencePaths(): string[] {
   return REFERENCE_FILES.filter((r) => r.url !== undefined).map((r) => r.path);
 }
 
+/** The downloadable files of the shared tree's own layout (not the Bureau files standing for its derived ones). */
+function mirrorReferencePaths(): string[] {
+  const bureau = new Set(BUREAU_REFERENCE_FILES.map((r) => r.path));
+  return fetchableReferencePaths().filter((p) => !bureau.has(p));
+}
+
 const pairs = (group: string, from: number, to: number): string[] => {
   const out: string[] = [];
   for (let i = from; i <= to; i++) {
@@ -153,5 +170,5 @@ export function mirrorPlan(acs1GroupsByVintage: Map<number, string[]>): FetchPla
     // §1d is the API's answer to get=NAME,{group}_001E: estimate only.
     api.push({ vintage: 2023, dataset: 'acs5', level: 'county', group, variables: ['NAME', `${group}_001E`] });
   }
-  return { api, reference: fetchableReferencePaths() };
+  return { api, reference: mirrorReferencePaths() };
 }

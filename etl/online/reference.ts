@@ -1,6 +1,7 @@
 // Reference files of the source tree (README §3–5): which ones census.gov publishes (and at which
 // www2 path), and which ones are derived or come from elsewhere and so can only be taken from the
 // fallback source tree. docs/etl-online.md renders the same facts for people.
+import { BUREAU_REFERENCE_FILES } from './reference-bureau.js';
 
 /** How a downloaded body becomes the file of the source tree. */
 export type Transform =
@@ -127,11 +128,12 @@ export const REFERENCE_FILES: readonly ReferenceFile[] = [
     transform: 'verbatim',
     note: 'TIGER/Line 2021 address ranges, Meagher County MT',
   },
-  derived('geo/cbsa/list1_2023.csv.gz', 'the table of list1_2023.xlsx converted to CSV (no xlsx reader in the ETL)'),
-  derived('geo/county_names_acs2023.csv.gz', 'columns of a data.census.gov export; no stable download URL'),
+  ...BUREAU_REFERENCE_FILES,
+  derived('geo/cbsa/list1_2023.csv.gz', 'the table of list1_2023.xlsx converted to CSV; the build reads the xlsx'),
+  derived('geo/county_names_acs2023.csv.gz', 'columns of a data.census.gov export; the Gazetteer counties file stands for it'),
   derived('geo/gazetteer2023/', 'us_geo gem tables combining Gazetteer, GNIS and ACS sums'),
-  derived('geo/cd118/', 'block groups assigned to districts by this project (approximate crosswalk)'),
-  derived('geo/ct_tract2020_to_planning_region.csv', 'tracts placed in planning regions by this project'),
+  derived('geo/cd118/', 'block groups assigned to districts by this project; the CD118 relationship file stands for it'),
+  derived('geo/ct_tract2020_to_planning_region.csv', 'tracts placed in planning regions by this project; the Bureau file stands for it'),
   derived('boundaries/cd118/cd118_simplified.geojson.gz', 'TIGER districts simplified by a third party'),
   derived('boundaries/cbsa_2023_derived.geojson.gz', 'union of us-atlas county shapes per CBSA'),
   derived('boundaries/tract_cb2018_500k/', 'Census shapefiles converted to GeoJSON by a third party'),

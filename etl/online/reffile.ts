@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { BodyError } from './apibody.js';
 import { getWithRetry, snippet, type Attempt, type Response200, type RetryOptions } from './http.js';
 import type { ReferenceFile } from './reference.js';
+import { cbReference, checkShapefileZip } from './shapes.js';
 
 const looksLikeHtml = (b: Buffer) => /^\s*<(!doctype|html)/i.test(b.subarray(0, 256).toString('latin1'));
 
@@ -10,7 +11,8 @@ const looksLikeHtml = (b: Buffer) => /^\s*<(!doctype|html)/i.test(b.subarray(0, 
 export function convertReference(ref: ReferenceFile, body: Buffer): Buffer {
   if (body.length === 0) throw new BodyError('empty body');
   const kind = ref.path.replace(/\.gz$/, '').split('.').pop();
-  if (kind === 'zip' || kind === 'xlsx') {
+  if (cbReference(ref.path)) checkShapefileZip(body);
+  else if (kind === 'zip' || kind === 'xlsx') {
     // Both are zip archives: a local file header first.
     if (body.readUInt32LE(0) !== 0x04034b50) throw new BodyError(`not a zip archive${looksLikeHtml(body) ? ' (an HTML page)' : ''}`);
   } else if (looksLikeHtml(body)) {

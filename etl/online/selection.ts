@@ -5,6 +5,7 @@ import { datasetSpec, isDatasetKey } from '../../src/domain/datasets.js';
 import { catalogCodes } from '../synthetic/generate.js';
 import { FIRST_API_VINTAGE, GEOGRAPHY, GROUP_RE, LEVELS, type ApiItem, type Dataset, type FetchPlan, type Level } from './plan.js';
 import { VARIABLE_LIMIT } from './api.js';
+import { LABEL_BYTES } from './labels.js';
 
 export interface SelectionFlags {
   datasets?: string;
@@ -220,10 +221,18 @@ export function estimatePlan(plan: FetchPlan, opts: { concurrency?: number; seco
     plan.api.filter((i) => i.level === 'block_group').flatMap((i) => i.states!.map((s) => `${i.vintage}/${i.dataset}/${s}`)),
   );
   requests += bgStates.size;
-  const downloadBytes = cells * JSON_BYTES_PER_CELL;
+  // The label documents (etl/online/labels.ts): one request each.
+  const labels = plan.labels ?? [];
+  requests += labels.length;
+  const labelBytes = labels.reduce(
+    (a, l) =>
+      a + (l.doc === 'groups.json' ? LABEL_BYTES.groups : l.doc === 'variables.json' ? LABEL_BYTES.variables : LABEL_BYTES.perTable),
+    0,
+  );
+  const downloadBytes = cells * JSON_BYTES_PER_CELL + labelBytes;
   const concurrency = opts.concurrency ?? 4;
   return {
-    files: plan.api.length + plan.reference.length,
+    files: plan.api.length + plan.reference.length + labels.length,
     requests,
     cells,
     downloadBytes,
@@ -264,6 +273,8 @@ export function describePlan(sel: Selection, plan: FetchPlan, est: PlanEstimate,
         `${r.geographies.toLocaleString('en-US').padStart(12)} ${r.cells.toLocaleString('en-US').padStart(13)}`,
     ),
     '',
+    `labels: ${(plan.labels ?? []).length} documents of the Data API (groups.json, and groups/{table}.json or variables.json)` +
+      (plan.labels?.length ? '' : " — the fallback's table shells describe every vintage selected"),
     `total: ${est.files.toLocaleString('en-US')} files, ${est.requests.toLocaleString('en-US')} requests (at most ${VARIABLE_LIMIT} variables each), ` +
       `≈${est.cells.toLocaleString('en-US')} cells`,
     `download ≈${human(est.downloadBytes)} of JSON; cache on disk ≈${human(est.cacheBytes)} (gzip); build ≈${human(est.buildBytes)} (Parquet); ` +

@@ -6,28 +6,41 @@ import path from 'node:path';
 import type { BoundaryIndex } from '../../src/store/boundaries/manifest.js';
 import type { EtlStep, StepResult } from '../step.js';
 import { listAddressInputs, readAddrfeat, readOpenAddresses, readZctaCounties } from './boundaries/address.js';
-import { planCentroids } from './boundaries/centroids.js';
+import { CENTROID_INPUTS, planCentroids } from './boundaries/centroids.js';
+import { listCbFiles } from './boundaries/census-cb.js';
 import { writeFgb } from './boundaries/fgb.js';
 import { planBoundaries } from './boundaries/levels.js';
 import { atlasFile } from './boundaries/sources.js';
 
+async function exists(sourceDir: string, rel: string): Promise<boolean> {
+  return fs.access(path.join(sourceDir, rel)).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function listDir(sourceDir: string, rel: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(path.join(sourceDir, rel))).sort().map((n) => `${rel}/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+// Every input is optional: a build from downloads alone has the Bureau's cartographic files
+// (boundaries/census_cb/) and none of the shared tree's; a level without a source is recorded absent.
 async function listInputs(sourceDir: string): Promise<string[]> {
-  const b = path.join(sourceDir, 'boundaries');
-  const cd = (await fs.readdir(path.join(b, 'cd118'))).sort().map((n) => `boundaries/cd118/${n}`);
-  const tracts = (await fs.readdir(path.join(b, 'tract_cb2018_500k'))).sort().map((n) => `boundaries/tract_cb2018_500k/${n}`);
-  return [
+  const fixed = [
     'boundaries/cb_2020_us_state_20m.zip',
     'boundaries/cbsa_2023_derived.geojson.gz',
-    ...cd,
-    ...tracts,
-    'geo/cenpop/2020/state.csv',
-    'geo/cenpop/2020/tract.csv.gz',
-    'geo/cenpop/2020/block_group.csv.gz',
-    'geo/gazetteer2023/counties.csv.gz',
-    'geo/gazetteer2023/cbsa.csv.gz',
-    'geo/cd118/cd118_list.csv',
-    ...(await listAddressInputs(sourceDir)),
+    ...(await listDir(sourceDir, 'boundaries/cd118')),
+    ...(await listDir(sourceDir, 'boundaries/tract_cb2018_500k')),
+    ...(await listCbFiles(sourceDir)).map((f) => f.rel),
+    ...CENTROID_INPUTS,
   ];
+  const present: string[] = [];
+  for (const f of fixed) if (await exists(sourceDir, f)) present.push(f);
+  return [...present, ...(await listAddressInputs(sourceDir))];
 }
 
 export const boundariesStep: EtlStep = {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { InputError, type EtlStep, type StepContext, type StepResult } from '../step.js';
 import { codebookCsv, codebookRows } from './catalog/codebook.js';
 import { checkCodesExist, compileCatalog } from './catalog/compile.js';
-import { listMetadataInputs, loadCodeVintages, loadKnownCodes } from './catalog/metadata.js';
+import { knownFromLoaded, listMetadataInputs, loadCodeVintages, loadKnownCodes } from './catalog/metadata.js';
 import { codesOf, readCatalogSource, type CatalogSource } from './catalog/source.js';
 
 /** Bump when this step's code changes what it writes. */
@@ -46,9 +46,16 @@ export function createCatalogStep(catalogDir: string = REPO_CATALOG_DIR): EtlSte
       if (loadedHash !== undefined && contentHash(source.files) !== loadedHash) {
         throw new InputError('catalog/', 'catalog files changed after the build started; run the build again');
       }
-      checkCodesExist(source, await loadKnownCodes(ctx.sourceDir));
+      // A mistyped code fails before the metadata is loaded; without the availability file (a
+      // tree from downloads only), the loaded metadata vouches for the tables it describes.
+      const known = await loadKnownCodes(ctx.sourceDir);
+      if (known) checkCodesExist(source, known);
       const codes = new Set(source.variables.flatMap(codesOf));
       const meta = await loadCodeVintages(ctx.sourceDir, codes);
+      if (!known) {
+        const loaded = knownFromLoaded(meta);
+        checkCodesExist(source, loaded.codes, loaded.tables);
+      }
       const compiled = compileCatalog(source, meta);
 
       const dir = path.join(ctx.outDir, 'catalog');

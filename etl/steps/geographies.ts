@@ -7,18 +7,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EtlStep, StepContext, StepResult } from '../step.js';
 import { buildGeoFile } from './geographies/build.js';
-import { GEO_INPUTS } from './geographies/sources.js';
+import { chooseGeoSources } from './geographies/sources.js';
 import { writeGeoJson, writeGeoParquet } from './geographies/write.js';
 import { readPublishedGeographies } from './observations/published-geographies.js';
 
 export const geographiesStep: EtlStep = {
   name: 'geographies',
   // 2: geographies from the value files (names as published, per vintage); county change years.
-  version: 2,
+  version: 3,
   outputs: ['geo'],
   dependsOn: ['observations'],
-  async listInputs() {
-    return [...GEO_INPUTS];
+  // 3: the Bureau's own reference files where the source tree holds them (issue 34 §1).
+  async listInputs(sourceDir) {
+    return (await chooseGeoSources(sourceDir)).inputs;
   },
   async run(ctx: StepContext): Promise<StepResult> {
     const t0 = Date.now();

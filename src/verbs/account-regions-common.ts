@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { DEFAULT_DATASET, latestVintage } from '../domain/datasets.js';
 import { planOf } from '../domain/plans.js';
-import { REGION_NAME, REGION_NAME_HELP } from '../domain/regions/specifier.js';
+import { parseGeoParam } from '../domain/geo/geo-param.js';
+import { memberKeys, REGION_NAME, REGION_NAME_HELP, type RegionMembers } from '../domain/geo/region-specifier.js';
 import type { RegionRow } from '../store/accounts/regions-repo.js';
 import { storeOf } from '../context/stores.js';
 import type { VerbContext } from '../context/verb-context.js';
@@ -38,11 +39,11 @@ export interface RegionPayload {
 }
 
 export function regionPayload(r: RegionRow): RegionPayload {
-  const members = r.members.split(';');
+  const members = memberKeys(r.members);
   return {
     name: r.name,
     geo: `region:${r.name}`,
-    level: members[0]!.slice(0, members[0]!.indexOf(':')),
+    level: r.members.level,
     member_count: members.length,
     members,
     created_at: iso(r.created_at)!,
@@ -51,21 +52,23 @@ export function regionPayload(r: RegionRow): RegionPayload {
 }
 
 /**
- * The members' keys as saved: resolved for the latest 5-year vintage with the account's plan (its
- * wildcard gates and expansion limit), of one level, sorted and without duplicates.
+ * The members as saved: read with the `geo` parser (the one reader of region syntax, so a region
+ * among them is recognised exactly as in a request), resolved for the latest 5-year vintage with
+ * the account's plan (its wildcard gates and expansion limit), of one level, sorted and without
+ * duplicates.
  */
-export async function resolveMembers(ctx: VerbContext, account: AccountRow, members: string | string[]): Promise<string> {
+export async function resolveMembers(ctx: VerbContext, account: AccountRow, members: string | string[]): Promise<RegionMembers> {
   const geographies = storeOf(ctx.stores, 'geographies');
-  const list = typeof members === 'string' ? [members] : members;
-  if (list.some((m) => /\bregion\s*[(:]/i.test(m))) {
+  const parsed = parseGeoParam(members);
+  if (parsed.regions.length > 0) {
     throw new AppError('unprocessable-request', 'A saved region lists geographies, not other regions.', {
       errors: [{ field: 'body → members', message: 'A region cannot contain a region', type: 'value_error' }],
     });
   }
-  const [region] = await resolveRegions(geographies, [{ kind: 'inline', raw: 'members', members: list.join(';') }], {
+  const [region] = await resolveRegions(geographies, [{ kind: 'inline', raw: 'members', members: parsed.specifiers }], {
     vintage: latestVintage(DEFAULT_DATASET),
     plan: planOf(account.plan),
     dashboardUrl: ctx.config.DASHBOARD_URL,
   });
-  return region!.members.map((m) => m.key).join(';');
+  return { level: region!.level, fips: [...new Set(region!.members.map((m) => m.fips))] };
 }

@@ -26,9 +26,12 @@ export function entryForVintage(
   if (vintage === undefined) return store.entry(level, resolution);
   if (level === 'county' && vintage <= 2021) return store.entry(level, resolution, '2017') ?? store.entry(level, resolution);
   const entry = store.entry(level, resolution);
-  const defined = Number(entry?.definition_vintage ?? NaN);
-  if ((level === 'tract' || level === 'block_group') && defined === 2010 && vintage >= 2020) return undefined;
-  if ((level === 'tract' || level === 'block_group') && defined === 2020 && vintage < 2020) return undefined;
+  if (level === 'tract' || level === 'block_group') {
+    // The edition drawn on the vintage's definitions (an online build may hold both decades).
+    const want = vintage >= 2020 ? '2020' : '2010';
+    if (entry?.definition_vintage === want) return entry;
+    return store.index.files.find((f) => f.served && f.level === level && f.resolution === resolution && f.definition_vintage === want);
+  }
   if (level === 'cd' && vintage < 2022) return undefined;
   return entry;
 }

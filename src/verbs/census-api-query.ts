@@ -24,7 +24,7 @@ import {
 import { AppError } from '../domain/errors.js';
 import { checkResponseSize } from '../domain/row-cap.js';
 import { computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
-import { answerKeyOfInput } from './observations/answer-key.js';
+import { answerKeyOfInput, type AnswerKey } from './observations/answer-key.js';
 import type { GridSlice } from './observations/engine.js';
 import { geoTerms, prepare } from './observations/prepare.js';
 import { mayExpand } from '../domain/geo/specifier.js';
@@ -208,6 +208,42 @@ function renderRows(
   return rows;
 }
 
+/** The route's input once normalized: the schema's output and the query read from it. */
+export type CensusApiInput = z.output<typeof censusApiQueryInput> & { query: CensusApiQuery };
+
+/**
+ * The answer cache's key of a query's grid, read from the parsed query as /v1's is (answer-key.ts,
+ * which leaves out each specifier's `raw` text): the input less the client's text of `get`, `for`,
+ * `in` and `ucgid` and less what only the rendering reads (the columns, `ucgid` or the level's
+ * columns, the GEO_IDs as written), with the estimate codes the columns need (`asked`) and the
+ * geographies as specifiers. Rows are answered in geography order whatever order the query named
+ * them in, so the specifiers are a set: sorted, each once. So `for=state:06,48` and
+ * `for=state:48,06`, `in=…&for=…` and `for=…&in=…`, `ucgid=` and `for`/`in` naming the same
+ * geographies, or `get=` asking other suffixes or another column order of the same variables,
+ * share one entry, and each is rendered in its own spelling. Any other field (one added to the
+ * schema included) stays in the key with no edit here.
+ */
+export function gridKeyOf(input: CensusApiInput, asked: readonly string[]): AnswerKey {
+  const { get: _get, for: _for, in: _in, ucgid: _ucgid, query, ...rest } = input;
+  const { items: _items, byUcgid: _byUcgid, ucgids: _ucgids, geo, ...shape } = query;
+  const specifiers = new Map(geo.map(({ raw: _raw, ...s }) => [JSON.stringify(s), s]));
+  return answerKeyOfInput('census-api-query', {
+    ...rest,
+    query: { ...shape, geo: [...specifiers.keys()].sort().map((k) => specifiers.get(k)!) },
+    variables: [...new Set(asked)].sort(),
+  });
+}
+
+/**
+ * What a rendering of a grid depends on beyond the grid: the header (the columns and their order,
+ * the level's geography columns or `ucgid`) and, for `ucgid=`, each GEO_ID as the client wrote it,
+ * echoed where the published form has none (metros, congressional districts).
+ */
+function renderingOf(header: readonly string[], query: CensusApiQuery): string {
+  const spelt = query.byUcgid ? [...(query.ucgids ?? [])].map(([key, id]) => `${key}=${id}`).sort() : [];
+  return `${header.join('\u0001')}\u0002${query.byUcgid}\u0002${spelt.join('\u0001')}`;
+}
+
 /** Renderings of cached grids, by the grid's cache entry (kept as long as the entry is). */
 const rendered = new WeakMap<object, Map<string, CensusApiRows>>();
 
@@ -287,12 +323,12 @@ export const censusApiQuery = defineVerb({
       p.stores,
       p.stores.catalog,
       { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies },
-      answerKeyOfInput('census-api-query', input),
+      gridKeyOf(input, asked),
     );
-    // A grid handed out from the answer cache keeps its renderings (the same query asked again
-    // answers the same array, whose JSON the transport keeps in turn).
+    // A grid handed out from the answer cache keeps its renderings, one per way of writing it out
+    // (the same query asked again answers the same array, whose JSON the transport keeps in turn).
     const shared = sharedKeyOf(grid);
-    const signature = `${header.join('\u0001')}\u0002${query.byUcgid}`;
+    const signature = renderingOf(header, query);
     const kept = shared && rendered.get(shared)?.get(signature);
     if (kept) return { data: kept };
     const rows = grid.slices.flatMap((s) => renderRows(s.geographies, s, columns, level, form, query.ucgids));

@@ -49,11 +49,16 @@ export type ComparedCell = ObservationCell & { comparison: Comparison | null; ch
 
 const UNTESTABLE_ESTIMATE = new Set(['top_coded', 'bottom_coded']);
 
-/** Why a cell cannot enter the test, or null when its estimate and sampling MOE are both usable. */
-function untestable(c: ObservationCell): string | null {
-  if (c.estimate === null) return c.estimate_annotation?.code ?? 'not_computable';
-  if (c.estimate_annotation && UNTESTABLE_ESTIMATE.has(c.estimate_annotation.code)) return c.estimate_annotation.code;
-  if (c.moe_numeric === null || c.moe_annotation) return c.moe_annotation?.code ?? 'moe_not_computable';
+/**
+ * Why a cell cannot enter the test, or null when its estimate and sampling MOE are both usable.
+ * `rank` orders the reasons from the most basic: no value at all (0), a coded value (1), an
+ * unusable MOE (2), so that of two untestable cells the answer names the more basic reason (a
+ * parent that was not loaded, rather than the place's missing MOE).
+ */
+function untestable(c: ObservationCell): { code: string; rank: number } | null {
+  if (c.estimate === null) return { code: c.estimate_annotation?.code ?? 'not_computable', rank: 0 };
+  if (c.estimate_annotation && UNTESTABLE_ESTIMATE.has(c.estimate_annotation.code)) return { code: c.estimate_annotation.code, rank: 1 };
+  if (c.moe_numeric === null || c.moe_annotation) return { code: c.moe_annotation?.code ?? 'moe_not_computable', rank: 2 };
   return null;
 }
 
@@ -62,8 +67,9 @@ export function compareWith(reference: ObservationCell, c: ObservationCell): Com
   const estimateUsable = (x: ObservationCell) =>
     x.estimate !== null && !(x.estimate_annotation && UNTESTABLE_ESTIMATE.has(x.estimate_annotation.code));
   const difference = estimateUsable(reference) && estimateUsable(c) ? c.estimate! - reference.estimate! : null;
-  const reason = untestable(reference) ?? untestable(c);
-  if (reason !== null) return { ...base, difference, difference_moe: null, significant: null, not_tested_reason: reason };
+  const [r1, r2] = [untestable(reference), untestable(c)];
+  const why = r1 && r2 ? (r2.rank < r1.rank ? r2 : r1) : (r1 ?? r2);
+  if (why !== null) return { ...base, difference, difference_moe: null, significant: null, not_tested_reason: why.code };
   const m1 = reference.moe_numeric!;
   const m2 = c.moe_numeric!;
   const difference_moe = Math.sqrt(m1 * m1 + m2 * m2);

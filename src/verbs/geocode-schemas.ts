@@ -26,7 +26,9 @@ const geographies = z
     tract_2020: levelAnswer,
     block_group: levelAnswer,
   })
-  .describe('One answer per level; tract_2020 and block_group are approximate (nearest 2020 population center).');
+  .describe(
+    'One answer per level; tract_2020 and block_group are polygons where the build holds the cartographic files, else approximate (nearest 2020 population center).',
+  );
 
 const candidate = z.object({
   matched_address: z.string(),

@@ -18,6 +18,7 @@ import {
   type StandinGeography,
   type StandinLevel,
 } from '../support/census-standin.js';
+import { standinLabel, standinPath, standinTitle, standinUniverse } from '../support/standin/labels.js';
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
 
@@ -77,11 +78,12 @@ beforeAll(async () => {
   standin.inject({ match: 'group(B19013)&for=county:*', kind: 'html200' });
   standin.inject({ match: 'for=tract:*&in=state:48', kind: '429', retryAfter: '1' });
   standin.inject({ match: 'for=block group:*', kind: '503' });
-  // The reference files come from the shared tree (issue 34 §1 third bullet is not done): a
-  // fallback tree without value files, so the build holds the stand-in's values only.
+  // Geography reference files come from the shared tree: a fallback tree without value files,
+  // so the build holds the stand-in's values only, and without metadata/, so the labels, titles
+  // and universes are those of the stand-in's groups.json and groups/{T}.json.
   const fallback = path.join(tmp, 'fallback');
   await fs.mkdir(fallback);
-  for (const d of ['geo', 'boundaries', 'metadata', 'geocode']) await fs.symlink(path.join(SHARED_CENSUS, d), path.join(fallback, d));
+  for (const d of ['geo', 'boundaries', 'geocode']) await fs.symlink(path.join(SHARED_CENSUS, d), path.join(fallback, d));
   const args = [
     'etl/cli.ts',
     'build',
@@ -136,6 +138,8 @@ const GEO_SPEC: Record<StandinLevel, (gs: StandinGeography[]) => string> = {
   nation: () => 'nation:1',
   state: (gs) => gs.map(StandinTruth.geoKey).join(';'),
   county: (gs) => gs.map(StandinTruth.geoKey).join(';'),
+  metro: (gs) => gs.map(StandinTruth.geoKey).join(';'),
+  cd: (gs) => gs.map(StandinTruth.geoKey).join(';'),
   tract: (gs) => gs.map(StandinTruth.geoKey).join(';'),
   block_group: (gs) => gs.map(StandinTruth.geoKey).join(';'),
 };
@@ -207,6 +211,55 @@ describe('a selection built from the Data API stand-in', () => {
             expect(row[i], `${g.fips.join('')} ${v}${s}`).toBe(cell[s]);
           }
         }
+      }
+    }
+  });
+});
+
+describe("labels from the stand-in's groups.json and groups/{T}.json, with no metadata in the fallback", () => {
+  const lines = (table: string) =>
+    standin.truth.variables(table).map((v, i) => ({ code: `${v}E`, line: i + 1, n: TABLES[table as keyof typeof TABLES] }));
+
+  it('/v1/tables/{T}: the title, universe and every line with its label and its indent from the `!!` path', async () => {
+    for (const table of Object.keys(TABLES)) {
+      const res = await ask(`/v1/tables/${table}?dataset=acs5&vintage=2023`);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json().data;
+      expect([body.title, body.universe]).toEqual([standinTitle(table), standinUniverse(table)]);
+      expect(body.columns).toEqual(
+        lines(table).map(({ code, line, n }) => ({
+          code,
+          label: standinLabel(table, line, n),
+          indent: standinPath(table, line, n).length - 1,
+        })),
+      );
+    }
+  });
+
+  it('/v1/variables?search={T}: each published code with its label and table title', async () => {
+    const res = await ask('/v1/variables?search=B25003');
+    expect(res.statusCode, res.body).toBe(200);
+    const codes = (res.json().data as Array<{ kind: string; census_code: string; label: string; table_title: string }>).filter(
+      (x) => x.kind === 'census_code',
+    );
+    expect(codes.map((x) => [x.census_code, x.label, x.table_title])).toEqual(
+      lines('B25003').map(({ code, line, n }) => [code, standinLabel('B25003', line, n), standinTitle('B25003')]),
+    );
+  });
+
+  it('the Census-API discovery documents carry them: variables.json and groups/{T}.json', async () => {
+    const all = await ask('/data/2023/acs/acs5/variables.json');
+    expect(all.statusCode, all.body).toBe(200);
+    const vars = all.json().variables as Record<string, { label: string; concept: string; group: string }>;
+    for (const table of Object.keys(TABLES)) {
+      const group = await ask(`/data/2023/acs/acs5/groups/${table}.json`);
+      expect(group.statusCode, group.body).toBe(200);
+      const gv = group.json().variables as Record<string, { label: string; concept: string }>;
+      for (const { code, line, n } of lines(table)) {
+        const label = standinLabel(table, line, n);
+        expect(vars[code]).toMatchObject({ label, concept: standinTitle(table), group: table });
+        expect(gv[code]).toMatchObject({ label, concept: standinTitle(table) });
+        expect(gv[`${code.slice(0, -1)}M`]?.label).toBe(`Margin of Error!!${label.slice('Estimate!!'.length)}`);
       }
     }
   });

@@ -8,6 +8,11 @@ describe('provenanceOf', () => {
     );
   });
 
+  it('names the metadata document a cached label file is (etl/sources/api-metadata.ts)', () => {
+    expect(provenanceOf('api/2023/acs/acs5/groups/B19013.json.gz')).toBe('https://api.census.gov/data/2023/acs/acs5/groups/B19013.json');
+    expect(provenanceOf('api/2009/acs/acs5/variables.json.gz')).toBe('https://api.census.gov/data/2009/acs/acs5/variables.json');
+  });
+
   it("takes reference files from the online mode's list, downloadable or not", () => {
     expect(provenanceOf('geo/state.txt')).toBe('https://www2.census.gov/geo/docs/reference/state.txt');
     expect(provenanceOf('geo/cenpop/2020/tract.csv.gz')).toBe(

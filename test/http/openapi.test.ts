@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { buildWeb } from '../../web/build.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { KEYS, makeApp } from './support.js';
 
@@ -166,6 +167,9 @@ describe('OpenAPI document', () => {
   });
 
   it('regression: serves the API reference (/docs) in production too, self-contained', async () => {
+    // The page links the dashboard's stylesheet from dist/: build it here, as the other page
+    // tests do, so this file passes alone on a fresh clone (the build renames files into place).
+    await buildWeb();
     expect((await app.inject({ url: '/docs' })).statusCode).toBeLessThan(400);
     const prod = await makeApp({ configOverrides: { NODE_ENV: 'production' } });
     // The dashboard's "API reference" link: a page, not a 404.
@@ -192,5 +196,5 @@ describe('OpenAPI document', () => {
     expect(json.json().info.title).toBe('Census Data Service');
     expect((await prod.inject({ url: '/openapi.json' })).statusCode).toBe(200);
     await prod.close();
-  });
+  }, 60_000);
 });

@@ -39,6 +39,8 @@ export interface EmulatorOptions {
    * seeded stand-in (census-standin.ts) plugs in here and keeps the faults and the key pages.
    */
   dataApi?: (u: URL) => EmulatorAnswer;
+  /** Answers www2 paths (after `/www2`) before the shared tree; undefined = not its file. */
+  www2?: (p: string) => EmulatorAnswer | undefined;
   /** Every answer waits this long (a slow API). */
   delayMs?: number;
 }
@@ -183,6 +185,8 @@ export async function startCensusEmulator(opts: EmulatorOptions = {}): Promise<C
   function answer(u: URL): Answer {
     const p = decodeURIComponent(u.pathname);
     if (p.startsWith('/www2/')) {
+      const own = opts.www2?.(p.slice('/www2'.length));
+      if (own) return own;
       const hit = www2File(p.slice('/www2'.length));
       if (!hit || !fs.existsSync(path.join(root, hit[0])))
         return { status: 404, body: '<!DOCTYPE html><html><title>404 Not Found</title></html>', type: 'text/html' };

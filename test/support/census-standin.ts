@@ -4,22 +4,33 @@
 // array of arrays, header first, every value a string or null, geography columns last; `get=` of
 // at most 50 variables and `group(X)`; `for=`/`in=` with the `requires` of the dataset's geography
 // list (tract: in=state; block group: in=state and in=county, a single county before 2019); 204
-// when no geography matches; plain-text `error: …` 400s; groups.json and groups/{X}.json.
+// when no geography matches; plain-text `error: …` 400s; groups.json, groups/{X}.json and
+// variables.json with the labels of standin/labels.ts.
 // Served through census-emulator.ts, so the faults (429 + Retry-After, 5xx, a cut body, an HTML
 // page with 200, a reset), the key pages and a slow answer are those of the emulator.
 //
 // The values are the stand-in's own truth, random and never Census figures: they exist only in
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
+import { answerLabels } from './standin/labels.js';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
+import { referenceFileFromTruth } from './standin/reference-lists.js';
+import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
 
-export type StandinLevel = 'nation' | 'state' | 'county' | 'tract' | 'block_group';
+export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
 /** One geography: its FIPS parts (as the API's geography columns) and its NAME. */
 export interface StandinGeography {
   level: StandinLevel;
   fips: string[];
   name: string;
+  /**
+   * The reference files' facts about it (standin/reference-lists.ts): a tract's 118th Congress
+   * districts (4-digit GEOIDs, the largest land part first); a county's CBSA and whether it is
+   * central.
+   */
+  districts?: string[];
+  cbsa?: { code: string; central: boolean };
 }
 
 export interface StandinTruthOptions {
@@ -29,6 +40,8 @@ export interface StandinTruthOptions {
   geographies: StandinGeography[];
   /** Table id → number of estimates (B19013 → 1: B19013_001E). */
   tables: Record<string, number>;
+  /** Cartographic boundary zips at their www2 paths (standin/shapefiles.ts); default: of `geographies`. */
+  shapes?: ShapeTruthOptions;
 }
 
 /** One published cell: the four columns' text as the API serves them. */
@@ -43,6 +56,8 @@ const LEVEL_COLUMNS: Record<StandinLevel, string[]> = {
   nation: ['us'],
   state: ['state'],
   county: ['state', 'county'],
+  metro: ['metropolitan statistical area/micropolitan statistical area'],
+  cd: ['state', 'congressional district'],
   tract: ['state', 'county', 'tract'],
   block_group: ['state', 'county', 'tract', 'block group'],
 };
@@ -50,6 +65,8 @@ const FOR_LEVEL: Record<string, StandinLevel> = {
   us: 'nation',
   state: 'state',
   county: 'county',
+  'metropolitan statistical area/micropolitan statistical area': 'metro',
+  'congressional district': 'cd',
   tract: 'tract',
   'block group': 'block_group',
 };
@@ -57,6 +74,9 @@ const SUMMARY_LEVEL: Record<StandinLevel, string> = {
   nation: '0100000US',
   state: '0400000US',
   county: '0500000US',
+  // The GEO_ID prefixes of ACS 2023: CBSAs of the July 2023 delineation, 118th Congress districts.
+  metro: '310M600US',
+  cd: '5001800US',
   tract: '1400000US',
   block_group: '1500000US',
 };
@@ -113,30 +133,8 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
   const p = decodeURIComponent(u.pathname);
   const { vintage, dataset } = truth.opts;
   const base = `/data/${vintage}/acs/${dataset}`;
-  if (p === `${base}/groups.json`)
-    return json(
-      JSON.stringify({
-        groups: Object.keys(truth.opts.tables).map((name) => ({
-          name,
-          description: name,
-          variables: `${u.origin}${base}/groups/${name}.json`,
-        })),
-      }),
-    );
-  const gm = new RegExp(`^${base}/groups/(\\w+)\\.json$`).exec(p);
-  if (gm) {
-    if (!(gm[1]! in truth.opts.tables)) return notFound();
-    const variables: Record<string, object> = {
-      for: { label: "Census API FIPS 'for' clause", predicateOnly: true },
-      in: { label: "Census API FIPS 'in' clause", predicateOnly: true },
-      ucgid: { label: 'Uniform Census Geography Identifier clause', predicateOnly: true },
-      GEO_ID: { label: 'Geography', group: 'N/A' },
-      NAME: { label: 'Geographic Area Name', group: 'N/A' },
-    };
-    for (const v of truth.variables(gm[1]!))
-      for (const s of ['E', 'EA', 'M', 'MA']) variables[`${v}${s}`] = { label: `${v}${s}`, group: gm[1] };
-    return json(JSON.stringify({ variables }));
-  }
+  const meta = answerLabels(truth, u); // groups.json, groups/{X}.json, variables.json
+  if (meta) return meta;
   if (p !== base) return notFound();
 
   const get = u.searchParams.get('get');
@@ -199,6 +197,7 @@ export function answerFromTruth(truth: StandinTruth, u: URL): EmulatorAnswer {
 
 export interface CensusStandin extends CensusEmulator {
   truth: StandinTruth;
+  shapes: ShapeTruth;
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -207,6 +206,12 @@ export async function startCensusStandin(
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
-  const emu = await startCensusEmulator({ ...emulator, dataApi: (u) => answerFromTruth(t, u) });
-  return { ...emu, truth: t };
+  const shapes = new ShapeTruth(truth.shapes ?? shapesFromGeographies(truth.geographies));
+  const emu = await startCensusEmulator({
+    ...emulator,
+    dataApi: (u) => answerFromTruth(t, u),
+    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists.
+    www2: (p) => answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p),
+  });
+  return { ...emu, truth: t, shapes };
 }

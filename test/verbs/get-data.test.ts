@@ -229,6 +229,20 @@ describe('compareGeographies', () => {
     expect(tx.comparison!.difference).toBe(tx.estimate! - r.data.find((c) => c.geo_key === 'state:06')!.estimate!);
   });
 
+  it("names the more basic reason when both sides are untestable (regression: a parent not loaded read as the place's missing MOE)", async () => {
+    // acs5 2022: Travis County's population is published without its MOE; Texas is not loaded.
+    const r = await compareGeographies({
+      ctx: verbContext(stores),
+      input: { variables: 'B01003_001E', geo: 'county:48453;state:48', dataset: 'acs5', vintage: 2022 },
+    });
+    const [travis, texas] = r.data;
+    expect(travis!.estimate).toEqual(expect.any(Number));
+    expect(travis!.moe_numeric).toBeNull();
+    expect(texas!.estimate).toBeNull();
+    expect(texas!.estimate_annotation?.code).toBe('no_data_loaded');
+    expect(texas!.comparison).toMatchObject({ significant: null, difference: null, not_tested_reason: 'no_data_loaded' });
+  });
+
   it('needs two geographies', async () => {
     const e = await failure(
       compareGeographies({

@@ -72,12 +72,15 @@ export async function readZctaCounties(file: string): Promise<Record<string, str
   return out;
 }
 
+/** The address inputs present (none in a build from downloads alone: the address geocoder then has nothing). */
 export async function listAddressInputs(sourceDir: string): Promise<string[]> {
-  const tiger = (await fs.readdir(path.join(sourceDir, 'geocode/tiger')))
-    .filter((n) => n.endsWith('_addrfeat.zip'))
-    .map((n) => `geocode/tiger/${n}`);
-  const oa = (await fs.readdir(path.join(sourceDir, 'geocode/openaddresses')))
-    .filter((n) => /\.csv(\.gz)?$/.test(n))
-    .map((n) => `geocode/openaddresses/${n}`);
-  return [...tiger.sort(), ...oa.sort(), 'geo/gazetteer2023/zcta_counties.csv.gz'];
+  const list = async (rel: string) => fs.readdir(path.join(sourceDir, rel)).catch(() => [] as string[]);
+  const tiger = (await list('geocode/tiger')).filter((n) => n.endsWith('_addrfeat.zip')).map((n) => `geocode/tiger/${n}`);
+  const oa = (await list('geocode/openaddresses')).filter((n) => /\.csv(\.gz)?$/.test(n)).map((n) => `geocode/openaddresses/${n}`);
+  const zcta = 'geo/gazetteer2023/zcta_counties.csv.gz';
+  const hasZcta = await fs.access(path.join(sourceDir, zcta)).then(
+    () => true,
+    () => false,
+  );
+  return [...tiger.sort(), ...oa.sort(), ...(hasZcta ? [zcta] : [])];
 }

@@ -14,7 +14,7 @@ export interface PlannedCentroids {
   features: FgbFeature[];
 }
 
-async function readCsv(file: string): Promise<Record<string, string>[]> {
+async function readCsvFile(file: string): Promise<Record<string, string>[]> {
   const raw = await fs.readFile(file);
   const text = file.endsWith('.gz') ? zlib.gunzipSync(raw).toString('utf8') : raw.toString('utf8');
   return parse(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
@@ -34,8 +34,31 @@ export function tractName(tractce: string): string {
   return `Census Tract ${suffix === '00' ? base : `${base}.${suffix}`}`;
 }
 
+/** The files each centroid level reads; a level whose file is missing gets no centroid file. */
+export const CENTROID_INPUTS = [
+  'geo/cenpop/2020/state.csv',
+  'geo/cenpop/2020/tract.csv.gz',
+  'geo/cenpop/2020/block_group.csv.gz',
+  'geo/gazetteer2023/counties.csv.gz',
+  'geo/gazetteer2023/cbsa.csv.gz',
+  'geo/cd118/cd118_list.csv',
+];
+
 export async function planCentroids(sourceDir: string, stateNames: Map<string, string>): Promise<PlannedCentroids[]> {
+  // A level whose input is absent (a build from downloads alone) has no features: no file.
+  return (await planAllCentroids(sourceDir, stateNames)).filter((c) => c.features.length > 0);
+}
+
+async function present(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function planAllCentroids(sourceDir: string, stateNames: Map<string, string>): Promise<PlannedCentroids[]> {
   const out: PlannedCentroids[] = [];
+  const readCsv = async (file: string) => ((await present(file)) ? readCsvFile(file) : []);
   const cenpop = (lvl: string) => path.join(sourceDir, `geo/cenpop/2020/${lvl}.csv${lvl === 'state' ? '' : '.gz'}`);
 
   const stFile = cenpop('state');
@@ -86,13 +109,16 @@ export async function planCentroids(sourceDir: string, stateNames: Map<string, s
       derived: true,
       derivation: 'population-weighted mean of the 2020 state centers of population (50 states + DC; longitude weighted by cos latitude)',
     },
-    features: [
-      {
-        type: 'Feature',
-        geometry: { type: 'Point', coordinates: [Math.round((lon / lonW) * 1e6) / 1e6, Math.round((lat / w) * 1e6) / 1e6] },
-        properties: { geo_key: 'nation:1', geoid: '1', name: 'United States', source: 'cenpop2020 states' },
-      },
-    ],
+    features:
+      w === 0
+        ? []
+        : [
+            {
+              type: 'Feature',
+              geometry: { type: 'Point', coordinates: [Math.round((lon / lonW) * 1e6) / 1e6, Math.round((lat / w) * 1e6) / 1e6] },
+              properties: { geo_key: 'nation:1', geoid: '1', name: 'United States', source: 'cenpop2020 states' },
+            },
+          ],
   });
 
   const coFile = path.join(sourceDir, 'geo/gazetteer2023/counties.csv.gz');

@@ -10,10 +10,14 @@ import { codesOf, type CatalogSource, type SourceVariable } from './source.js';
 // The compiled format is the store's contract (src/store/catalog.ts): one definition of it.
 export type { CatalogVariable as CompiledVariable, CompiledCatalog, Resolution } from '../../../src/store/catalog.js';
 
-/** Validate that every code the catalog names exists somewhere in the metadata. */
-export function checkCodesExist(source: CatalogSource, known: Map<string, unknown>): void {
+/**
+ * Validate that every code the catalog names exists somewhere in the metadata. `described`: only
+ * codes of these tables can be checked (the metadata covers part of the tables, see knownFromLoaded).
+ */
+export function checkCodesExist(source: CatalogSource, known: { has(code: string): boolean }, described?: ReadonlySet<string>): void {
   for (const v of source.variables) {
     for (const code of codesOf(v)) {
+      if (described && !described.has(tableOf(code))) continue;
       if (!known.has(code))
         throw new InputError(v.file, `${v.api_name}: census code ${code} does not exist in any vintage of the ACS metadata`);
     }

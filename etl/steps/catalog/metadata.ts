@@ -8,12 +8,18 @@
 // transcription and sometimes misnumber a table (acs1 2008 B25010 lists "Owner occupied" as
 // line 3 and "Renter occupied" as line 4; the API and the published values have 2 and 3).
 // The shells remain the source of table universes and of every group the API labels lack.
+// The Data API's own documents, as `etl build --online` caches them under api/{vintage}/{path}/
+// (etl/sources/api-metadata.ts), are read by the same rule for every dataset: groups.json gives
+// the universe where no shell does. A source tree without ../shared (online, empty fallback) has
+// only those, and no availability file.
 import { datasetSpec, type BuiltInDatasetKey } from '../../../src/domain/datasets.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { InputError } from '../../step.js';
+import { listApiMetadataInputs, readApiMetadata } from '../../sources/api-metadata.js';
+import { readTableShells, tableShellsPath } from '../../sources/table-shells.js';
 
 /** The curated catalogue covers the built-in datasets (catalog/ has a column for each). */
 export type Dataset = BuiltInDatasetKey;
@@ -56,7 +62,7 @@ export const AVAILABILITY_FILE = 'metadata/acs_detailed_variable_availability.cs
 
 /** The metadata files this loader reads for the spec's vintages (relative to the source root). */
 export async function listMetadataInputs(sourceDir: string): Promise<string[]> {
-  const out: string[] = [AVAILABILITY_FILE];
+  const out: string[] = (await exists(path.join(sourceDir, AVAILABILITY_FILE))) ? [AVAILABILITY_FILE] : [];
   for (const dataset of ['acs1', 'acs5'] as const) {
     for (const v of SPEC_VINTAGES[dataset]) {
       const dir = `metadata/${dataset}/${v}`;
@@ -69,7 +75,13 @@ export async function listMetadataInputs(sourceDir: string): Promise<string[]> {
     const f = apiLabelFile(v);
     if (SPEC_VINTAGES.acs1.includes(v) && (await exists(path.join(sourceDir, f)))) out.push(f);
   }
-  return out;
+  for (const dataset of ['acs1', 'acs5'] as const)
+    for (const v of SPEC_VINTAGES[dataset])
+      for (const gz of [true, false]) {
+        const rel = tableShellsPath(dataset, v, gz);
+        if (rel !== null && (await exists(path.join(sourceDir, rel)))) out.push(rel);
+      }
+  return [...out, ...(await listApiMetadataInputs(sourceDir))];
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -166,24 +178,62 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
     }
   }
 
+  /** A verbatim API list decides every group of `tables` it covers in that vintage (see the header). */
+  const applyApiList = (
+    dataset: Dataset,
+    v: number,
+    rows: Array<{ VARIABLE?: string; LABEL?: string; GROUP?: string }>,
+    sourceOf: (group: string) => string,
+    universeOf: (group: string) => string | null = () => null,
+  ): void => {
+    const covered = new Set<string>();
+    for (const r of rows) {
+      if (!tables.has(r.GROUP!) || !/E$/.test(r.VARIABLE!)) continue;
+      if (!covered.has(r.GROUP!)) {
+        covered.add(r.GROUP!);
+        dropTable(dataset, v, r.GROUP!);
+      }
+      const universe = universes.get(tableKey(dataset, v, r.GROUP!)) ?? universeOf(r.GROUP!);
+      put(dataset, r.VARIABLE!, v, { label: r.LABEL!, universe, source: sourceOf(r.GROUP!) });
+    }
+  };
+
   // acs1 2005–2018: the verbatim API labels decide every group they cover (see the header).
   for (const v of API_LABEL_VINTAGES) {
     const f = apiLabelFile(v);
     if (!SPEC_VINTAGES.acs1.includes(v) || !(await exists(path.join(sourceDir, f)))) continue;
     const rows = await readCsv(sourceDir, f);
     requireColumns(f, rows, ['VARIABLE', 'LABEL', 'GROUP']);
-    const covered = new Set<string>();
-    for (const r of rows) {
-      if (!tables.has(r.GROUP!) || !/E$/.test(r.VARIABLE!)) continue;
-      if (!covered.has(r.GROUP!)) {
-        covered.add(r.GROUP!);
-        dropTable('acs1', v, r.GROUP!);
-      }
-      put('acs1', r.VARIABLE!, v, { label: r.LABEL!, universe: universes.get(tableKey('acs1', v, r.GROUP!)) ?? null, source: f });
-    }
+    applyApiList('acs1', v, rows, () => f);
   }
 
+  // The table-based Summary File's shells, then the Data API's own documents (online mode), by the
+  // same rule, in every dataset.
+  const listed = new Set(await listMetadataInputs(sourceDir));
+  for (const dataset of ['acs1', 'acs5'] as const)
+    for (const v of SPEC_VINTAGES[dataset]) {
+      const sfFile = [tableShellsPath(dataset, v, true), tableShellsPath(dataset, v, false)].find(
+        (f): f is string => f !== null && listed.has(f),
+      );
+      if (sfFile) {
+        const sf = readTableShells(sfFile, await fs.readFile(path.join(sourceDir, sfFile)));
+        applyApiList(
+          dataset,
+          v,
+          sf.rows,
+          () => sfFile,
+          (g) => sf.tables.get(g)?.universe ?? null,
+        );
+      }
+      const m = await readApiMetadata(sourceDir, dataset, v, listed);
+      if (!m) continue;
+      const fileOf = (g: string) =>
+        m.files.find((f) => f.endsWith(`/groups/${g}.json.gz`)) ?? m.files.find((f) => f.endsWith('/variables.json.gz')) ?? m.files[0]!;
+      applyApiList(dataset, v, m.rows, fileOf, (g) => m.tables.get(g)?.universe ?? null);
+    }
+
   // acs5 2009: presence only (the availability file's vintages list; no shells).
+  if (!(await exists(path.join(sourceDir, AVAILABILITY_FILE)))) return { codes: out, tables: tableLabels };
   const avail = await readCsv(sourceDir, AVAILABILITY_FILE);
   requireColumns(AVAILABILITY_FILE, avail, ['dataset', 'variable', 'vintages']);
   for (const r of avail) {
@@ -193,8 +243,15 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
   return { codes: out, tables: tableLabels };
 }
 
-/** Every estimate code the metadata knows in any vintage of either dataset (for validation). */
-export async function loadKnownCodes(sourceDir: string): Promise<Map<string, { dataset: Dataset; vintages: number[]; label: string }[]>> {
+/**
+ * Every estimate code the metadata knows in any vintage of either dataset (for validation), or
+ * null when the source tree has no availability file (a tree built only from downloads): then
+ * knownFromLoaded says what the loaded metadata can vouch for.
+ */
+export async function loadKnownCodes(
+  sourceDir: string,
+): Promise<Map<string, { dataset: Dataset; vintages: number[]; label: string }[]> | null> {
+  if (!(await exists(path.join(sourceDir, AVAILABILITY_FILE)))) return null;
   const rows = await readCsv(sourceDir, AVAILABILITY_FILE);
   requireColumns(AVAILABILITY_FILE, rows, ['dataset', 'variable', 'vintages', 'latest_label']);
   const out = new Map<string, { dataset: Dataset; vintages: number[]; label: string }[]>();
@@ -204,4 +261,15 @@ export async function loadKnownCodes(sourceDir: string): Promise<Map<string, { d
     out.set(r.variable!, list);
   }
   return out;
+}
+
+/**
+ * Without the availability file: the codes of every table the loaded metadata describes in some
+ * vintage, and those tables. A code of a table no downloaded file describes cannot be checked.
+ */
+export function knownFromLoaded(meta: CatalogMetadata): { codes: Set<string>; tables: Set<string> } {
+  const codes = new Set<string>();
+  for (const labels of meta.tables.values()) for (const code of labels.keys()) codes.add(code);
+  for (const byCode of meta.codes.values()) for (const code of byCode.keys()) codes.add(code);
+  return { codes, tables: new Set([...codes].map(tableOf)) };
 }

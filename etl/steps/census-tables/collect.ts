@@ -5,8 +5,16 @@
 //   metadata/{dataset}/{vintage}/census_{table,column}_metadata.csv.gz  Census Reporter shells
 //   {sources.apiLabels}/{vintage}.csv.gz (acs1: metadata/api_labels/acs1) verbatim API labels
 //   metadata/acs_detailed_variable_availability.csv.gz                  presence only (acs5 2009)
-// Where a vintage has both, the verbatim API label wins: it is the Bureau's own text, and the
-// shells are known to misnumber lines in places (B25010 in the 2008 shell).
+//   api/{vintage}/{bureau path}/groups.json.gz, groups/{T}.json.gz, variables.json.gz
+//                                     the Data API's own documents, as `etl build --online` caches
+//                                     them (etl/sources/api-metadata.ts), read as one more verbatim list
+//   summary_file/{YYYY}/table-based-SF/documentation/ACS{YYYY}{1|5}YR_Table_Shells.txt(.gz)
+//                                     the table-based Summary File's shells (etl/sources/table-shells.ts),
+//                                     the same again, with their own indent
+// Where a vintage has both, the verbatim API label wins for every group the API list covers: it is
+// the Bureau's own text, and the shells are known to misnumber lines in places (B25010 in the 2008
+// shell). Table titles and universes stay the shells' where a shell has the table; groups.json
+// gives them otherwise. With no shell, a line's indent is its depth in the label's `!!` path.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -14,6 +22,8 @@ import { parse } from 'csv-parse/sync';
 import { InputError } from '../../step.js';
 import { datasetKeys, datasetSpec, type DatasetKey } from '../../../src/domain/datasets.js';
 import { AVAILABILITY_FILE, columnIdToCode, tableOf } from '../catalog/metadata.js';
+import { listApiMetadataInputs, readApiMetadata, type ApiLabelRow } from '../../sources/api-metadata.js';
+import { readTableShells, tableShellsPath } from '../../sources/table-shells.js';
 
 type Dataset = DatasetKey;
 
@@ -66,7 +76,8 @@ async function readCsv(sourceDir: string, rel: string, required: string[]): Prom
 
 /** Every metadata file this step reads, relative to the source root (checksummed by the build). */
 export async function listTableInputs(sourceDir: string): Promise<string[]> {
-  const out: string[] = [AVAILABILITY_FILE];
+  // The availability file is in ../shared only: a source tree without it (online, empty fallback) has none.
+  const out: string[] = (await exists(path.join(sourceDir, AVAILABILITY_FILE))) ? [AVAILABILITY_FILE] : [];
   const specs = datasetKeys().map(datasetSpec);
   for (const spec of specs.filter((s) => s.sources.shells)) {
     for (const v of spec.vintages) {
@@ -83,14 +94,24 @@ export async function listTableInputs(sourceDir: string): Promise<string[]> {
       for (const rel of apiLabelsFiles(dir, v)) if (await exists(path.join(sourceDir, rel))) out.push(rel);
     }
   }
-  return out;
+  for (const spec of specs)
+    for (const v of spec.vintages)
+      for (const gz of [true, false]) {
+        const rel = tableShellsPath(spec.key, v, gz);
+        if (rel !== null && (await exists(path.join(sourceDir, rel)))) out.push(rel);
+      }
+  return [...out, ...(await listApiMetadataInputs(sourceDir))];
 }
 
-/** Depth of an API label below its table's root line: `Estimate!!Total!!Male` → 1. */
+/** The Summary File's table shells of a dataset vintage among the inputs, gzip or plain. */
+export const tableShellsInput = (dataset: Dataset, v: number, inputs: ReadonlySet<string>): string | undefined =>
+  [tableShellsPath(dataset, v, true), tableShellsPath(dataset, v, false)].find((f): f is string => f !== null && inputs.has(f));
+
 /** A vintage's verbatim API variable list: gzipped (README conventions: over 100 KB) or plain. */
 const apiLabelsFiles = (dir: string, vintage: number): string[] => [`${dir}/${vintage}.csv.gz`, `${dir}/${vintage}.csv`];
 
-function apiIndent(label: string): number {
+/** Depth of an API label below its table's root line: `Estimate!!Total!!Male` → 1. */
+export function apiIndent(label: string): number {
   const parts = label.replace(/^Estimate!!/i, '').split('!!');
   return Math.max(0, parts.length - 1);
 }
@@ -108,6 +129,36 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
     let m = columns.get(code);
     if (!m) columns.set(code, (m = new Map()));
     m.set(v, c);
+  };
+  /**
+   * A verbatim API list (VARIABLE, LABEL, GROUP, TYPE) for vintage `v`: it decides the lines of
+   * every group it covers. A line only a shell has (the 2008 shell's B25010_004) was not published.
+   */
+  const applyApiList = (
+    all: ApiLabelRow[] | Record<string, string>[],
+    v: number,
+    opts: { indent?: ReadonlyMap<string, number>; listsMoe?: boolean } = {},
+  ): void => {
+    const rows = all.filter((r) => /_\d{3}E$/.test(r.VARIABLE!));
+    const moes = new Set(all.filter((r) => /_\d{3}M$/.test(r.VARIABLE!)).map((r) => r.VARIABLE!.slice(0, -1)));
+    const groups = new Set(rows.map((r) => r.GROUP!));
+    const listed = new Set(rows.map((r) => r.VARIABLE!));
+    for (const [code, byVintage] of columns) {
+      if (byVintage.has(v) && groups.has(tableOf(code)) && !listed.has(code)) byVintage.delete(v);
+    }
+    for (const r of rows) {
+      const code = r.VARIABLE!;
+      const shell = columns.get(code)?.get(v);
+      const type = r.TYPE === 'int' || r.TYPE === 'float' ? r.TYPE : undefined;
+      putColumn(code, v, {
+        label: r.LABEL!,
+        indent: shell?.indent ?? opts.indent?.get(code) ?? apiIndent(r.LABEL!),
+        predicateType: type,
+        // A list of lines (the Summary File's shells) does not say which have a margin.
+        ...(opts.listsMoe === false ? {} : { noMoe: !moes.has(code.slice(0, -1)) }),
+      });
+      if (!tables.get(r.GROUP!)?.has(v)) putTable(r.GROUP!, v, { title: null, universe: null });
+    }
   };
 
   const spec = datasetSpec(dataset);
@@ -134,28 +185,20 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
       }
     }
     const apiFile = spec.sources.apiLabels === null ? undefined : apiLabelsFiles(spec.sources.apiLabels, v).find((f) => inputs.has(f));
-    if (apiFile !== undefined && inputs.has(apiFile)) {
-      const all = await readCsv(sourceDir, apiFile, ['VARIABLE', 'LABEL', 'GROUP']);
-      const rows = all.filter((r) => /_\d{3}E$/.test(r.VARIABLE!));
-      const moes = new Set(all.filter((r) => /_\d{3}M$/.test(r.VARIABLE!)).map((r) => r.VARIABLE!.slice(0, -1)));
-      // For a group the API listed, its list is the truth: a line only a shell has (the 2008
-      // shell's B25010_004) was not published.
-      const groups = new Set(rows.map((r) => r.GROUP!));
-      const listed = new Set(rows.map((r) => r.VARIABLE!));
-      for (const [code, byVintage] of columns) {
-        if (byVintage.has(v) && groups.has(tableOf(code)) && !listed.has(code)) byVintage.delete(v);
-      }
-      for (const r of rows) {
-        const code = r.VARIABLE!;
-        const shell = columns.get(code)?.get(v);
-        const type = r.TYPE === 'int' || r.TYPE === 'float' ? r.TYPE : undefined;
-        putColumn(code, v, {
-          label: r.LABEL!,
-          indent: shell?.indent ?? apiIndent(r.LABEL!),
-          predicateType: type,
-          noMoe: !moes.has(code.slice(0, -1)),
-        });
-        if (!tables.get(r.GROUP!)?.has(v)) putTable(r.GROUP!, v, { title: null, universe: null });
+    if (apiFile !== undefined) applyApiList(await readCsv(sourceDir, apiFile, ['VARIABLE', 'LABEL', 'GROUP']), v);
+    // The table-based Summary File's shells, then the API's own documents as online mode downloads
+    // them: the same kind of list, read the same way.
+    const sfFile = tableShellsInput(dataset, v, inputs);
+    const sf = sfFile === undefined ? null : readTableShells(sfFile, await fs.readFile(path.join(sourceDir, sfFile)));
+    if (sf) applyApiList(sf.rows, v, { indent: sf.indent, listsMoe: false });
+    const fromApi = await readApiMetadata(sourceDir, dataset, v, inputs);
+    if (fromApi) applyApiList(fromApi.rows, v);
+    for (const described of [sf?.tables, fromApi?.tables]) {
+      for (const [id, t] of described ?? []) {
+        const prev = tables.get(id)?.get(v);
+        // Only groups whose lines are known (a table without lines would be listed with none);
+        // the shells' title and universe, where present, stay (see the header).
+        if (prev) putTable(id, v, { title: prev.title ?? t.title, universe: prev.universe ?? t.universe });
       }
     }
   }

@@ -5,7 +5,15 @@ import type { GeoCrosswalks, GeoFile, GeoProvenance, LevelColumns } from '../../
 import { GEO_FORMAT_VERSION } from '../../../src/store/geographies/format.js';
 import { InputError, type StepLogger } from '../../step.js';
 import { COUNTY_CHANGES, TRACT_REKEY_EXTRA } from './county-changes.js';
-import { coord, intOrNull, readNationalCounty2010, readTable } from './sources.js';
+import { chooseGeoSources, coord, intOrNull, readNationalCounty2010, readTable, type GeoAlternative } from './sources.js';
+import {
+  cbsaShortName,
+  readCdRelationship,
+  readCtRelationship,
+  readGazetteerCbsaPoints,
+  readGazetteerCountyNames,
+  readList1Xlsx,
+} from './bureau.js';
 import { overlayPublished, publishedByLevel, type Row } from './published.js';
 import type { PublishedGeographies } from '../observations/published-geographies.js';
 
@@ -113,7 +121,10 @@ function nationRows(states: Row[], prov: ProvenanceTable): Row[] {
   ];
 }
 
-async function readCtTracts(sourceDir: string) {
+type Bureau = Record<GeoAlternative, boolean>;
+
+async function readCtTracts(sourceDir: string, bureau: Bureau) {
+  if (bureau.ctRegions) return readCtRelationship(sourceDir);
   return readTable(sourceDir, 'geo/ct_tract2020_to_planning_region.csv', ['tract2020_geoid', 'planning_region_fips', 'tract2022_geoid']);
 }
 
@@ -195,10 +206,13 @@ async function readCounties(
   notes: string[],
   st: { states: Row[]; stateName: (fips: string) => string },
   ctRegionParts: Map<string, Centre[]>,
+  bureau: Bureau,
 ): Promise<Row[]> {
   const { states, stateName } = st;
   const nc2010 = await readNationalCounty2010(sourceDir);
-  const acs2023 = await readTable(sourceDir, 'geo/county_names_acs2023.csv.gz', ['GEO_ID', 'NAME']);
+  const acs2023 = bureau.countyNames
+    ? await readGazetteerCountyNames(sourceDir, stateName)
+    : await readTable(sourceDir, 'geo/county_names_acs2023.csv.gz', ['GEO_ID', 'NAME']);
   const cen10 = await readTable(sourceDir, 'geo/cenpop/2010/county.csv.gz', ['STATEFP', 'COUNTYFP', 'POPULATION', 'LATITUDE', 'LONGITUDE']);
   const cen20 = await readTable(sourceDir, 'geo/cenpop/2020/county.csv.gz', ['STATEFP', 'COUNTYFP', 'POPULATION', 'LATITUDE', 'LONGITUDE']);
   const c10 = new Map(cen10.map((r) => [r.STATEFP! + r.COUNTYFP!, r]));
@@ -277,21 +291,27 @@ async function readCounties(
 }
 
 /** Metros: the July 2023 delineation (List 1) with Gazetteer internal points, and the metro→county crosswalk. */
-async function readMetros(sourceDir: string, prov: ProvenanceTable, countyPop: Map<string, number>, abbrToFips: Map<string, string>) {
-  const list1 = await readTable(sourceDir, 'geo/cbsa/list1_2023.csv.gz', [
-    'CBSA Code',
-    'CBSA Title',
-    'Metropolitan/Micropolitan Statistical Area',
-    'FIPS State Code',
-    'FIPS County Code',
-    'Central/Outlying County',
-  ]);
-  const gazCbsa = await readTable(sourceDir, 'geo/gazetteer2023/cbsa.csv.gz', ['GEOID', 'Short Name', 'Latitude', 'Longitude']);
-  const gaz = new Map(gazCbsa.map((r) => [r.GEOID!, r]));
+async function readMetros(
+  sourceDir: string,
+  prov: ProvenanceTable,
+  countyPop: Map<string, number>,
+  abbrToFips: Map<string, string>,
+  bureau: Bureau,
+) {
+  // OMB's List 1 workbook as census.gov publishes it (both trees hold it).
+  const list1 = await readList1Xlsx(sourceDir);
+  const gaz = bureau.cbsaPoints
+    ? await readGazetteerCbsaPoints(sourceDir)
+    : new Map(
+        (await readTable(sourceDir, 'geo/gazetteer2023/cbsa.csv.gz', ['GEOID', 'Latitude', 'Longitude'])).map((r) => [
+          r.GEOID!,
+          { lat: r.Latitude!, lon: r.Longitude! },
+        ]),
+      );
   const metroProv = prov.id({
     population_source: 'Census 2020, sum of the member counties (July 2023 delineation)',
     point_kind: 'internal_point',
-    point_source: 'Gazetteer 2025 CBSA internal point (us_geo build)',
+    point_source: bureau.cbsaPoints ? 'Gazetteer 2023 CBSA internal point' : 'Gazetteer 2025 CBSA internal point (us_geo build)',
     definition: 'cbsa-2023-07',
   });
   const metroMap = new Map<string, Row>();
@@ -303,7 +323,7 @@ async function readMetros(sourceDir: string, prov: ProvenanceTable, countyPop: M
     xwMetro.county.push(county);
     xwMetro.central.push(r['Central/Outlying County'] === 'Central');
     if (!countyPop.has(county))
-      throw new InputError('geo/cbsa/list1_2023.csv.gz', `county ${county} of CBSA ${code} is not a current county`);
+      throw new InputError('geo/cbsa/list1_2023.xlsx', `county ${county} of CBSA ${code} is not a current county`);
     let m = metroMap.get(code);
     if (!m) {
       const title = r['CBSA Title']!;
@@ -311,23 +331,27 @@ async function readMetros(sourceDir: string, prov: ProvenanceTable, countyPop: M
       const abbrs = title.slice(title.lastIndexOf(', ') + 2).split('-');
       const stFips = abbrs.map((a) => {
         const f = abbrToFips.get(a);
-        if (!f) throw new InputError('geo/cbsa/list1_2023.csv.gz', `CBSA ${code} title "${title}" names unknown state ${a}`);
+        if (!f) throw new InputError('geo/cbsa/list1_2023.xlsx', `CBSA ${code} title "${title}" names unknown state ${a}`);
         return f;
       });
       const g = gaz.get(code);
-      if (!g) throw new InputError('geo/gazetteer2023/cbsa.csv.gz', `CBSA ${code} is missing`);
+      if (!g)
+        throw new InputError(
+          bureau.cbsaPoints ? 'geo/gazetteer/2023_Gaz_cbsa_national.zip' : 'geo/gazetteer2023/cbsa.csv.gz',
+          `CBSA ${code} is missing`,
+        );
       m = {
         fips: code,
         name: `${title} ${kind === 'metro' ? 'Metro' : 'Micro'} Area`,
         from: FIRST_VINTAGE,
         to: OPEN_VINTAGE,
         population: 0,
-        lat: coord(g.Latitude),
-        lon: coord(g.Longitude),
+        lat: coord(g.lat),
+        lon: coord(g.lon),
         prov: metroProv,
         states: stFips.join(';'),
         kind,
-        short_name: g['Short Name'] ?? '',
+        short_name: cbsaShortName(title),
       };
       metroMap.set(code, m);
     }
@@ -337,13 +361,34 @@ async function readMetros(sourceDir: string, prov: ProvenanceTable, countyPop: M
   return { metros, xwMetro };
 }
 
-/** Congressional districts of the 118th Congress (water-only ZZ parts are not geographies). */
-async function readDistricts(
+/** The district list and the district→tract shares, from the Bureau's relationship file or the shared tree's derived files. */
+async function readDistrictSources(
   sourceDir: string,
-  prov: ProvenanceTable,
-  stateCentre: Map<string, Row>,
-  stateName: (fips: string) => string,
-): Promise<Row[]> {
+  bureau: Bureau,
+  ctx: { stateName: (fips: string) => string; tracts: Row[]; bgs: Row[] },
+): Promise<{
+  list: { cd_geoid: string; state_fips: string; acs2023_name: string; intptlat: string; intptlon: string; pop: number | null }[];
+  xwCd: GeoCrosswalks['cd_tract'];
+  xwBg: GeoCrosswalks['cd_bg_split'];
+  populationSource: string;
+}> {
+  if (bureau.districts) {
+    const tractPop2020 = new Map(ctx.tracts.filter((t) => t.from === TRACT_2020_FIRST).map((t) => [t.fips, t.population]));
+    const bgsOfTract = new Map<string, string[]>();
+    for (const b of ctx.bgs) {
+      if (b.from !== TRACT_2020_FIRST) continue;
+      const list = bgsOfTract.get(b.fips.slice(0, 11)) ?? [];
+      list.push(b.fips);
+      bgsOfTract.set(b.fips.slice(0, 11), list);
+    }
+    const r = await readCdRelationship(sourceDir, { stateName: ctx.stateName, tractPop2020, bgsOfTract });
+    return {
+      list: r.districts.map((d) => ({ ...d, pop: d.pop2020 })),
+      xwCd: { tract: r.tract, cd: r.cd, afact: r.afact },
+      xwBg: r.splitBgs,
+      populationSource: 'Census 2020 tract populations shared by land area (118th Congress relationship file; docs/sources.md)',
+    };
+  }
   const cdList = await readTable(sourceDir, 'geo/cd118/cd118_list.csv', [
     'cd_geoid',
     'state_fips',
@@ -352,31 +397,55 @@ async function readDistricts(
     'intptlon',
     'pop2020_bg_approx',
   ]);
+  const { xwCd, xwBg } = await readDistrictCrosswalks(sourceDir);
+  return {
+    list: cdList.map((r) => ({
+      cd_geoid: r.cd_geoid!,
+      state_fips: r.state_fips!,
+      acs2023_name: r.acs2023_name!,
+      intptlat: r.intptlat!,
+      intptlon: r.intptlon!,
+      pop: intOrNull(r.pop2020_bg_approx),
+    })),
+    xwCd,
+    xwBg,
+    populationSource: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)',
+  };
+}
+
+/** Congressional districts of the 118th Congress (water-only ZZ parts are not geographies). */
+function readDistricts(
+  cdList: Awaited<ReturnType<typeof readDistrictSources>>['list'],
+  populationSource: string,
+  prov: ProvenanceTable,
+  stateCentre: Map<string, Row>,
+  stateName: (fips: string) => string,
+): Row[] {
   const cdProv = prov.id({
-    population_source: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)',
+    population_source: populationSource,
     point_kind: 'internal_point',
     point_source: 'TIGER/Line 2022 internal point',
     definition: 'cd118',
   });
   const cdProvState = prov.id({
-    population_source: 'Census 2020, block groups assigned by their center of population (approximate; README §3c)',
+    population_source: populationSource,
     point_kind: 'population_center',
     point_source: 'Census 2020 state center of population (single-district jurisdiction)',
     definition: 'cd118',
   });
   const cds: Row[] = [];
   for (const r of cdList) {
-    if (!/^\d{4}$/.test(r.cd_geoid!)) continue;
+    if (!/^\d{4}$/.test(r.cd_geoid)) continue;
     const lat = coord(r.intptlat);
-    const st = stateCentre.get(r.state_fips!);
-    const name = r.acs2023_name || `Resident Commissioner District (at Large) (118th Congress), ${stateName(r.state_fips!)}`;
+    const st = stateCentre.get(r.state_fips);
+    const name = r.acs2023_name || `Resident Commissioner District (at Large) (118th Congress), ${stateName(r.state_fips)}`;
     cds.push({
-      fips: r.cd_geoid!,
+      fips: r.cd_geoid,
       name,
       // 118th Congress districts are the ACS tabulation districts for vintages 2022 and later.
       from: 2022,
       to: OPEN_VINTAGE,
-      population: intOrNull(r.pop2020_bg_approx),
+      population: r.pop,
       lat: lat ?? st?.lat ?? null,
       lon: lat === null ? (st?.lon ?? null) : coord(r.intptlon),
       prov: lat === null ? cdProvState : cdProv,
@@ -385,7 +454,7 @@ async function readDistricts(
   return cds;
 }
 
-/** District→tract shares, and the block groups of the tracts that districts split. */
+/** District→tract shares, and the block groups of the tracts that districts split (the shared tree's derived files). */
 async function readDistrictCrosswalks(sourceDir: string) {
   const cdTract = await readTable(sourceDir, 'geo/cd118/tract2020_to_cd118.csv.gz', ['tract_geoid', 'cd_geoid', 'afact']);
   const xwCd: GeoCrosswalks['cd_tract'] = { tract: [], cd: [], afact: [] };
@@ -494,16 +563,18 @@ export async function buildGeoFile(
 ): Promise<{ file: GeoFile; rows: Record<string, number> }> {
   const prov = new ProvenanceTable();
   const notes: string[] = [];
+  const { bureau } = await chooseGeoSources(sourceDir);
   const st = await readStates(sourceDir, prov);
   const nation = nationRows(st.states, prov);
   // Tracts before counties: CT planning regions get their population and centre from their 2020 tracts.
-  const ctRows = await readCtTracts(sourceDir);
+  const ctRows = await readCtTracts(sourceDir, bureau);
   const { tracts, bgs, ctRegionParts } = await readTractsAndBlockGroups(sourceDir, log, prov, ctRows);
-  const counties = await readCounties(sourceDir, log, prov, notes, st, ctRegionParts);
+  const counties = await readCounties(sourceDir, log, prov, notes, st, ctRegionParts, bureau);
   const countyPop = new Map(counties.filter((c) => c.to === OPEN_VINTAGE).map((c) => [c.fips, c.population ?? 0]));
-  const { metros, xwMetro } = await readMetros(sourceDir, prov, countyPop, st.abbrToFips);
-  const cds = await readDistricts(sourceDir, prov, st.stateCentre, st.stateName);
-  const { xwCd, xwBg } = await readDistrictCrosswalks(sourceDir);
+  const { metros, xwMetro } = await readMetros(sourceDir, prov, countyPop, st.abbrToFips, bureau);
+  const districts = await readDistrictSources(sourceDir, bureau, { stateName: st.stateName, tracts, bgs });
+  const cds = readDistricts(districts.list, districts.populationSource, prov, st.stateCentre, st.stateName);
+  const { xwCd, xwBg } = districts;
   const xwCt: GeoCrosswalks['ct_tract'] = {
     tract2020: ctRows.map((r) => r.tract2020_geoid!),
     region: ctRows.map((r) => r.planning_region_fips!),
@@ -527,7 +598,9 @@ export async function buildGeoFile(
   });
   notes.push(
     `Metros: the CBSAs published in the value files for ACS ${publishedVintages.metro?.join(', ') || '(none)'}; the July 2023 OMB delineation for every other vintage (the only delineation in the sources). Metro→county membership is the July 2023 one.`,
-    'Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are approximate (README §3c).',
+    bureau.districts
+      ? "Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are land-area shares from the Bureau's relationship file (docs/sources.md)."
+      : 'Congressional districts are those of the 118th Congress (ACS 2022+); district→tract shares are approximate (README §3c).',
     'County changes before 2010 are not modelled: the 2010 county list is used back to 2005.',
     "Every geography published in a vintage's value files is a geography of that vintage, named as published.",
   );

@@ -1,7 +1,7 @@
 // A `geo` parameter read once: its custom regions taken out first (their commas separate members,
 // not specifiers), then the ordinary specifiers split and parsed. Everything downstream (the
 // default vintage's levels, the heavy-queue rule, resolution) reads this, not the text again.
-import { extractRegions, type RegionSpec } from '../regions/specifier.js';
+import { extractRegions, type RegionSpec } from './region-specifier.js';
 import { mayExpand, parseGeoList, type GeoSpecifier } from './specifier.js';
 
 export interface ParsedGeoParam {
@@ -23,5 +23,5 @@ export function parseGeoParam(values: string | readonly string[] | undefined): P
  * read from the account only in the run, so it is judged there by its size, not here.
  */
 export function geoMayExpand(geo: ParsedGeoParam): boolean {
-  return geo.specifiers.some(mayExpand) || geo.regions.some((r) => r.kind === 'inline' && parseGeoList(r.members).some(mayExpand));
+  return geo.specifiers.some(mayExpand) || geo.regions.some((r) => r.kind === 'inline' && r.members.some(mayExpand));
 }

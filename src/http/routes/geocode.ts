@@ -10,7 +10,7 @@ export function geocodeRoutes(app: FastifyInstance) {
     url: '/v1/geocode',
     summary: 'Geographies containing a point or an address',
     description:
-      'Give `lat` and `lng` (or `lon`), or `address` — exactly one form. Answers nation, state, county, metro, congressional district, tract (2010 definitions), and approximate 2020 tract and block group. A well-formed request that finds nothing is a 200 with `status: "no_match"` and a `reason`; malformed input is 400 `validation-error`. Address coverage is limited to the fixtures in docs/geocoder.md. All plans.',
+      'Give `lat` and `lng` (or `lon`), or `address` — exactly one form. Answers nation, state, county, metro, congressional district, tract (2010 definitions), and 2020 tract and block group (by polygon where the build holds the Bureau’s cartographic files for the state, else approximate: the nearest 2020 population center). A well-formed request that finds nothing is a 200 with `status: "no_match"` and a `reason`; malformed input is 400 `validation-error`. Address coverage is limited to the fixtures in docs/geocoder.md. All plans.',
     tags: ['geocode'],
     auth: 'api-key',
     needs: ['boundaries'],

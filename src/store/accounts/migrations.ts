@@ -192,4 +192,28 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX accounts_subject;
   CREATE UNIQUE INDEX accounts_subject ON accounts(oidc_issuer, oidc_subject) WHERE oidc_subject IS NOT NULL AND deleted_at IS NULL;
   `,
+  `
+  -- Saved regions' members stored parsed: the level and a JSON array of the FIPS codes instead of
+  -- the keys joined by ";" (src/store/accounts/shared/regions.ts). Every saved text was written
+  -- from resolved keys of one level ("county:06001;county:06013"), so the level is the part before
+  -- the first ":" and the codes are what is left once "<level>:" is taken out. SQLite cannot
+  -- change a column's type, so the table is rebuilt (nothing refers to it).
+  CREATE TABLE saved_regions_parsed (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    level TEXT NOT NULL,
+    member_fips TEXT NOT NULL CHECK (json_valid(member_fips) AND json_type(member_fips) = 'array'),
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (account_id, name)
+  );
+  INSERT INTO saved_regions_parsed (id, account_id, name, level, member_fips, created_at, updated_at)
+    SELECT id, account_id, name, substr(members, 1, instr(members, ':') - 1),
+      '["' || replace(replace(members, substr(members, 1, instr(members, ':')), ''), ';', '","') || '"]',
+      created_at, updated_at
+    FROM saved_regions;
+  DROP TABLE saved_regions;
+  ALTER TABLE saved_regions_parsed RENAME TO saved_regions;
+  `,
 ];

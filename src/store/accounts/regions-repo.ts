@@ -6,8 +6,11 @@ import { newId } from './ids.js';
 import { runSync, type Statement } from './shared/program.js';
 import {
   createRegionProgram,
+  memberColumns,
   REGION_COLUMNS,
+  regionRowOf,
   renameRegionProgram,
+  type RegionColumns,
   type NewRegion,
   type RegionRow,
   type RegionStep,
@@ -18,12 +21,13 @@ import {
 export { REGION_COLUMNS, type RegionRow, type RenameRegionOutcome, type SaveRegionOutcome } from './shared/regions.js';
 
 export function listRegions(db: Db, accountId: string): RegionRow[] {
-  return stmt(db, `SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = ? ORDER BY name`).all(accountId) as RegionRow[];
+  const rows = stmt(db, `SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = ? ORDER BY name`).all(accountId);
+  return (rows as RegionColumns[]).map(regionRowOf);
 }
 
 export function getRegion(db: Db, accountId: string, name: string): RegionRow | undefined {
-  return stmt(db, `SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = ? AND name = ?`).get(accountId, name) as
-    RegionRow | undefined;
+  const row = stmt(db, `SELECT ${REGION_COLUMNS} FROM saved_regions WHERE account_id = ? AND name = ?`).get(accountId, name);
+  return row === undefined ? undefined : regionRowOf(row as RegionColumns);
 }
 
 /** SQLite's statement for each step of the shared region programs. */
@@ -33,16 +37,14 @@ function regionStep(db: Db, s: Statement<RegionStep>): unknown {
       return getRegion(db, s.accountId, s.name);
     case 'countRegions':
       return (stmt(db, 'SELECT count(*) AS n FROM saved_regions WHERE account_id = ?').get(s.accountId) as { n: number }).n;
-    case 'insertRegion':
-      stmt(db, 'INSERT INTO saved_regions (id, account_id, name, members, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-        newId('reg'),
-        s.accountId,
-        s.r.name,
-        s.r.members,
-        s.r.now,
-        s.r.now,
-      );
+    case 'insertRegion': {
+      const { level, member_fips } = memberColumns(s.r.members);
+      stmt(
+        db,
+        'INSERT INTO saved_regions (id, account_id, name, level, member_fips, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(newId('reg'), s.accountId, s.r.name, level, member_fips, s.r.now, s.r.now);
       return getRegion(db, s.accountId, s.r.name);
+    }
     case 'renameRegion':
       stmt(db, 'UPDATE saved_regions SET name = ?, updated_at = ? WHERE id = ? AND account_id = ?').run(
         s.newName,

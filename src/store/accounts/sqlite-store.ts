@@ -22,6 +22,7 @@ import { closeAccountsDb, stmt, type Db } from './db.js';
 import { createInvite } from './invites-repo.js';
 import { authGeneration, keyCacheOf } from './key-cache.js';
 import { createRegion, deleteRegion, getRegion, listRegions, renameRegion } from './regions-repo.js';
+import type { NewRegion } from './shared/regions.js';
 import { countActiveKeys, createKey, getKey, keyStep, listKeys, renameKey, revokeKey, rotateKey, touchKey } from './keys-repo.js';
 import { runRetention } from './retention.js';
 import { activateProgram, issueKeyProgram, resolveSignInProgram, type AccountStep } from './shared/accounts.js';
@@ -115,7 +116,7 @@ export class SqliteAccountStore implements AccountsStore {
   async getRegion(accountId: string, name: string) {
     return getRegion(this.db, accountId, name);
   }
-  async createRegion(accountId: string, r: { name: string; members: string; now: number }, maxRegions: number) {
+  async createRegion(accountId: string, r: NewRegion, maxRegions: number) {
     return createRegion(this.db, accountId, r, maxRegions);
   }
   async renameRegion(accountId: string, name: string, newName: string, now: number) {

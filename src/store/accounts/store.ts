@@ -11,7 +11,7 @@ import type { SubscriptionRow } from './shared/billing.js';
 import type { RedeemOutcome } from './shared/invites.js';
 import type { KeyAuth } from './shared/key-auth-cache.js';
 import type { KeyLookup, KeyRow, RotateOutcome } from './shared/keys.js';
-import type { RegionRow, RenameRegionOutcome, SaveRegionOutcome } from './shared/regions.js';
+import type { NewRegion, RegionRow, RenameRegionOutcome, SaveRegionOutcome } from './shared/regions.js';
 import type { RetentionReport } from './shared/retention.js';
 import type { SessionRow } from './shared/sessions.js';
 import type { TosAcceptance, TosDocument, TosState } from './shared/tos.js';
@@ -109,7 +109,7 @@ export interface AccountsStore {
   // Saved custom regions (by name, scoped to the account)
   listRegions(accountId: string): Promise<RegionRow[]>;
   getRegion(accountId: string, name: string): Promise<RegionRow | undefined>;
-  createRegion(accountId: string, r: { name: string; members: string; now: number }, maxRegions: number): Promise<SaveRegionOutcome>;
+  createRegion(accountId: string, r: NewRegion, maxRegions: number): Promise<SaveRegionOutcome>;
   renameRegion(accountId: string, name: string, newName: string, now: number): Promise<RenameRegionOutcome>;
   deleteRegion(accountId: string, name: string): Promise<boolean>;
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { datasetSpec, checkVintage, latestVintage, parseDataset, type DatasetKey } from '../../domain/datasets.js';
 import { geoMayExpand, parseGeoParam, type ParsedGeoParam } from '../../domain/geo/geo-param.js';
-import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
+import type { GeoSpecifier } from '../../domain/geo/specifier.js';
 import { requireFeature, type BoundaryLevel, type Plan } from '../../domain/plans.js';
 import type { GeoTerm } from '../../domain/cost.js';
 import type { CatalogStore } from '../../store/catalog.js';
@@ -139,12 +139,9 @@ export async function prepare(
   const dataset = input.dataset;
   const geoParam = input.geo;
   const rest = geoParam.specifiers;
-  const regionSpecs = (await readSavedRegions(geoParam.regions, vintage.regions?.saved)).map((r) => ({
-    ...r,
-    parsed: parseGeoList(r.members),
-  }));
+  const regionSpecs = await readSavedRegions(geoParam.regions, vintage.regions?.saved);
   // The levels the default vintage is looked for at: the listed geographies' and the regions' members'.
-  const levelsOf = [...rest, ...regionSpecs.flatMap((r) => r.parsed)];
+  const levelsOf = [...rest, ...regionSpecs.flatMap((r) => r.members)];
   const parsed = parseVariableNames(catalog, tables, observations, input.variables);
   const latest = latestVintage(dataset);
   let chosen = vintage.requested;

@@ -3,10 +3,10 @@
 // the plan's gates and expansion limit), and what the regions cost. prepare.ts runs this; the
 // answer for the resolved regions is computed in regions.ts.
 import { AppError } from '../../domain/errors.js';
+import type { GeoSpecifier } from '../../domain/geo/specifier.js';
 import type { GeoTerm } from '../../domain/cost.js';
 import type { GeoType } from '../../domain/geo/keys.js';
-import { parseGeoList, type GeoSpecifier } from '../../domain/geo/specifier.js';
-import type { RegionSpec } from '../../domain/regions/specifier.js';
+import { memberSpecifiers, type RegionMembers, type RegionSpec } from '../../domain/geo/region-specifier.js';
 import type { GeographyRecord } from '../../store/geographies.js';
 import { resolveSpecifiers, type ResolvedGeographies, type ResolveOptions } from '../resolve-geographies.js';
 import { geoTermsOf } from './geo-terms.js';
@@ -23,8 +23,8 @@ export interface ResolvedRegion {
   resolution: ResolvedGeographies;
 }
 
-/** Where a saved region's members come from (the caller's account); null when it has none of that name. */
-export type SavedRegionLookup = (name: string) => Promise<{ name: string; members: string } | null>;
+/** Where a saved region's members come from (the caller's account, stored parsed); null when it has none of that name. */
+export type SavedRegionLookup = (name: string) => Promise<{ name: string; members: RegionMembers } | null>;
 
 const PLURAL: Record<GeoType, string> = {
   nation: 'nations',
@@ -43,12 +43,18 @@ function regionName(level: GeoType, members: readonly GeographyRecord[], saved: 
   return `${saved ? `Region "${saved}"` : 'Region'} of ${members.length} ${members.length === 1 ? level.replace('_', ' ') : PLURAL[level]}: ${list}`;
 }
 
-/** Saved regions with their members read from the account (404 for a name it does not have). */
-export async function readSavedRegions(specs: readonly RegionSpec[], saved?: SavedRegionLookup): Promise<RegionSpec[]> {
-  const out: RegionSpec[] = [];
+/** A region whose members are known: written inline, or saved and read from the account. */
+export type RegionWithMembers = RegionSpec & { members: readonly GeoSpecifier[] };
+
+/**
+ * Saved regions with their members read from the account (404 for a name it does not have), as
+ * the specifiers of their stored keys: nothing is parsed, inline regions were parsed with `geo`.
+ */
+export async function readSavedRegions(specs: readonly RegionSpec[], saved?: SavedRegionLookup): Promise<RegionWithMembers[]> {
+  const out: RegionWithMembers[] = [];
   for (const spec of specs) {
-    if (spec.kind !== 'saved' || spec.members !== undefined) {
-      out.push(spec);
+    if (spec.kind === 'inline' || spec.members !== undefined) {
+      out.push({ ...spec, members: spec.members! });
       continue;
     }
     const found = saved ? await saved(spec.name) : null;
@@ -59,25 +65,22 @@ export async function readSavedRegions(specs: readonly RegionSpec[], saved?: Sav
         { extensions: { geo: spec.raw } },
       );
     }
-    out.push({ ...spec, members: found.members });
+    out.push({ ...spec, members: memberSpecifiers(found.members) });
   }
   return out;
 }
 
-/** A region with its members parsed (once: prepare.ts reads their levels before resolving them). */
-export type ParsedRegionSpec = RegionSpec & { parsed?: readonly GeoSpecifier[] };
-
 /** Resolve regions for one vintage; saved regions are read through `saved` (absent: refused). */
 export async function resolveRegions(
   store: Parameters<typeof resolveSpecifiers>[0],
-  specs: readonly ParsedRegionSpec[],
+  specs: readonly RegionSpec[],
   opts: ResolveOptions,
   saved?: SavedRegionLookup,
 ): Promise<ResolvedRegion[]> {
   const out: ResolvedRegion[] = [];
   for (const spec of specs) {
     const [read] = await readSavedRegions([spec], saved);
-    const resolution = resolveSpecifiers(store, spec.parsed ?? parseGeoList(read!.members!), opts);
+    const resolution = resolveSpecifiers(store, read!.members, opts);
     const levels = [...new Set(resolution.geographies.map((g) => g.type))];
     if (levels.length !== 1) {
       throw new AppError(

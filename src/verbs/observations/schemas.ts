@@ -73,7 +73,7 @@ export const comparedCellSchema = observationCellSchema.extend({
         .string()
         .nullable()
         .describe(
-          'Annotation code of the value or MOE that makes a significance test meaningless (null estimate, top/bottom-coded median, controlled estimate, missing or annotated MOE); null when the test was made.',
+          'Annotation code of the value or MOE that makes a significance test meaningless (null estimate, top/bottom-coded median, controlled estimate, missing or annotated MOE); when both values are untestable, the more basic reason (no value, then a coded value, then the MOE). Null when the test was made.',
         ),
     })
     .nullable(),

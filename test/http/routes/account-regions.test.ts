@@ -1,15 +1,19 @@
 // Saved regions over HTTP: /v1/account/regions with dashboard tokens from a local JWKS server, and
 // geo=region:<name> on /v1/data with the account's API key, on the real test build and a real
-// SQLite accounts database. Another account's region is a 404 everywhere.
+// SQLite accounts database. Another account's region is a 404 everywhere. The database starts at
+// the schema from before members were stored parsed, holding one region saved then as text, so the
+// upgrade is met as a deployment meets it: the migration at open, then the routes.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { buildApp } from '../../../src/http/app.js';
 import { openAccountStores } from '../../../src/store/accounts/index.js';
+import { MIGRATIONS } from '../../../src/store/accounts/migrations.js';
 import { IdentityVerifier } from '../../../src/store/accounts/identity.js';
 import { openDataStores } from '../../../src/store/open.js';
 import type { Stores } from '../../../src/context/verb-context.js';
@@ -28,6 +32,15 @@ beforeAll(async () => {
     { DATA_DIR: TEST_DATA_DIR, DATABASE_PATH: path.join(tmp, 'accounts.sqlite') },
   );
   const data = await openDataStores(await testBuildDir(), { warn: () => {} });
+  // Olga's account and region as the schema before member_fips held them (linked to her sign-in by email).
+  const old = new Database(config.DATABASE_PATH);
+  const before = MIGRATIONS.findIndex((m) => /member_fips/.test(m));
+  for (const m of MIGRATIONS.slice(0, before)) old.exec(m);
+  old.pragma(`user_version = ${before}`);
+  old.exec(`INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES ('acc_olga', 'olga@example.com', 'free', 1, 1);
+    INSERT INTO saved_regions (id, account_id, name, members, created_at, updated_at)
+      VALUES ('reg_olga', 'acc_olga', 'old-bay', 'county:06001;county:06013;county:06075', 1, 1);`);
+  old.close();
   const accounts = openAccountStores(config);
   const identity = new IdentityVerifier({ issuer: idp.issuer, audience: idp.audience, jwksUrl: idp.jwksUrl });
   const stores: Stores = { ...data.stores, ...accounts, identity };
@@ -119,6 +132,27 @@ describe('/v1/account/regions and geo=region:<name>', () => {
     const gone = await data(key, 'region:service-area');
     expect(gone.statusCode).toBe(404);
     expect(gone.json().detail).toMatch(/no saved region named "service-area"/);
+  });
+
+  it('a region saved before the upgrade (members as text) is listed and answered as the same inline region', async () => {
+    const olga = await bearer('olga');
+    const key = await keyOf('olga');
+    const list = await app.inject({ url: '/v1/account/regions', headers: olga });
+    expect(list.json().data).toEqual([
+      expect.objectContaining({
+        name: 'old-bay',
+        geo: 'region:old-bay',
+        level: 'county',
+        member_count: 3,
+        members: ['county:06001', 'county:06013', 'county:06075'],
+      }),
+    ]);
+    const saved = await data(key, 'region:old-bay');
+    const inline = await data(key, 'region(county:06001,county:06013,county:06075)');
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json().data[0].estimate).toEqual(expect.any(Number));
+    expect(saved.json().data[0].estimate).toBe(inline.json().data[0].estimate);
+    expect(saved.json().data[0].moe_numeric).toBe(inline.json().data[0].moe_numeric);
   });
 
   it("another account's region is a 404 on every route and in data", async () => {

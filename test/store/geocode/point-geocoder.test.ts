@@ -64,7 +64,7 @@ describe('point geocoder on the real boundaries', () => {
     const ring = (f.feature(a).geometry as { coordinates: number[][][] }).coordinates[0]!;
     let checked = 0;
     for (const [lng, lat] of ring) {
-      const hits = geo['county'].layer.containing(lng!, lat!).map((h: { key: string }) => h.key);
+      const hits = geo['county']!.layer.containing(lng!, lat!).map((h: { key: string }) => h.key);
       if (hits.length < 2) continue;
       const r1 = geo.locate(lat!, lng!);
       const r2 = geo.locate(lat!, lng!);

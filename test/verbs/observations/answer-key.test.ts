@@ -1,8 +1,10 @@
 // The answer cache's keys (src/verbs/observations/answer-key.ts): every field of a verb's parsed
-// input is in its key, so a parameter added to the schema can never be left out of it.
+// input is in its key, so a parameter added to the schema can never be left out of it. The
+// Census-API route keys its grid by its parsed query less the client's text (gridKeyOf).
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { censusApiQueryInput } from '../../../src/verbs/census-api-query.js';
+import { parseCensusApiQuery } from '../../../src/domain/census-api/query.js';
+import { censusApiQueryInput, gridKeyOf } from '../../../src/verbs/census-api-query.js';
 import { getDataInput } from '../../../src/verbs/get-data.js';
 import { answerKeyOfInput, answerKeyOfRequest } from '../../../src/verbs/observations/answer-key.js';
 import type { EngineRequest } from '../../../src/verbs/observations/engine.js';
@@ -17,14 +19,11 @@ const getDataValues: Record<string, [unknown, unknown]> = {
   include_geometry: [false, true],
   dollars: [2020, 2024],
 };
-const censusApiValues: Record<string, [unknown, unknown]> = {
-  dataset: ['acs5', 'acs1'],
-  vintage: ['2018', '2019'],
-  get: ['NAME,B19013_001E', 'B19013_001E,NAME'],
-  for: ['state:06', 'state:*'],
-  in: ['state:06', 'state:48'],
-  ucgid: ['0400000US06', '0400000US48'],
-};
+/** The Census-API route's input as its normalize reads it, and its grid's key (`asked` as the route derives it). */
+function censusApiKey(raw: Record<string, string | undefined>, asked: string[], schema: z.ZodObject = censusApiQueryInput) {
+  const input = schema.parse({ dataset: 'acs1', vintage: '2018', ...raw }) as z.output<typeof censusApiQueryInput>;
+  return gridKeyOf({ ...input, query: parseCensusApiQuery(input) }, asked);
+}
 
 /** For each field of the schema, a pair of parsed inputs differing in that field alone, and their keys. */
 function keysPerField(verb: string, schema: z.ZodObject, values: Record<string, [unknown, unknown]>) {
@@ -37,13 +36,36 @@ function keysPerField(verb: string, schema: z.ZodObject, values: Record<string, 
 }
 
 describe('answer keys', () => {
-  it.each([
-    ['get-data', getDataInput, getDataValues],
-    ['census-api-query', censusApiQueryInput, censusApiValues],
-  ] as const)('every field of %s’s parsed input changes its key', (verb, schema, values) => {
-    const keys = keysPerField(verb, schema, values);
-    expect(keys.length).toBe(Object.keys(values).length);
-    for (const { field, a, b } of keys) expect(a, field).not.toBe(b);
+  it.each([['get-data', getDataInput, getDataValues]] as const)(
+    'every field of %s’s parsed input changes its key',
+    (verb, schema, values) => {
+      const keys = keysPerField(verb, schema, values);
+      expect(keys.length).toBe(Object.keys(values).length);
+      for (const { field, a, b } of keys) expect(a, field).not.toBe(b);
+    },
+  );
+
+  it('the Census-API grid key: what is asked changes it, how it is spelt does not, an added field is in it', () => {
+    const base = censusApiKey({ get: 'NAME,B19013_001E', for: 'state:06,48' }, ['B19013_001E']);
+    // Spellings of one request.
+    expect(censusApiKey({ get: 'B19013_001M,NAME', for: 'state:48,06' }, ['B19013_001E'])).toBe(base);
+    expect(censusApiKey({ get: 'NAME,B19013_001E', ucgid: '0400000US48,0400000US06' }, ['B19013_001E'])).toBe(base);
+    expect(censusApiKey({ get: 'NAME', for: 'county:*', in: 'state:48' }, ['B19013_001E'])).toBe(
+      censusApiKey({ get: 'NAME', in: 'state:48', for: 'county:*' }, ['B19013_001E']),
+    );
+    // Other questions.
+    for (const [raw, asked] of [
+      [{ get: 'NAME,B19013_001E', for: 'state:06' }, ['B19013_001E']],
+      [{ get: 'NAME,B19013_001E', for: 'state:*' }, ['B19013_001E']],
+      [{ get: 'NAME,B19013_001E', for: 'county:*', in: 'state:06' }, ['B19013_001E']],
+      [{ get: 'NAME,B19013_001E', for: 'state:06,48', vintage: '2017' }, ['B19013_001E']],
+      [{ get: 'NAME,B19013_001E', for: 'state:06,48', dataset: 'acs5' }, ['B19013_001E']],
+      [{ get: 'NAME,group(B19013)', for: 'state:06,48' }, ['B19013*']],
+    ] as const) {
+      expect(censusApiKey(raw, [...asked]), JSON.stringify(raw)).not.toBe(base);
+    }
+    const extended = censusApiQueryInput.extend({ time: z.string().optional() });
+    expect(censusApiKey({ get: 'NAME,B19013_001E', for: 'state:06,48', time: '2018' }, ['B19013_001E'], extended)).not.toBe(base);
   });
 
   it('a parameter added to the schema is in the key with no other edit', () => {

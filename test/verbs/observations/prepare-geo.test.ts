@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stores } from '../../../src/context/verb-context.js';
 import { parseGeoParam } from '../../../src/domain/geo/geo-param.js';
+import { keySpecifier } from '../../../src/domain/geo/specifier.js';
 import { openDataStores } from '../../../src/store/open.js';
 import { getData, longFormat } from '../../../src/verbs/get-data.js';
 import { testBuildDir } from '../../support/build.js';
@@ -24,7 +25,13 @@ describe('geo, parsed once', () => {
       ['key', 'block_group'],
       ['key', 'state'],
     ]);
-    expect(parsed.regions).toEqual([{ kind: 'inline', raw: 'region(county:06001,county:06013)', members: 'county:06001,county:06013' }]);
+    expect(parsed.regions).toEqual([
+      {
+        kind: 'inline',
+        raw: 'region(county:06001,county:06013)',
+        members: [keySpecifier('county', '06001'), keySpecifier('county', '06013')],
+      },
+    ]);
   });
 
   it('the default vintage is the same for the nation however it is written', async () => {

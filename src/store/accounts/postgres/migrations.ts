@@ -342,4 +342,19 @@ export const PG_MIGRATIONS: readonly string[] = [
     RETURN QUERY SELECT 'ok'::TEXT, m, b, n, lid;
   END $$;
   `,
+  `
+  -- Saved regions' members stored parsed, as in the SQLite schema: the level and a JSONB array of
+  -- the FIPS codes instead of the keys joined by ";". Every saved text was written from resolved
+  -- keys of one level ("county:06001;county:06013"): the level is the part before the first ":",
+  -- the codes are each key with its "<level>:" taken out, in the saved order.
+  ALTER TABLE saved_regions ADD COLUMN level TEXT, ADD COLUMN member_fips JSONB;
+  UPDATE saved_regions SET
+    level = split_part(members, ':', 1),
+    member_fips = to_jsonb(regexp_split_to_array(replace(members, split_part(members, ':', 1) || ':', ''), ';'));
+  ALTER TABLE saved_regions
+    ALTER COLUMN level SET NOT NULL,
+    ALTER COLUMN member_fips SET NOT NULL,
+    ADD CONSTRAINT saved_regions_member_fips_array CHECK (jsonb_typeof(member_fips) = 'array'),
+    DROP COLUMN members;
+  `,
 ];

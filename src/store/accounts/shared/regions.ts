@@ -1,27 +1,55 @@
 // Saved custom regions (`geo=region:<name>`) as both accounts stores hold them: a name per account
-// and the members' geography keys as resolved when the region was saved, and the transactions
-// that keep names unique and the count bounded (programs of RegionStep, see program.ts). Every
-// step names the account: another account's region reads as absent.
+// and the members as resolved when the region was saved, stored parsed (the level and a JSON array
+// of the FIPS codes, so a request naming the region reads keys, never text to parse again); how a
+// row's columns are read and written; and the transactions that keep names unique and the count
+// bounded (programs of RegionStep, see program.ts). Every step names the account: another
+// account's region reads as absent.
+import { isGeoType } from '../../../domain/geo/keys.js';
+import type { RegionMembers } from '../../../domain/geo/region-specifier.js';
 import { lock, step, type LockStep, type Program, type Statement } from './program.js';
 
 export interface RegionRow {
   id: string;
   account_id: string;
   name: string;
-  /** The members' geography keys, `;`-separated (`county:06001;county:06013`). */
-  members: string;
+  /** The members' keys as saved: one level and its FIPS codes, sorted and without duplicates. */
+  members: RegionMembers;
   created_at: number;
   updated_at: number;
 }
 
+/**
+ * The row as both databases return it: `level` (`county`) and `member_fips`, a JSON array of the
+ * FIPS codes (`["06001","06013"]`): TEXT holding JSON on SQLite, read as text; JSONB on
+ * PostgreSQL, read by the driver as the array.
+ */
+export interface RegionColumns extends Omit<RegionRow, 'members'> {
+  level: string;
+  member_fips: string | string[];
+}
+
+export const REGION_COLUMNS = 'id, account_id, name, level, member_fips, created_at, updated_at';
+
+/** A row as read, its members as the domain's RegionMembers (a JSON decode, no grammar). */
+export function regionRowOf({ level, member_fips, ...row }: RegionColumns): RegionRow {
+  // The level was written from a resolved geography's type (or by the migration from a saved key).
+  if (!isGeoType(level)) throw new Error(`saved region ${row.id} has an unknown level`);
+  const fips = typeof member_fips === 'string' ? (JSON.parse(member_fips) as string[]) : member_fips;
+  return { ...row, members: { level, fips } };
+}
+
+/** The members as the two columns are written (the array as JSON text; PostgreSQL casts it to JSONB). */
+export const memberColumns = (m: RegionMembers): { level: string; member_fips: string } => ({
+  level: m.level,
+  member_fips: JSON.stringify(m.fips),
+});
+
 export type SaveRegionOutcome = { kind: 'ok'; row: RegionRow } | { kind: 'exists' } | { kind: 'limit'; limit: number };
 export type RenameRegionOutcome = { kind: 'ok'; row: RegionRow } | { kind: 'exists' } | { kind: 'not-found' };
 
-export const REGION_COLUMNS = 'id, account_id, name, members, created_at, updated_at';
-
 export interface NewRegion {
   name: string;
-  members: string;
+  members: RegionMembers;
   now: number;
 }
 

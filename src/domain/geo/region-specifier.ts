@@ -2,13 +2,33 @@
 // set of geographies of one level, written with the ordinary specifier grammar, names included) or
 // `region:my-service-area` (a region saved to the caller's account). They are taken out of the
 // parameter before the ordinary specifiers are split, because the commas inside the parentheses
-// separate members, not specifiers.
+// separate members, not specifiers. This is the one reader of region syntax: a region's members
+// are parsed here (with specifier.ts's grammar) and a saved region's members are stored parsed
+// (RegionMembers), so nothing downstream reads region text again.
 import { AppError } from '../errors.js';
+import type { GeoType } from './keys.js';
+import { keySpecifier, parseGeoList, type GeoSpecifier } from './specifier.js';
 
 export type RegionSpec =
-  | { kind: 'inline'; raw: string; members: string }
-  /** `members` once read from the account (the keys as saved, `;`-separated). */
-  | { kind: 'saved'; raw: string; name: string; members?: string };
+  | { kind: 'inline'; raw: string; members: GeoSpecifier[] }
+  /** `members` once read from the account (its keys as saved). */
+  | { kind: 'saved'; raw: string; name: string; members?: GeoSpecifier[] };
+
+/**
+ * A saved region's members as the accounts store keeps them (src/store/accounts/shared/regions.ts):
+ * resolved when the region was saved, so whole keys of one level, held as the level and the FIPS
+ * codes (sorted, without duplicates) rather than as text to parse again.
+ */
+export interface RegionMembers {
+  level: GeoType;
+  fips: readonly string[];
+}
+
+/** The members' keys (`county:06001`), in the stored order. */
+export const memberKeys = (m: RegionMembers): string[] => m.fips.map((f) => `${m.level}:${f}`);
+
+/** The members as specifiers, built from their parts (keySpecifier), not parsed from text. */
+export const memberSpecifiers = (m: RegionMembers): GeoSpecifier[] => m.fips.map((f) => keySpecifier(m.level, f));
 
 /** A saved region's name: a slug, so `region:<name>` needs no quoting in a URL or a `;` list. */
 export const REGION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -33,11 +53,12 @@ export function extractRegions(values: string | readonly string[] | undefined): 
   for (const value of list) {
     let kept = '';
     let from = 0;
-    REGION_START.lastIndex = 0;
-    for (let m = REGION_START.exec(value); m; m = REGION_START.exec(value)) {
+    // A regex of this call's own: its lastIndex is this loop's position (the members' parse recurses).
+    const starts = new RegExp(REGION_START);
+    for (let m = starts.exec(value); m; m = starts.exec(value)) {
       const start = m.index + m[1]!.length;
       kept += value.slice(from, m.index) + ';';
-      const open = REGION_START.lastIndex;
+      const open = starts.lastIndex;
       if (m[2] === '(') {
         let depth = 1;
         let i = open;
@@ -47,9 +68,12 @@ export function extractRegions(values: string | readonly string[] | undefined): 
         }
         const raw = value.slice(start, i).trim();
         if (depth > 0) throw formatError(raw, 'its parenthesis is not closed');
-        const members = value.slice(open, i - 1);
-        if (/\bregion\s*[(:]/i.test(members)) throw formatError(raw, 'a region cannot contain another region');
-        if (!members.trim()) throw formatError(raw, 'it has no members');
+        const text = value.slice(open, i - 1);
+        // The members are read by this same parser: a region among them is refused, the rest are specifiers.
+        const inner = extractRegions(text);
+        if (inner.regions.length > 0) throw formatError(raw, 'a region cannot contain another region');
+        const members = parseGeoList(inner.rest);
+        if (members.length === 0) throw formatError(raw, 'it has no members');
         regions.push({ kind: 'inline', raw, members });
         from = i;
       } else {
@@ -61,7 +85,7 @@ export function extractRegions(values: string | readonly string[] | undefined): 
       }
       const after = /^\s*(?:[;,]|$)/.exec(value.slice(from));
       if (!after) throw formatError(regions.at(-1)!.raw, `unexpected "${value.slice(from).trim()}" after it`);
-      REGION_START.lastIndex = from;
+      starts.lastIndex = from;
     }
     kept += value.slice(from);
     if (kept.split(';').some((s) => s.trim() && !/^[\s,]*$/.test(s))) rest.push(kept);

@@ -1,0 +1,82 @@
+// The labels of a selection, from the Census Data API's own metadata documents: for each (dataset,
+// vintage) selected, `groups.json` (every table's title, and its universe where the vintage gives
+// one) and the variables of the selected tables, each cached as the gzip of the body byte for byte
+// (etl/sources/api-metadata.ts reads them, with the shells and lists of ../shared, in one code path).
+//
+// Which variables document: `groups/{T}.json` per table for --tables and --catalog (the catalogue's
+// 122 tables are about 4 MB of JSON a vintage), `variables.json` for --all-tables (one request
+// instead of ~1,200 for the same ~30 MB: every variable of every table is in it).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { datasetSpec } from '../../src/domain/datasets.js';
+import { apiMetadataPath, validateMetadataDocument, type MetadataDocument } from '../sources/api-metadata.js';
+import { BodyError } from './apibody.js';
+import { FatalFetchError, keyPage, metaUrl, type ApiEndpoint } from './api.js';
+import { getWithRetry, snippet, type Attempt, type Response200, type RetryOptions } from './http.js';
+import type { Dataset, LabelItem } from './plan.js';
+
+export type { LabelItem };
+
+export const labelCachePath = (item: LabelItem): string => apiMetadataPath(item.dataset, item.vintage, item.doc);
+
+/** Bytes of one document as the API serves it (for --dry-run): measured on acs5 2023. */
+export const LABEL_BYTES = { groups: 250_000, perTable: 33_000, variables: 30_000_000 };
+
+/** Whether a fallback source tree has Census Reporter's shells for a dataset vintage (every table). */
+export function fallbackDescribes(fallbackDir: string, dataset: Dataset, vintage: number): boolean {
+  return existsSync(path.join(fallbackDir, 'metadata', dataset, String(vintage), 'census_column_metadata.csv.gz'));
+}
+
+/**
+ * The documents a selection needs: what `tables` names, for every selected dataset and vintage
+ * except those `described` says the fallback already labels (its shells cover every table, and a
+ * build over ../shared keeps serving the labels it always served).
+ */
+export function planLabels(
+  opts: {
+    datasets: Dataset[];
+    vintages: number[];
+    tables: { kind: 'list'; groups: string[] } | { kind: 'catalog'; byGroup: Map<string, string[]> } | { kind: 'all' };
+  },
+  described: (dataset: Dataset, vintage: number) => boolean = () => false,
+): LabelItem[] {
+  const out: LabelItem[] = [];
+  for (const dataset of opts.datasets)
+    for (const vintage of opts.vintages) {
+      if (!datasetSpec(dataset).vintages.includes(vintage) || described(dataset, vintage)) continue;
+      out.push({ dataset, vintage, doc: 'groups.json' });
+      const groups =
+        opts.tables.kind === 'list' ? opts.tables.groups : opts.tables.kind === 'catalog' ? [...opts.tables.byGroup.keys()] : null;
+      if (groups === null) out.push({ dataset, vintage, doc: 'variables.json' });
+      else for (const g of [...new Set(groups)].sort()) out.push({ dataset, vintage, doc: `groups/${g}.json` });
+    }
+  return out;
+}
+
+/**
+ * What the API answered for a document: the body, or null for 404/400 (the table is not published
+ * in that vintage: the build then has no labels for it from the API, as the value request has no
+ * rows). A body that is not the document (an HTML page with 200, a cut or foreign JSON) is retried
+ * and then fails the download with the reason; a key page stops the run.
+ */
+function acceptDocument(doc: MetadataDocument) {
+  return (res: Response200): Attempt<Buffer | null> => {
+    // 404 (and 400, the API's plain-text refusal): no such document; labels then come from elsewhere.
+    if (res.status === 404 || res.status === 400) return { ok: true, value: null };
+    if (res.status !== 200) return { ok: false, retry: false, reason: `HTTP ${res.status}${snippet(res.body)}` };
+    const keyProblem = keyPage(res);
+    if (keyProblem) throw new FatalFetchError(keyProblem);
+    try {
+      validateMetadataDocument(doc, res.body);
+    } catch (err) {
+      if (!(err instanceof BodyError)) throw err;
+      return { ok: false, retry: true, reason: `malformed body: ${err.message}` };
+    }
+    return { ok: true, value: res.body };
+  };
+}
+
+/** Download one document; the body as served, or null when the API has no such document. */
+export async function fetchLabelDocument(ep: ApiEndpoint, item: LabelItem, retry: RetryOptions): Promise<Buffer | null> {
+  return getWithRetry(metaUrl(ep, item.vintage, item.dataset, item.doc), acceptDocument(item.doc), retry);
+}
