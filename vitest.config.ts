@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The container test builds and runs the image under podman (minutes): `npm run test:container`.
-    exclude: [...configDefaults.exclude, 'test/container/**'],
+    // The container test builds and runs the image under podman (minutes): `npm run test:container`;
+    // the kill-and-resume test of `etl build --online` runs a dozen builds: `npm run test:resume`.
+    exclude: [...configDefaults.exclude, 'test/container/**', 'test/resume/**'],
     testTimeout: 30_000,
     hookTimeout: 300_000,
     pool: 'forks',
