@@ -84,11 +84,19 @@ async function linkTree(from: string, to: string): Promise<void> {
   }
 }
 
-/** Builds directories left by a killed run carry the dead process id in their name. */
+/**
+ * Builds directories left by a killed run carry the dead process id in their name, as do the
+ * temporary `current` links of one killed between making the link and renaming it over `current`.
+ */
 async function removeStaleTemps(buildsDir: string): Promise<void> {
   for (const e of await fs.readdir(buildsDir).catch(() => [] as string[])) {
     const m = /^\.tmp-(\d+)-/.exec(e);
     if (m && !isAlive(Number(m[1]))) await fs.rm(path.join(buildsDir, e), { recursive: true, force: true });
+  }
+  const dataDir = path.dirname(buildsDir);
+  for (const e of await fs.readdir(dataDir).catch(() => [] as string[])) {
+    const m = /^\.current-(\d+)-/.exec(e);
+    if (m && !isAlive(Number(m[1]))) await fs.rm(path.join(dataDir, e), { force: true });
   }
 }
 

@@ -64,6 +64,15 @@ export const configSchema = z.object({
   HEAVY_QUEUE: z.coerce.number().int().min(0).max(10_000).default(200),
   /** Cells of query results kept in memory (the build is immutable); 0 disables the cache. */
   OBSERVATION_CACHE_CELLS: z.coerce.number().int().min(0).default(250_000),
+  /**
+   * Bytes of observation files prepared (hashed, indexes opened) in the background after start,
+   * so the first requests do not pay for it (src/store/warm-up.ts); 0 turns the warm-up off.
+   */
+  WARM_UP_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(512 * 1024 * 1024),
   /** Build `data/` from CENSUS_SOURCE_DIR at start-up when it is missing. */
   AUTO_BUILD_DATA: bool.default(true),
   // Builds from object storage (docs/publishing.md).

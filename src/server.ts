@@ -14,6 +14,7 @@ import { LiveStores } from './context/live-stores.js';
 import { resolveCurrentBuild } from './store/data-dir.js';
 import { checkDataDir, PathSettingError } from './store/fs-check.js';
 import { buildDataInChild } from './data-build-child.js';
+import { startWarmUp, type WarmUp } from './store/warm-up.js';
 
 /**
  * Exit once the log destination (asynchronous, plugins/logging.ts) has written every line it holds,
@@ -110,6 +111,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
   // once, let in-flight responses finish (streams included), exit as soon as the last one is done;
   // at SHUTDOWN_GRACE_MS abort what is left and log the list.
   const drainer = new Drainer(app.server);
+  let warmUp: WarmUp | undefined;
   let stopping = false;
   let aborted = false;
   const shutdown = async (signal: string) => {
@@ -135,6 +137,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
       // Ended connections send what is still queued before closing; bounded by the grace.
       await drainer.flushed(Math.max(0, config.SHUTDOWN_GRACE_MS - (Date.now() - started)));
       await follower?.stop();
+      await warmUp?.stop();
       await app.close();
       live.close();
       await runtime.close();
@@ -156,6 +159,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
     exitAfterLogs(logger, 1);
     return new Promise<never>(() => {}); // exiting
   }
+  // What the first requests read, prepared while the server already answers (src/store/warm-up.ts).
+  if (runtime.stores.observations && config.WARM_UP_BYTES > 0)
+    warmUp = startWarmUp(runtime.stores.observations, config.WARM_UP_BYTES, logger);
   return app;
 }
 

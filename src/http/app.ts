@@ -28,6 +28,7 @@ import { registerMcp } from '../mcp/server.js';
 import { registerDashboard } from './dashboard/index.js';
 import { HeavyGate } from '../verbs/lifecycle/heavy-gate.js';
 import type { RequestScope } from '../verbs/lifecycle/request-scope.js';
+import { refund } from '../verbs/lifecycle/lifecycle.js';
 import { LiveStores } from '../context/live-stores.js';
 import { HttpMetrics } from './plugins/metrics.js';
 import { checkHost, MAX_PATH_SEGMENT, originFormTarget } from './request-target.js';
@@ -159,9 +160,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       if (req.scopes.length === 0) return;
       const failed = reply.raw.statusCode >= 500;
       if (!failed && finished) return;
-      // The scopes' one refund list (request-scope.ts): what the lifecycle gave back already is not counted again.
-      let n = 0;
-      for (const scope of req.scopes) n += scope.refundCharges();
+      // The lifecycle's refund phase over the scopes' one refund list (request-scope.ts): what
+      // the lifecycle gave back already is not counted again.
+      const n = refund(req.scopes);
       if (n > 0) req.log.info({ charges: n, status: reply.raw.statusCode, cut_off: !failed }, 'charge refunded: response not served');
     });
   });

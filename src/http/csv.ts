@@ -41,7 +41,7 @@ export function safeFilename(name: string): string {
 /**
  * Render a table. With a cap, more rows are refused (413 payload-too-large) rather than truncated:
  * a silently shortened file is easy to mistake for the whole result. The plan's cap is the verb's
- * (src/verbs/lifecycle/invoke.ts applies it before any value is read); this renderer has none of its own.
+ * (src/verbs/lifecycle/lifecycle.ts applies it before any value is read); this renderer has none of its own.
  */
 export function renderCsv(table: CsvTable, cap?: number): string {
   if (cap !== undefined) checkRowCap(table.rows.length, cap);

@@ -1,8 +1,10 @@
-// What every route checks before its handler, in fastify's hooks: the credential and the request
-// scope (onRequest), unknown parameters and Accept (preValidation, after authentication so a
-// request without a key is a 401 first), the stores it needs and the charge of a route that
-// renders no verb (preHandler). Routes of verbs leave the kill switch, gates, queue and charge to
-// the verb's lifecycle (src/verbs/lifecycle/invoke.ts).
+// HTTP's own refusals of a request as read (unknown parameters, Accept, the stores a route needs),
+// and the lifecycle's phases for routes that render no verb, in fastify's hooks: the credential and
+// the request scope (onRequest), unknown parameters and Accept (preValidation, after
+// authentication so a request without a key is a 401 first), the stores it needs and the charge
+// (preHandler). Routes of verbs (costOf 'verb') have no hooks here: the lifecycle runs every phase
+// in their handler (src/verbs/lifecycle/lifecycle.ts `serve`, through verb-transport.ts) and
+// calls refuseAsRead in its parse phase.
 import { z } from 'zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
@@ -10,8 +12,7 @@ import { AppError } from '../domain/errors.js';
 import { validationError } from '../domain/validation.js';
 import type { RequestShape } from '../domain/cost.js';
 import type { Caller } from '../context/verb-context.js';
-import { chargeRequest } from '../verbs/lifecycle/invoke.js';
-import { assertFeatureEnabled } from '../verbs/feature-flags.js';
+import { chargeRequest, killSwitch } from '../verbs/lifecycle/lifecycle.js';
 import { authenticate } from './plugins/auth.js';
 import { contextOf, openScope } from './plugins/context.js';
 import type { RouteMeta } from './route-meta.js';
@@ -58,15 +59,37 @@ function refuseUnacceptable(req: FastifyRequest): void {
   }
 }
 
-export function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | undefined, negotiate: boolean) {
+/** The stores the route needs: 503 when one is not open (which one is logged, not told). */
+function refuseWithoutStores(req: FastifyRequest, meta: RouteMeta): void {
+  const stores = req.stores ?? req.server.services.stores;
+  const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
+  if (missing.length > 0) {
+    // Which store is down is an operator concern: logged, not told to the client.
+    req.log.warn({ missing }, 'store unavailable');
+    throw new AppError('dependency-unavailable', 'A data source this endpoint needs is temporarily unavailable; retry with backoff.');
+  }
+}
+
+/** HTTP's refusals of a request as read, for the lifecycle's parse phase: unknown parameters, Accept, stores. */
+export function refuseAsRead(req: FastifyRequest, meta: RouteMeta, known: ReadonlySet<string> | undefined, negotiate: boolean): void {
+  if (known) refuseUnknownParameters(req.query, known);
+  if (negotiate) refuseUnacceptable(req);
+  refuseWithoutStores(req, meta);
+}
+
+/**
+ * The hooks of a route. `lifecycle`: the route runs a verb's lifecycle in its handler, every phase
+ * included, so it has none. Otherwise the phases of a route that renders no verb; with costOf
+ * 'verb' and a handler of its own (test fixtures), the handler charges through ctx.charge.
+ */
+export function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<string> | undefined, negotiate: boolean, lifecycle: boolean) {
+  if (lifecycle) return {};
   return {
     onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
       await authenticate(req, meta.auth);
       // The request's charges, slots and refunds, from here to the response's end.
       openScope(req, reply);
-      // The kill switch is checked once: by the verb's lifecycle for routes that render a verb
-      // (invoke.ts, before the input is read), here for the others.
-      if (costOf !== 'verb') assertFeatureEnabled(req.server.services.config, meta.feature);
+      if (costOf !== 'verb') killSwitch(req.server.services, meta.feature);
     },
     // After authentication (a request without a key is a 401 first), before admission (never charged).
     preValidation: async (req: FastifyRequest) => {
@@ -74,13 +97,7 @@ export function guards(meta: RouteMeta, costOf: CostOf, known: ReadonlySet<strin
       if (negotiate) refuseUnacceptable(req);
     },
     preHandler: async (req: FastifyRequest) => {
-      const stores = req.stores ?? req.server.services.stores;
-      const missing = meta.needs.filter((n) => stores[n] === undefined || stores[n] === null);
-      if (missing.length > 0) {
-        // Which store is down is an operator concern: logged, not told to the client.
-        req.log.warn({ missing }, 'store unavailable');
-        throw new AppError('dependency-unavailable', 'A data source this endpoint needs is temporarily unavailable; retry with backoff.');
-      }
+      refuseWithoutStores(req, meta);
       if (req.caller && costOf !== 'verb') {
         const input = { query: req.query, params: req.params, body: req.body } as never;
         await chargeRequest(contextOf(req), costOf ? costOf(input, req.caller) : { kind: 'lookup' });

@@ -17,9 +17,13 @@
 //     handler: ({ ctx, query }) => listTopics({ ctx, input: query }),
 //   });
 //
-// Lifecycle: auth (onRequest) → feature flag → schema validation → stores present → admission
-// (quota; rate-limit headers; routes of verbs: the verb's lifecycle admits, src/verbs/lifecycle)
-// → handler → envelope/CSV. docs/architecture.md draws it. The parts live by concern: what a
+// Lifecycle: routes of a verb (defineVerbRoute, and the raw routes of boundaries, centroids and the
+// Census-API query) run the verb's one lifecycle in their handler (src/verbs/lifecycle/lifecycle.ts
+// `serve`, through verb-transport.ts): credential → kill switch → parse (HTTP's refusals, then the
+// verb's schema, once) → gates → heavy queue → charge → run → render. Other routes run the same
+// phase functions from fastify's hooks (route-guards.ts): credential (onRequest) → kill switch →
+// schema validation → stores present → charge → handler → envelope. docs/architecture.md draws it.
+// The parts live by concern: what a
 // route declares (route-meta.ts), its checks before the handler (route-guards.ts), the envelope's
 // bytes of shared and pre-rendered answers (envelope-body.ts), the query-parameter building
 // blocks (query-params.ts); this file puts them together.
@@ -41,8 +45,8 @@ import { STREAM_MIN_ITEMS, streamEnvelope } from './stream-envelope.js';
 import { cacheControlFor, setCaching } from './caching.js';
 import { CSV_CONTENT_TYPE, contentDisposition, csvBody, type CsvTable } from './csv.js';
 import { csvTerms } from '../verbs/describe-plans.js';
-import { routeMeta, type Format } from './route-meta.js';
-import { guards, knownParameters, type CostOf } from './route-guards.js';
+import { routeMeta, type Format, type RouteMeta } from './route-meta.js';
+import { guards, knownParameters, refuseAsRead, type CostOf } from './route-guards.js';
 import { DATA_OPEN, keepStreamPastTimeout, keptJson, renderedBody, sharedBody, tailOf } from './envelope-body.js';
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -54,6 +58,8 @@ export interface HandlerArgs<Q, P, B> {
   body: B;
   req: FastifyRequest;
   reply: FastifyReply;
+  /** HTTP's refusals of the request as read (unknown parameter, Accept, stores): for a route that runs a verb's lifecycle itself. */
+  refuse: () => void;
 }
 
 interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> {
@@ -71,7 +77,7 @@ interface CommonSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodTy
   /**
    * What admission charges before the handler runs: a request shape priced by src/domain/cost.ts
    * (default: a lookup), or units. 'verb': the route renders a verb, whose lifecycle charges
-   * (src/verbs/lifecycle/invoke.ts).
+   * (src/verbs/lifecycle/lifecycle.ts).
    */
   costOf?: ((input: { query: z.output<Q>; params: z.output<P>; body: z.output<B> }, caller: Caller) => RequestShape | number) | 'verb';
   /** Hide from the OpenAPI document (internal or test routes). */
@@ -100,7 +106,8 @@ export interface RouteSpec<
   status?: 201;
   formats?: Format[];
   paginated?: boolean;
-  handler: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<R>>;
+  /** Absent on routes of a verb (`lifecycle`). */
+  handler?: (args: HandlerArgs<z.output<Q>, z.output<P>, z.output<B>>) => Promise<VerbResult<R>>;
   csv?: (result: VerbResult<R>, input: { query: z.output<Q>; params: z.output<P> }) => CsvTable;
   /**
    * `format=compact`: the envelope's data rebuilt by this function. Its schema is part of `data`
@@ -110,7 +117,25 @@ export interface RouteSpec<
   compact?: (result: VerbResult<R>) => unknown;
   /** Set by defineVerbRoute: the handler calls a verb, which applies the CSV gate and row cap. */
   verbGated?: true;
+  /**
+   * Set by defineVerbRoute: the request runs the verb's lifecycle (src/verbs/lifecycle/lifecycle.ts)
+   * from its credential to `render`, which is this route's rendering of the result; `refuse` is
+   * HTTP's refusals of the request as read, for the lifecycle's parse phase.
+   */
+  lifecycle?: (args: {
+    req: FastifyRequest;
+    reply: FastifyReply;
+    refuse: () => void;
+    render: (result: VerbResult<R>) => Promise<unknown>;
+  }) => Promise<unknown>;
 }
+
+/**
+ * Routes whose input the verb parses (defineVerbRoute, the Census-API route): fastify does not
+ * validate it first, so the request is validated once, by the verb's schema, in the lifecycle's
+ * parse phase; the route's schemas still describe it in /openapi.json.
+ */
+export const VALIDATED_BY_THE_VERB = { validatorCompiler: () => (value: unknown) => ({ value }) };
 
 export interface RawRouteSpec<Q extends AnyObject, P extends AnyObject, B extends z.ZodType> extends CommonSpec<Q, P, B> {
   /** Response schemas by status, for the OpenAPI document. Non-JSON responses: use `produces`. */
@@ -166,6 +191,7 @@ export function defineRoute<
   // The CSV gate and row cap are an operation's (define-verb.ts): CSV routes render a verb.
   if (formats.includes('csv') && !spec.verbGated) throw new Error(`${spec.url}: csv needs a verb route (defineVerbRoute)`);
   if (formats.includes('compact') && !spec.compact) throw new Error(`${spec.url}: formats includes compact but no compact() renderer`);
+  if (!spec.handler === !spec.lifecycle) throw new Error(`${spec.url}: a route has a handler or a verb's lifecycle, one of them`);
   const base = spec.querystring ?? emptyObject;
   const querystring =
     formats.length > 1
@@ -187,58 +213,76 @@ export function defineRoute<
       ...openapiSchema(spec, querystring),
       response: { [spec.status ?? 200]: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
     } as FastifySchema,
-    ...guards(meta, spec.costOf as CostOf, knownParameters(querystring), true),
+    ...guards(meta, spec.costOf as CostOf, knownParameters(querystring), true, spec.lifecycle !== undefined),
+    ...(spec.lifecycle ? VALIDATED_BY_THE_VERB : {}),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
-      let result: VerbResult<R>;
+      const render = (result: VerbResult<R>) => renderAnswer(spec, meta, req, reply, result, query, params);
       try {
-        result = await spec.handler({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply });
+        if (spec.lifecycle) {
+          const known = knownParameters(querystring);
+          return await spec.lifecycle({ req, reply, render, refuse: () => refuseAsRead(req, meta, known, true) });
+        }
+        const refuse = () => refuseAsRead(req, meta, knownParameters(querystring), true);
+        return await render(await spec.handler!({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply, refuse }));
       } catch (e) {
         // Timed out (REQUEST_TIMEOUT_MS) or abandoned meanwhile, e.g. in the heavy queue: already answered.
         if (reply.sent || reply.raw.destroyed) return reply;
         throw e;
       }
-      if (!reply.hasHeader('Cache-Control')) setCaching(reply, cacheControlFor(meta.auth));
-      if (query.format === 'csv' && spec.csv) {
-        const table = spec.csv(result, { query, params });
-        // The plan's row cap was applied by the verb (the lifecycle's CSV gate) before any value was read.
-        const body = csvBody(table);
-        if (typeof body !== 'string') keepStreamPastTimeout(req, reply);
-        return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
-      }
-      if (query.format === 'compact' && spec.compact) {
-        const data = spec.compact(result);
-        const envelope = renderEnvelope({ ...result, data }, req, reply, req.server.services.config.BASE_URL);
-        const kept = typeof data === 'object' && data !== null && isSharedCompact(data) ? keptJson(data) : undefined;
-        // JSON.stringify(envelope), with the shared table's JSON rendered once (its keys: data, meta, links).
-        const body = kept ? Buffer.concat([DATA_OPEN, kept, tailOf(envelope)]) : JSON.stringify(envelope);
-        return reply.type('application/json; charset=utf-8').send(body);
-      }
-      // An answer with its items' JSON (itemsJson) is written from those bytes: its `data` may be
-      // built only when read (withLazyData), so it is read only when nothing else will do.
-      const json = result.itemsJson;
-      if ((json ? json.count : Array.isArray(result.data) ? result.data.length : 0) > STREAM_MIN_ITEMS) {
-        keepStreamPastTimeout(req, reply);
-        return reply
-          .type('application/json; charset=utf-8')
-          .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
-      }
-      // A cached answer (json.keep) keeps its cells and their JSON beside them (sharedBody); an
-      // answer computed afresh is written from its chunks, its cells never built.
-      const baseUrl = req.server.services.config.BASE_URL;
-      const cached = !json || json.keep !== undefined;
-      const body =
-        cached && Array.isArray(result.data) && isSharedAnswer(result.data)
-          ? sharedBody(spec.data, renderEnvelope(result, req, reply, baseUrl))
-          : json
-            ? renderedBody(json.chunks, renderMetaAndLinks(result, req, reply, baseUrl))
-            : undefined;
-      // Undefined: meta or links did not parse; the response serializer runs and reports it.
-      if (body === undefined) return renderEnvelope(result, req, reply, baseUrl);
-      return reply.type('application/json; charset=utf-8').send(body);
     },
   });
+}
+
+/** A route's rendering of its result: the envelope (streamed when large), CSV or compact. */
+async function renderAnswer<Q extends AnyObject, P extends AnyObject, B extends z.ZodType, D extends z.ZodType, R>(
+  spec: RouteSpec<Q, P, B, D, R>,
+  meta: RouteMeta,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  result: VerbResult<R>,
+  query: z.output<Q> & { format?: Format },
+  params: z.output<P>,
+): Promise<unknown> {
+  if (!reply.hasHeader('Cache-Control')) setCaching(reply, cacheControlFor(meta.auth));
+  if (query.format === 'csv' && spec.csv) {
+    const table = spec.csv(result, { query, params });
+    // The plan's row cap was applied by the verb (the lifecycle's CSV gate) before any value was read.
+    const body = csvBody(table);
+    if (typeof body !== 'string') keepStreamPastTimeout(req, reply);
+    return reply.type(CSV_CONTENT_TYPE).header('Content-Disposition', contentDisposition(table.filename)).send(body);
+  }
+  if (query.format === 'compact' && spec.compact) {
+    const data = spec.compact(result);
+    const envelope = renderEnvelope({ ...result, data }, req, reply, req.server.services.config.BASE_URL);
+    const kept = typeof data === 'object' && data !== null && isSharedCompact(data) ? keptJson(data) : undefined;
+    // JSON.stringify(envelope), with the shared table's JSON rendered once (its keys: data, meta, links).
+    const body = kept ? Buffer.concat([DATA_OPEN, kept, tailOf(envelope)]) : JSON.stringify(envelope);
+    return reply.type('application/json; charset=utf-8').send(body);
+  }
+  // An answer with its items' JSON (itemsJson) is written from those bytes: its `data` may be
+  // built only when read (withLazyData), so it is read only when nothing else will do.
+  const json = result.itemsJson;
+  if ((json ? json.count : Array.isArray(result.data) ? result.data.length : 0) > STREAM_MIN_ITEMS) {
+    keepStreamPastTimeout(req, reply);
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(streamEnvelope(result as VerbResult<unknown[]>, req, reply, req.server.services.config.BASE_URL));
+  }
+  // A cached answer (json.keep) keeps its cells and their JSON beside them (sharedBody); an
+  // answer computed afresh is written from its chunks, its cells never built.
+  const baseUrl = req.server.services.config.BASE_URL;
+  const cached = !json || json.keep !== undefined;
+  const body =
+    cached && Array.isArray(result.data) && isSharedAnswer(result.data)
+      ? sharedBody(spec.data, renderEnvelope(result, req, reply, baseUrl))
+      : json
+        ? renderedBody(json.chunks, renderMetaAndLinks(result, req, reply, baseUrl))
+        : undefined;
+  // Undefined: meta or links did not parse; the response serializer runs and reports it.
+  if (body === undefined) return renderEnvelope(result, req, reply, baseUrl);
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
 /** A route that writes its own response (static files, GeoJSON, health) but shares the guards. */
@@ -248,6 +292,7 @@ export function defineRawRoute<
   B extends z.ZodType = z.ZodUndefined,
 >(app: FastifyInstance, spec: RawRouteSpec<Q, P, B>) {
   const meta = routeMeta(spec, ['json'], undefined, spec.docResponses);
+  const known = spec.ownParameters ? undefined : knownParameters(spec.querystring);
   app.route({
     method: spec.method ?? 'GET',
     url: spec.url,
@@ -259,7 +304,9 @@ export function defineRawRoute<
       ...(spec.produces ? { produces: spec.produces } : {}),
     } as FastifySchema,
     // Raw routes write their own types (GeoJSON, pages, files); they negotiate nothing here.
-    ...guards(meta, spec.costOf as CostOf, spec.ownParameters ? undefined : knownParameters(spec.querystring), false),
+    ...guards(meta, spec.costOf as CostOf, known, false, spec.costOf === 'verb'),
+    // A raw route of a verb (the Census-API query) runs its lifecycle in the handler: the verb validates.
+    ...(spec.costOf === 'verb' ? VALIDATED_BY_THE_VERB : {}),
     handler: async (req, reply) =>
       spec.handler({
         ctx: contextOf(req),
@@ -268,6 +315,7 @@ export function defineRawRoute<
         body: req.body as z.output<B>,
         req,
         reply,
+        refuse: () => refuseAsRead(req, meta, known, false),
       }),
   });
 }

@@ -1,9 +1,9 @@
 // A route that renders one operation (src/verbs/define-verb.ts). Its query and path schemas are
-// derived from the verb's input (verb-schemas.ts), its kill switch and formats are the verb's, and
-// the verb's lifecycle queues and charges it (costOf 'verb'): the route adds only what
-// is HTTP's own — the URL, auth mode, the stores it needs (503 before anything runs), the response
-// documentation and the CSV/compact renderings.
-import type { z } from 'zod';
+// derived from the verb's input (verb-schemas.ts) and describe it in /openapi.json; the request runs
+// the verb's lifecycle (src/verbs/lifecycle/lifecycle.ts `serve`) from its credential to the
+// render, and the verb's schema validates it, once. The route adds only what is HTTP's own — the
+// URL, auth mode, the stores it needs, the response documentation and the CSV/compact renderings.
+import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { StoreName } from '../context/stores.js';
 import type { VerbResult } from '../context/verb-context.js';
@@ -12,6 +12,9 @@ import type { AuthMode } from './plugins/auth.js';
 import type { CsvTable } from './csv.js';
 import { defineRoute } from './route-helpers.js';
 import { restSchemas, type RestMapping } from './verb-schemas.js';
+import { httpTransport } from './verb-transport.js';
+import { serve } from '../verbs/lifecycle/lifecycle.js';
+import { parseInput } from '../domain/validation.js';
 
 export interface VerbRouteSpec<S extends z.ZodObject, O> {
   verb: Verb<S, O>;
@@ -31,13 +34,21 @@ export interface VerbRouteSpec<S extends z.ZodObject, O> {
   compact?: (result: VerbResult<O>) => unknown;
 }
 
-function formatOf(query: Record<string, unknown>): VerbFormat {
-  return query.format === 'csv' || query.format === 'compact' ? query.format : 'json';
+/** `format=`: how REST renders the answer (json, csv, compact), read among the route's formats (422 `enum` otherwise). */
+function formatOf(query: Record<string, unknown>, formats: readonly VerbFormat[]): VerbFormat {
+  if (formats.length < 2) return 'json';
+  const { format } = parseInput(
+    z.object({ format: z.enum(formats as [VerbFormat, ...VerbFormat[]]).optional() }),
+    { format: query.format },
+    'query',
+  );
+  return format ?? 'json';
 }
 
 export function defineVerbRoute<S extends z.ZodObject, O>(app: FastifyInstance, spec: VerbRouteSpec<S, O>) {
   const { verb } = spec;
   const rest = restSchemas(verb.spec.input, spec.rest);
+  const formats: readonly VerbFormat[] = verb.spec.formats ?? ['json'];
   const data = spec.data ?? verb.spec.output;
   if (!data) throw new Error(`${spec.url}: the verb ${verb.spec.name} declares no output schema`);
   defineRoute<z.ZodObject, z.ZodObject, z.ZodUndefined, z.ZodType, O>(app, {
@@ -50,13 +61,28 @@ export function defineVerbRoute<S extends z.ZodObject, O>(app: FastifyInstance, 
     paginated: spec.paginated,
     errorStatuses: spec.errorStatuses && [...spec.errorStatuses],
     feature: verb.spec.feature,
-    formats: [...(verb.spec.formats ?? ['json'])],
+    formats: [...formats],
     querystring: rest.querystring,
     params: rest.params,
     fields: rest.fields,
     costOf: 'verb',
     data,
-    handler: ({ ctx, query, params }) => verb.invoke({ ctx, input: rest.toInput(query, params ?? {}), format: formatOf(query) }),
+    lifecycle: ({ req, reply, refuse, render }) => {
+      const query = req.query as Record<string, unknown>;
+      let format: VerbFormat = 'json';
+      const transport = httpTransport(req, reply, {
+        refuse: () => {
+          refuse();
+          format = formatOf(query, formats);
+        },
+        input: () => rest.toInput(query, (req.params as Record<string, unknown>) ?? {}),
+        get format() {
+          return format;
+        },
+        render,
+      });
+      return serve(transport, verb.spec);
+    },
     csv: spec.csv ? (result) => spec.csv!(result) : undefined,
     compact: spec.compact,
     verbGated: true,

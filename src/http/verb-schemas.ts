@@ -120,12 +120,43 @@ function pathParam(name: string, field: z.ZodType, describe: string | undefined)
   return description ? schema.describe(description) : schema;
 }
 
+const INT = /^[+-]?\d+$/;
+const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const TRUE = new Set(['true', '1', 'yes']);
+const FALSE = new Set(['false', '0', 'no']);
+
+/**
+ * How the URL's text of a field is read into the value the verb's schema takes. Never refuses:
+ * text that is not the field's type stays text, and the verb's schema refuses it (an int field
+ * given `abc` is its `int_parsing`, docs/errors.md).
+ */
+function urlReader(field: z.ZodType): (v: unknown) => unknown {
+  const { inner } = unwrapped(field);
+  const kind = inner.def.type === 'pipe' ? (inner.def as unknown as { out: z.ZodType }).out.def.type : inner.def.type;
+  const read = (s: string): unknown => {
+    const t = s.trim();
+    switch (kind) {
+      case 'number':
+        return (inner.def.type === 'number' && (inner as z.ZodNumber).isInt ? INT : FLOAT).test(t) ? Number(t) : s;
+      case 'boolean':
+        return TRUE.has(t.toLowerCase()) ? true : FALSE.has(t.toLowerCase()) ? false : s;
+      case 'tuple':
+        return s.split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x)));
+      default:
+        return s;
+    }
+  };
+  // An empty value (`?vintage=`) is absent, as forms send it.
+  return (v) => (v === '' ? undefined : typeof v === 'string' ? read(v) : v);
+}
+
 export function restSchemas<S extends z.ZodObject>(input: S, mapping: RestMapping<S> = {}): RestSchemas {
   const query: Record<string, z.ZodType> = {};
   const params: Record<string, z.ZodType> = {};
   const fields: Record<string, string> = {};
   const fromPath: Record<string, string> = {};
   const aliasOf: Record<string, string> = {};
+  const readers: Record<string, (v: unknown) => unknown> = {};
   for (const [name, field] of Object.entries(input.shape as Record<string, z.ZodType>)) {
     const m = (mapping as Record<string, RestField | false | undefined>)[name];
     if (m === false) continue;
@@ -136,8 +167,10 @@ export function restSchemas<S extends z.ZodObject>(input: S, mapping: RestMappin
       continue;
     }
     query[name] = queryParam(name, field, m?.describe);
+    readers[name] = urlReader(field);
     for (const [alias, describe] of Object.entries(m?.aliases ?? {})) {
       query[alias] = queryParam(alias, field, describe);
+      readers[alias] = readers[name];
       aliasOf[alias] = name;
     }
   }
@@ -148,14 +181,15 @@ export function restSchemas<S extends z.ZodObject>(input: S, mapping: RestMappin
     toInput(q, p) {
       const out: Record<string, unknown> = {};
       for (const name of Object.keys(query)) {
-        if (q[name] === undefined) continue;
+        const value = readers[name]!(q[name]);
+        if (value === undefined) continue;
         const field = aliasOf[name] ?? name;
-        if (out[field] !== undefined && out[field] !== q[name]) {
+        if (out[field] !== undefined && out[field] !== value) {
           throw new AppError('validation-error', `${field} and ${name} are the same parameter; give one of them.`, {
             errors: [{ field: `query → ${name}`, message: `conflicts with ${field}`, type: 'value_error' }],
           });
         }
-        out[field] = q[name];
+        out[field] = value;
       }
       for (const [param, name] of Object.entries(fromPath)) out[name] = p[param];
       return out;

@@ -22,10 +22,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { SERVICE_VERSION } from '../version.js';
-import { requestScope } from '../verbs/lifecycle/request-scope.js';
+import { requestScope, type RequestScope } from '../verbs/lifecycle/request-scope.js';
+import { callerOfKey, log, refund, serve, type Transport } from '../verbs/lifecycle/lifecycle.js';
 import { requireFeature } from '../domain/plans.js';
 import { BEARER_CHALLENGE, bearerToken } from '../presentation/credentials.js';
-import type { Caller, VerbContext } from '../context/verb-context.js';
+import type { Caller, VerbContext, VerbResult } from '../context/verb-context.js';
 import { AuthCache } from './auth-cache.js';
 import { toolErrorResult } from './errors.js';
 import { originPolicy } from './origin.js';
@@ -90,28 +91,23 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
   app.post(MCP_PATH, { schema: { hide: true } }, (req, reply) => handle(app, deps, req, reply));
 }
 
+/** The credential phase of an MCP exchange: the Bearer key, once per POST, through the auth cache; its tool calls reuse the caller. */
 async function authenticate(deps: McpDeps, req: FastifyRequest): Promise<Caller> {
   const { services, cache } = deps;
-  const key = bearerToken(req.headers);
-  if (!key) {
-    throw new AppError(
-      'missing-api-key',
-      'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).',
-      {
-        headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
-      },
-    );
-  }
   const verify = services.seams.authenticateKey;
-  if (!verify) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
-  const ctx = baseContext(deps, req, null, req.id, 'mcp');
-  try {
-    return await cache.get(key, () => verify(key, ctx));
-  } catch (e) {
-    if (e instanceof AppError && e.status === 401)
-      (e.headers as Record<string, string>)['WWW-Authenticate'] = `${BEARER_CHALLENGE}, error="invalid_token"`;
-    throw e;
-  }
+  return callerOfKey(bearerToken(req.headers), {
+    ctx: baseContext(deps, req, null, req.id, 'mcp'),
+    verify: verify && ((key, ctx) => cache.get(key, () => verify(key, ctx))),
+    missing: () =>
+      new AppError(
+        'missing-api-key',
+        'Send your API key as Authorization: Bearer <API_KEY> (MCP clients: set it as a header in the server configuration).',
+        {
+          headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
+        },
+      ),
+    challenge: `${BEARER_CHALLENGE}, error="invalid_token"`,
+  });
 }
 
 function baseContext({ services }: McpDeps, req: FastifyRequest, caller: Caller | null, requestId: string, via: string): VerbContext {
@@ -164,32 +160,43 @@ async function callTool(
   const ctx = baseContext(deps, req, caller, requestId, instance);
   const { seams } = services;
   let finished = false;
-  // The call's charges, heavy slot and refunds (src/verbs/lifecycle/request-scope.ts), held until it ends.
-  const scope = requestScope({
-    caller,
-    admit: seams.admit,
-    heavyGate: app.heavyGate,
-    ip: req.ip,
-    instance,
-    // RateLimit headers as on REST: the JSON response is written after the calls complete, so
-    // the state after this charge is what the client sees.
-    setHeaders: (headers) => {
-      if (!reply.raw.headersSent) for (const [k, v] of Object.entries(headers)) reply.raw.setHeader(k, v);
-    },
-    closed: () => finished,
-    atEnd: () => seams.release?.(ctx),
-  });
-  ctx.charge = (units) => scope.charge(ctx, units);
-  ctx.request = scope;
-  // A response cut off before its end refunds every call it carried (app.ts).
-  req.scopes.push(scope);
+  let scope: RequestScope | undefined;
   const started = performance.now();
+  // The call's lifecycle (src/verbs/lifecycle/lifecycle.ts); this transport says how MCP carries it.
+  const transport: Transport<unknown, { result: VerbResult<unknown>; text: string }> = {
+    // The exchange's Bearer key was verified once, for the POST (authenticate above).
+    credential: async () => caller,
+    // The call's charges, heavy slot and refunds (src/verbs/lifecycle/request-scope.ts), held until it ends.
+    open: () => {
+      const held = (scope = requestScope({
+        caller,
+        admit: seams.admit,
+        heavyGate: app.heavyGate,
+        ip: req.ip,
+        instance,
+        // RateLimit headers as on REST: the JSON response is written after the calls complete, so
+        // the state after this charge is what the client sees.
+        setHeaders: (headers) => {
+          if (!reply.raw.headersSent) for (const [k, v] of Object.entries(headers)) reply.raw.setHeader(k, v);
+        },
+        closed: () => finished,
+        atEnd: () => seams.release?.(ctx),
+      }));
+      ctx.charge = (units) => held.charge(ctx, units);
+      ctx.request = held;
+      // A response cut off before its end refunds every call it carried (app.ts).
+      req.scopes.push(held);
+      return ctx;
+    },
+    input: () => args ?? {},
+    parse: (input) => tool!.parse(input),
+    render: (result) => ({ result, text: tool!.render(result) }),
+  };
+  const tool = byName.get(name);
   try {
-    const tool = byName.get(name);
     if (!tool) throw new AppError('not-found', `No tool named "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
-    // The verb's lifecycle: kill switch before the arguments, gates, heavy queue, charge, run.
-    const { result, text } = await withDeadline(tool.call(ctx, args ?? {}), config.REQUEST_TIMEOUT_MS);
-    ctx.log.info({ tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
+    const { result, text } = await withDeadline(serve(transport, tool.verb), config.REQUEST_TIMEOUT_MS);
+    log(ctx.log, { tool: name, mcp_call: requestId, ms: Math.round(performance.now() - started) }, 'mcp tool call');
     return {
       content: [{ type: 'text', text }],
       structuredContent: {
@@ -202,13 +209,13 @@ async function callTool(
     const out = toolErrorResult(e, { requestId, errorsUrl: config.ERRORS_URL, instance });
     // Charge only what was served: the lifecycle refunds a run that failed on our side; this is
     // the deadline, which answered while the run went on.
-    if (out.error.status >= 500) scope.refundCharges();
-    if (out.unexpected) ctx.log.error({ err: e, tool: name, mcp_call: requestId }, 'mcp tool failed');
-    else ctx.log.info({ tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
+    if (out.error.status >= 500 && scope) refund([scope]);
+    if (out.unexpected) log(ctx.log, { tool: name, mcp_call: requestId }, 'mcp tool failed', e);
+    else log(ctx.log, { tool: name, mcp_call: requestId, code: out.error.code }, 'mcp tool error');
     return out.result;
   } finally {
     finished = true;
-    scope.end();
+    scope?.end();
   }
 }
 

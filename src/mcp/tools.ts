@@ -3,7 +3,8 @@
 // verb parses, gates, prices and runs, and the binding renders the result as text. The types flow
 // from the verb to the renderer, so nothing here casts and nothing here decides a business rule.
 import { z } from 'zod';
-import type { VerbContext, VerbResult } from '../context/verb-context.js';
+import type { VerbResult } from '../context/verb-context.js';
+import type { VerbSpec } from '../verbs/lifecycle/verb-spec.js';
 import { listDatasets, listTopics, searchVariables } from '../verbs/catalog.js';
 import { compareGeographies } from '../verbs/compare-geographies.js';
 import type { Verb } from '../verbs/define-verb.js';
@@ -34,11 +35,16 @@ export interface ToolDef {
    * error, not silently ignored, because ignoring it would answer a different question.
    */
   input: z.ZodObject;
+  /** The verb whose lifecycle a call runs (src/verbs/lifecycle/lifecycle.ts, through server.ts's transport). */
+  verb: VerbSpec<z.ZodObject, unknown, unknown, unknown>;
   /**
-   * Invoke the verb (src/verbs/lifecycle/invoke.ts: kill switch first, then the arguments read
-   * here with field errors placed `arguments → …`, gates, heavy queue, charge, run) and render its result.
+   * The parse phase's reading of the arguments, with field errors placed `arguments → …`: `input`
+   * is the verb's own schema (the same fields, only re-described) made strict, so its output is
+   * the verb's parsed input; the lifecycle normalizes it from there.
    */
-  call(ctx: VerbContext, args: Record<string, unknown>): Promise<{ result: VerbResult<unknown>; text: string }>;
+  parse(args: unknown): unknown;
+  /** The render phase: the verb's result as the tool's text. */
+  render(result: VerbResult<unknown>): string;
 }
 
 interface Binding<S extends z.ZodObject, O> {
@@ -59,18 +65,14 @@ function tool<S extends z.ZodObject, O>(verb: Verb<S, O>, b: Binding<S, O>): Too
     title: b.title,
     description: b.description,
     input,
-    async call(ctx, args) {
-      // Read here, once, rather than by the verb's schema, so field errors are placed
-      // `arguments → …`: `input` is the verb's own schema (the same fields, only re-described) made
-      // strict, so its output is the verb's parsed input; the lifecycle normalizes it from there.
-      const parse = () => {
-        const strict = input.safeParse(args);
-        if (!strict.success) throw argumentsError(b.name, strict.error.issues, args, input);
-        return strict.data as z.output<S>;
-      };
-      const result = await verb.invoke({ ctx, input: args, parse });
-      return { result, text: b.render(result) };
+    verb: verb.spec as unknown as ToolDef['verb'],
+    parse(args) {
+      const strict = input.safeParse(args);
+      if (!strict.success) throw argumentsError(b.name, strict.error.issues, args as Record<string, unknown>, input);
+      return strict.data;
     },
+    // The verb's result type flows from the verb to the binding's renderer; the list holds any verb.
+    render: (result) => b.render(result as VerbResult<O>),
   };
 }
 

@@ -26,9 +26,9 @@ import { checkResponseSize } from '../domain/row-cap.js';
 import { computeGridShared, sharedKeyOf } from './observations/answer-cache.js';
 import { answerKeyOfInput, type AnswerKey } from './observations/answer-key.js';
 import type { GridSlice } from './observations/engine.js';
-import { geoTerms, prepare } from './observations/prepare.js';
+import { geoTerms, prepare, type PreparedRequest } from './observations/prepare.js';
 import { mayExpand } from '../domain/geo/specifier.js';
-import { resolveSpecifiers } from './resolve-geographies.js';
+import { resolveSpecifiers, type ResolvedGeographies } from './resolve-geographies.js';
 import type { GeographyRecord } from '../store/geographies.js';
 import { defineVerb } from './define-verb.js';
 
@@ -244,6 +244,18 @@ function renderingOf(header: readonly string[], query: CensusApiQuery): string {
   return `${header.join('\u0001')}\u0002${query.byUcgid}\u0002${spelt.join('\u0001')}`;
 }
 
+/** What `resolve` found: the partition's published form, the columns asked, the geographies (and /v1/data's prepared request when values are asked). */
+interface Resolved {
+  form: PublishedForm;
+  columns: Column[];
+  header: string[];
+  vintage: number;
+  geo: ResolvedGeographies;
+  p: PreparedRequest | null;
+  /** The estimate codes /v1/data was asked for (whole tables as `B19013*`): part of the cache key. */
+  asked: string[];
+}
+
 /** Renderings of cached grids, by the grid's cache entry (kept as long as the entry is). */
 const rendered = new WeakMap<object, Map<string, CensusApiRows>>();
 
@@ -253,11 +265,12 @@ export const censusApiQuery = defineVerb({
   output: z.array(z.array(z.string().nullable())),
   // The same cells as /v1/data, under the same kill switch.
   feature: 'data',
-  cost: 'expanded',
   // The Bureau's get/for/in/ucgid read once, into columns and our geography specifiers (not text).
   normalize: (input) => ({ ...input, query: parseCensusApiQuery(input) }),
   heavy: (input) => input.query.geo.some(mayExpand),
-  run: async ({ ctx, input, plan, charge }): Promise<VerbResult<CensusApiRows>> => {
+  // Before the queue: the dataset and level held, every column known, the geographies found and
+  // gated, the size checked — the Bureau's 400s and 404s never wait for a slot.
+  resolve: async ({ ctx, input, plan }): Promise<Resolved> => {
     const observations = storeOf(ctx.stores, 'observations');
     const served = servedDatasets(observations.partitions);
     const known = datasetByBureauPath(`acs/${input.dataset}`) ?? (isDatasetKey(input.dataset) ? datasetSpec(input.dataset) : undefined);
@@ -282,6 +295,7 @@ export const censusApiQuery = defineVerb({
       (table) => listedCodes(censusTables?.apiColumns(dataset, table, vintage) ?? []),
       `${dataset} ${vintage} at the level '${level.name}'`,
     );
+    const shown = { form, columns, header, vintage };
     if (variables.length === 0) {
       // NAME / GEO_ID alone: geographies and no values, resolved and gated as /v1/data resolves
       // them, and charged as a data request of one variable (the least one costs).
@@ -290,9 +304,7 @@ export const censusApiQuery = defineVerb({
         plan,
         dashboardUrl: ctx.config.DASHBOARD_URL,
       });
-      await charge({ kind: 'data', variables: 0, geos: geoTerms(geo) });
-      const rows = renderRows(geo.geographies, undefined, columns, level, form, query.ucgids);
-      return { data: rows.length === 0 ? [] : [header, ...rows] };
+      return { ...shown, geo, p: null, asked: [] };
     }
 
     // From here on, /v1/data's own path: the same variables (whole tables as B19013*), the same
@@ -318,7 +330,17 @@ export const censusApiQuery = defineVerb({
       throw e;
     }
     checkResponseSize({ geographies: p.geo.geographies.length, variables: p.variables.length });
-    await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo) });
+    return { ...shown, geo: p.geo, p, asked };
+  },
+  cost: (_input, r) => ({ kind: 'data', variables: r.p?.variables.length ?? 0, geos: geoTerms(r.geo) }),
+  run: async ({ input, resolved: r }): Promise<VerbResult<CensusApiRows>> => {
+    const { query } = input;
+    const { form, columns, header, vintage, p, asked } = r;
+    const level = query.level;
+    if (p === null) {
+      const rows = renderRows(r.geo.geographies, undefined, columns, level, form, query.ucgids);
+      return { data: rows.length === 0 ? [] : [header, ...rows] };
+    }
     const grid = await computeGridShared(
       p.stores,
       p.stores.catalog,

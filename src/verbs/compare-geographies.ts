@@ -82,13 +82,11 @@ export const compareGeographies = defineVerb({
   output: z.array(comparedCellSchema.extend({ change: changeSchema.optional() })),
   feature: 'data',
   formats: ['json', 'csv'],
-  cost: 'expanded',
   normalize: (input, at) => normalizeObservationInput(input, at),
   heavy: mayExpand,
-  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<ComparedCell[]>> => {
-    const dollars = input.dollars;
+  // Before the queue: variables and places found, at least two rows, limits.
+  resolve: async ({ ctx, input, plan, maxRows }) => {
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
-    const vintage = p.vintage;
     const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);
     // Rows: the listed geographies, then the regions (observations/regions.ts).
     const rows = rowKeysOf(p);
@@ -104,7 +102,12 @@ export const compareGeographies = defineVerb({
     }
     checkRowCap(rows.length * p.variables.length, maxRows);
     checkResponseSize({ geographies: rows.length, variables: p.variables.length });
-    await charge({ kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) });
+    return { p, base, rows };
+  },
+  cost: (_input, { p }) => ({ kind: 'compare', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) }),
+  run: async ({ input, resolved: { p, base, rows } }): Promise<VerbResult<ComparedCell[]>> => {
+    const dollars = input.dollars;
+    const vintage = p.vintage;
     const result = await computeCellsWithRegions(p, base !== undefined && base !== vintage ? [vintage, base] : [vintage]);
     const first = rows[0]!;
     const all = dollars ? result.cells.map((c) => adjustCell(c, dollars)) : result.cells;

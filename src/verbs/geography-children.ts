@@ -26,6 +26,15 @@ export type GeographyChildrenInput = z.input<typeof geographyChildrenInput>;
  * TX`, `TX-35`, `Austin-Round Rock-San Marcos, TX`), as it exists in `vintage`.
  */
 export function resolveParent(store: GeographyStore, parent: string, vintage: number): GeographyRecord {
+  return resolveParentNote(store, parent, vintage).record;
+}
+
+/**
+ * As resolveParent, with the note a name brings: set when the name is another vintage's name of
+ * the place ("Austin-Round Rock, TX", the ACS 2017 title of metro:12420). A type in front of the
+ * name (`metro:Austin-Round Rock`) is the reading preferred when the name has several.
+ */
+export function resolveParentNote(store: GeographyStore, parent: string, vintage: number): { record: GeographyRecord; note?: string } {
   const k = splitKey(parent.trim());
   if (k) {
     const r = store.get(parent.trim(), vintage);
@@ -38,15 +47,17 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
           : `${parent} matches no geography. FIPS codes keep their leading zeros (state:06, not state:6).`,
       );
     }
-    return r;
+    return { record: r };
   }
   const colon = parent.indexOf(':');
-  const name = colon >= 0 && /^[a-z_]+$/i.test(parent.slice(0, colon).trim()) ? parent.slice(colon + 1) : parent;
-  const { target } = resolvePlaceName(store, name.trim(), vintage);
+  const typed = colon >= 0 && /^[a-z_]+$/i.test(parent.slice(0, colon).trim());
+  const name = typed ? parent.slice(colon + 1) : parent;
+  const specType = typed ? parent.slice(0, colon).trim().toLowerCase() : undefined;
+  const { target, note } = resolvePlaceName(store, name.trim(), vintage, specType);
   const key = `${target.type}:${target.fips}`;
   const r = store.get(key, vintage) ?? store.get(key);
   if (!r) throw new AppError('geography-not-found', `"${parent}" resolved to ${key}, which has no definition in ACS ${vintage}.`);
-  return r;
+  return note ? { record: r, note } : { record: r };
 }
 
 export const geographyChildren = defineVerb({
@@ -60,7 +71,7 @@ export const geographyChildren = defineVerb({
     const vintage = q.vintage ?? LATEST_VINTAGE;
     // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
     const limit = pageSizeFor(plan, q.limit);
-    const parent = resolveParent(store, q.geo_key, vintage);
+    const { record: parent, note } = resolveParentNote(store, q.geo_key, vintage);
     const allowed = CHILD_TYPES[parent.type];
     if (!allowed.includes(q.type)) {
       throw new AppError(
@@ -88,7 +99,10 @@ export const geographyChildren = defineVerb({
         total_count: m.keys.length,
         vintage,
         parent: viewOf(parent),
-        notes: m.notes,
+        notes: note ? [note, ...m.notes] : m.notes,
+        // Set when the parent was named by a name it had in another vintage (a former metro
+        // title): pages that asked by that name say what they found.
+        name_note: note ?? null,
         hint:
           m.keys.length === 0
             ? `${parent.name} has no ${q.type} in ACS ${vintage}.`

@@ -49,13 +49,11 @@ export const getData = defineVerb({
   output: z.union([z.array(dataCellSchema), compactDataSchema]),
   feature: 'data',
   formats: ['json', 'csv', 'compact'],
-  cost: 'expanded',
   normalize: (input, at) => normalizeObservationInput(input, at),
   heavy: (input) => input.include_geometry === true || mayExpand(input),
-  run: async ({ ctx, input, plan, maxRows, format, charge }): Promise<VerbResult<DataCell[] | CompactData>> => {
-    const dollars = input.dollars;
+  // Before the queue: variables and places found, plan gates on expansions and geometry, limits.
+  resolve: async ({ ctx, input, plan, maxRows }) => {
     const p = await prepare(ctx, plan, input, { requested: input.vintage, defaultToLoaded: true, regions: { saved: savedRegionsOf(ctx) } });
-    const vintage = p.vintage;
     if (input.include_geometry)
       requireGeometryFeature(
         ctx,
@@ -65,7 +63,12 @@ export const getData = defineVerb({
     const rows = p.geo.geographies.length + p.regions.length;
     checkRowCap(rows * p.variables.length, maxRows);
     checkResponseSize({ geographies: rows, variables: p.variables.length, geometry: input.include_geometry === true });
-    await charge({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) });
+    return p;
+  },
+  cost: (_input, p) => ({ kind: 'data', variables: p.variables.length, geos: geoTerms(p.geo, p.regions) }),
+  run: async ({ ctx, input, format, resolved: p }): Promise<VerbResult<DataCell[] | CompactData>> => {
+    const dollars = input.dollars;
+    const vintage = p.vintage;
 
     const request = { dataset: p.dataset, vintages: [vintage], variables: p.variables, geographies: p.geo.geographies };
     const meta: Record<string, unknown> = {};

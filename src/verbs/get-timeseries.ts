@@ -74,11 +74,10 @@ export const getTimeseries = defineVerb({
   output: z.array(observationCellSchema.extend({ change: changeSchema.optional() })),
   feature: 'data',
   formats: ['json', 'csv'],
-  cost: 'expanded',
   normalize: (input, at) => normalizeObservationInput(input, at),
   heavy: mayExpand,
-  run: async ({ ctx, input, plan, maxRows, charge }): Promise<VerbResult<(ObservationCell & { change?: CellChange })[]>> => {
-    const dollars = input.dollars;
+  // Before the queue: variables and places found, the range and the base checked, limits.
+  resolve: async ({ ctx, input, plan, maxRows }) => {
     // A series ends at the dataset's latest vintage by default: missing years show as nulls.
     const p = await prepare(ctx, plan, input, {
       requested: input.to,
@@ -88,18 +87,23 @@ export const getTimeseries = defineVerb({
     });
     const rows = p.geo.geographies.length + p.regions.length;
     const vintages = p.vintages;
-    const to = vintages.at(-1)!;
     const base = input.compare_to === undefined ? undefined : checkVintage(p.dataset, input.compare_to);
     // A base outside the range is read too, and charged as one more vintage.
     const extra = base !== undefined && !vintages.includes(base) ? [base] : [];
     checkRowCap(rows * p.variables.length * vintages.length, maxRows);
     checkResponseSize({ geographies: rows, variables: p.variables.length, vintages: vintages.length });
-    await charge({
-      kind: 'timeseries',
-      variables: p.variables.length,
-      geos: geoTerms(p.geo, p.regions),
-      vintages: vintages.length + extra.length,
-    });
+    return { p, base, extra };
+  },
+  cost: (_input, { p, extra }) => ({
+    kind: 'timeseries',
+    variables: p.variables.length,
+    geos: geoTerms(p.geo, p.regions),
+    vintages: p.vintages.length + extra.length,
+  }),
+  run: async ({ input, resolved: { p, base, extra } }): Promise<VerbResult<(ObservationCell & { change?: CellChange })[]>> => {
+    const dollars = input.dollars;
+    const vintages = p.vintages;
+    const to = vintages.at(-1)!;
     // A region's members are those of the last vintage; in an earlier one a member not defined
     // there makes the region's value null, naming it (observations/regions.ts).
     const result = await computeCellsWithRegions(p, [...vintages, ...extra]);

@@ -47,9 +47,18 @@ afterAll(async () => {
 /** Run the download; with `killAfter`, SIGKILL it once the stand-in has seen that many more requests. */
 async function download(cacheDir: string, killAfter?: number): Promise<{ killed: boolean; out: string }> {
   const start = standin.requests.length;
+  // Node itself with tsx's loader: the tsx command runs the script in a child process of its own,
+  // so a SIGKILL to it left the download running on as an orphan beside the next run.
   const child = spawn(
-    path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-    [path.join(REPO_ROOT, '.cache', 'online-resume-child.mts'), standin.apiBase, cacheDir, Object.keys(TABLES).join(',')],
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(REPO_ROOT, '.cache', 'online-resume-child.mts'),
+      standin.apiBase,
+      cacheDir,
+      Object.keys(TABLES).join(','),
+    ],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';

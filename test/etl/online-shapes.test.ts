@@ -228,3 +228,20 @@ describe('tracts of both decades of definitions in one build', () => {
     expect(store.absentReason('block_group', '500k')).toBeDefined();
   });
 });
+
+describe('a real Bureau file through the same reader', () => {
+  it("reads the shared tree's cb_2020_us_state_20m.zip (a census.gov download) as the state level's true 20m file", async () => {
+    const src = await fs.mkdtemp(path.join(tmp, 'real-'));
+    await fs.mkdir(path.join(src, 'boundaries/census_cb'), { recursive: true });
+    await fs.copyFile(
+      path.join(SHARED_CENSUS, 'boundaries/cb_2020_us_state_20m.zip'),
+      path.join(src, 'boundaries/census_cb/cb_2020_us_state_20m.zip'),
+    );
+    const built = await build({ sourceDir: src, dataDir: path.join(src, 'data'), steps: [boundariesStep], log: quiet });
+    const store = await BoundaryStore.open(path.join(built.buildDir, 'boundaries'));
+    const entry = store.entry('state', '20m')!;
+    expect(entry).toMatchObject({ edition: '2020', derived: false, true_resolution: '20m', feature_count: 52 });
+    expect((await store.feature(entry, 'state:48'))?.properties).toMatchObject({ geoid: '48', name: 'Texas' });
+    expect(store.absentReason('state', '500k')).toBe('no cartographic state file of 2020 at 500k or finer in this build');
+  });
+});

@@ -13,6 +13,8 @@ import { SERVING_INDEX_FILE, ServingIndex } from '../../src/store/serving-index.
 import { heldIndexBytes } from '../../src/store/serving-index-file.js';
 import { cacheLookups } from '../../src/store/metrics.js';
 import { testBuildDir } from '../support/build.js';
+import { readManifest } from '../../src/store/data-dir.js';
+import { FileIntegrity } from '../../src/store/file-integrity.js';
 
 let dir: string;
 let pool: DuckPool;
@@ -238,6 +240,43 @@ describe('ObservationStore point lookups', () => {
       expect(whole.size).toBe(3222 * 2 * 2);
     } finally {
       indexOnly.close();
+      duckOnly.close();
+    }
+  });
+
+  it('in a build with checksums, read every geography of a file (an expanded county:* or a state wildcard) from the index too, with the same cells as DuckDB', async () => {
+    const manifest = readManifest(dir);
+    expect(Object.keys(manifest.files ?? {}).length).toBeGreaterThan(0);
+    const integrity = new FileIntegrity(dir, manifest.files);
+    // Its own pool: closing a store closes its pool (the test above closed the shared one).
+    const own = await DuckPool.open({ connections: 2 });
+    const keys = (
+      await own.rows<{ k: string }>(
+        `SELECT DISTINCT geo_key AS k FROM read_parquet(${sqlString(path.join(dir, 'observations/dataset=acs5/vintage=2023/level=county/data_0.parquet'))}) ORDER BY k`,
+      )
+    ).map((r) => r.k);
+    expect(keys.length).toBe(3222);
+    // B19013 is not in these county files: absent from both answers alike.
+    const q = {
+      dataset: 'acs5',
+      vintages: [2022, 2023],
+      level: 'county',
+      geoKeys: keys,
+      codes: ['B25001_001E', 'B01003_001E', 'B19013_001E'],
+    };
+    const checked = await ObservationStore.open(dir, own, { cacheCells: 0, integrity });
+    const duckOnly = await ObservationStore.open(dir, own, { cacheCells: 0, pointLookupMaxGeos: 0 });
+    try {
+      const indexHits = async () =>
+        (await cacheLookups.get()).values.find((v) => v.labels.cache === 'serving_index' && v.labels.result === 'hit')?.value ?? 0;
+      const hitsBefore = await indexHits();
+      const whole = await checked.fetch(q);
+      expect(await indexHits()).toBe(hitsBefore + 1);
+      const viaDuckDB = await duckOnly.fetch(q);
+      expect(whole.size).toBe(3222 * 2 * 2);
+      expect(new Map(whole)).toEqual(new Map(viaDuckDB));
+    } finally {
+      checked.close();
       duckOnly.close();
     }
   });

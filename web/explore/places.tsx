@@ -23,16 +23,20 @@ interface Candidate {
   type: string;
 }
 
-/** The place `words` (or a key) name in `vintage`, as the API resolves a parent. */
-export async function resolvePlace(words: string, vintage: string): Promise<Place> {
+/**
+ * The place `words` (or a key) name in `vintage`, as the API resolves a parent; `note` when the
+ * words are a former name of it (`meta.name_note`: "Austin-Round Rock, TX" in 2017).
+ */
+export async function resolvePlace(words: string, vintage: string): Promise<Place & { note?: string }> {
   const w = words.trim();
   if (NATION.test(w)) return US;
   // `tract` is a child type of every parent a map can sit in (state, county) and of metros and
   // districts, so the API resolves any of them without refusing the pair; one row is enough.
-  const r = await getJson<{ meta: { parent: { geo_key: string; name: string; type: string } } }>(
+  const r = await getJson<{ meta: { parent: { geo_key: string; name: string; type: string }; name_note?: string | null } }>(
     `/v1/geographies/${encodeURIComponent(w)}/children?type=tract&limit=1&vintage=${encodeURIComponent(vintage)}`,
   );
-  return { key: r.meta.parent.geo_key, name: r.meta.parent.name, type: r.meta.parent.type };
+  const place = { key: r.meta.parent.geo_key, name: r.meta.parent.name, type: r.meta.parent.type };
+  return r.meta.name_note ? { ...place, note: r.meta.name_note } : place;
 }
 
 export function PlacePicker({ value, vintage, onResolve }: { value: Place; vintage: string; onResolve: (p: Place) => void }) {
@@ -42,6 +46,8 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
   const [choices, setChoices] = useState<{ asked: string; candidates: Candidate[]; ambiguous: boolean }>();
   const [problem, setProblem] = useState<string>();
   const [status, setStatus] = useState('');
+  // Said on screen, not only announced: the words were a former name of the place found.
+  const [note, setNote] = useState<string>();
   const [busy, setBusy] = useState(false);
   const firstChoice = useRef<HTMLButtonElement>(null);
   useEffect(() => setWords(value.key === 'us' ? '' : value.name), [value.key, value.name]);
@@ -49,9 +55,10 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
     if (choices?.ambiguous) firstChoice.current?.focus();
   }, [choices]);
 
-  const accept = (p: Place) => {
+  const accept = (p: Place & { note?: string }) => {
     setChoices(undefined);
     setProblem(undefined);
+    setNote(p.note);
     if (!['nation', 'state', 'county', 'metro', 'cd'].includes(p.type)) {
       const msg = `“${p.name}” (${p.key}) is a ${p.type}; a map sits in the United States, a state, a county, a metro or a congressional district.`;
       setProblem(msg);
@@ -61,7 +68,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
     setStatus(
       p.type === 'nation'
         ? 'Showing the United States.'
-        : `Found ${p.name} (${p.key}); the map shows its ${p.type === 'county' ? 'tracts' : 'counties'}.`,
+        : `Found ${p.name} (${p.key}); the map shows its ${p.type === 'county' ? 'tracts' : 'counties'}.${p.note ? ` ${p.note}` : ''}`,
     );
     onResolve(p);
   };
@@ -70,6 +77,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
     setBusy(true);
     setProblem(undefined);
     setChoices(undefined);
+    setNote(undefined);
     try {
       accept(await resolvePlace(text, vintage));
     } catch (e) {
@@ -118,6 +126,11 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
         “Texas”, “Cook County”, “Harris County, TX”, “Austin-Round Rock, TX”, “TX-35”, or empty for the United States; resolved by the API
         as in <span class="mono">/v1/geographies/&#123;name&#125;/children</span>.
       </p>
+      {note && (
+        <p class="hint" data-testid="within-note">
+          Found by a former name: {note}
+        </p>
+      )}
       {problem && (
         <p class="notice error" id="within-problem" data-testid="within-problem">
           {problem}

@@ -56,9 +56,42 @@ export interface Profile {
   /** Still on its way when the rest is shown: a series over every vintage is the slowest answer. */
   trends: Promise<Part<Cell[]>>;
   children: Promise<Part<Children>> | null;
+  /** Commands that load the not-loaded figures of the headline, the distributions and the series. */
+  fill: FillCommands;
 }
 
 export const metrics = { requests: 0 };
+
+/**
+ * The commands that load the figures this page shows as not loaded (the API's
+ * `meta.fill_command`, one per answer that has such cells), gathered as the answers arrive so the
+ * page names them once, for the operator (issue 34 §5).
+ */
+export class FillCommands {
+  private readonly commands = new Set<string>();
+  private readonly listeners = new Set<(commands: string[]) => void>();
+
+  /** Keeps the answer's command, if it has one, and passes its data on. */
+  from<T>(r: { data: T; meta?: { fill_command?: string } }): T {
+    const c = r.meta?.fill_command;
+    if (c && !this.commands.has(c)) {
+      this.commands.add(c);
+      for (const l of this.listeners) l(this.list());
+    }
+    return r.data;
+  }
+
+  list(): string[] {
+    return [...this.commands];
+  }
+
+  subscribe(listener: (commands: string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+type Answer<T> = { data: T; meta?: { fill_command?: string } };
 
 /** Every request goes through the shared client, whose queue keeps the page under the plan's concurrency limit. */
 async function get<T>(path: string): Promise<T> {
@@ -75,7 +108,8 @@ const settle = <T>(p: Promise<T>): Promise<Part<T>> =>
 export const GEO_KEY = /^(nation|state|county|metro|cd|tract|block_group):[0-9]+$/;
 const NATION_WORDS = /^(the )?(united states( of america)?|us|usa|u\.s\.|nation)$/i;
 
-export type Resolved = { key: string } | { candidates: PlaceRef[]; message: string };
+/** `note`: the API's word that the name is a former name of the place (`meta.name_note`). */
+export type Resolved = { key: string; note?: string } | { candidates: PlaceRef[]; message: string };
 
 /**
  * The geography a profile's path names: a key as it is; words ("Travis County, TX") through the
@@ -87,8 +121,10 @@ export async function resolvePlace(words: string): Promise<Resolved> {
   if (GEO_KEY.test(w)) return { key: w };
   if (NATION_WORDS.test(w)) return { key: 'nation:1' };
   try {
-    const r = await get<{ meta: { parent: { geo_key: string } } }>(`/v1/geographies/${encodeURIComponent(w)}/children?type=tract&limit=1`);
-    return { key: r.meta.parent.geo_key };
+    const r = await get<{ meta: { parent: { geo_key: string }; name_note?: string | null } }>(
+      `/v1/geographies/${encodeURIComponent(w)}/children?type=tract&limit=1`,
+    );
+    return r.meta.name_note ? { key: r.meta.parent.geo_key, note: r.meta.name_note } : { key: r.meta.parent.geo_key };
   } catch (e) {
     if (e instanceof ApiError && Array.isArray(e.problem.candidates)) {
       const candidates = (e.problem.candidates as { geo_key?: string; key?: string; name: string; type?: string }[]).map((c) => ({
@@ -248,7 +284,9 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
   metrics.requests++;
   const parentKeys = parentKeysOf(key);
   const childType = CHILD_TYPE[type];
-  const headlineOf = (c: Choice) => settle(get<{ data: Cell[] }>(headlinePath(key, parentKeys, c)).then((r) => r.data));
+  const fill = new FillCommands();
+  // The guess's headline answer counts only if it is the one shown (its command too).
+  const headlineOf = (c: Choice) => settle(get<Answer<Cell[]>>(headlinePath(key, parentKeys, c)));
   // The headline figures of the likeliest choice (the latest loaded year) are asked for while the
   // figures are counted, so the count is not a round trip more before the page shows; they are
   // asked again only when the count picks another survey or year.
@@ -263,8 +301,8 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
   const coverage = await Promise.race([counting, new Promise<null>((resolve) => setTimeout(() => resolve(null), COUNT_WAIT_MS))]);
   const choice = coverage ? chooseVintage(datasets.data, asked, coverage) : guess;
   const headlineRequest = choice.dataset === guess.dataset && choice.vintage === guess.vintage ? guessed : headlineOf(choice);
-  const distributions = settle(get<{ data: Cell[] }>(distributionsPath(key, choice)).then((r) => r.data));
-  const trends = settle(get<{ data: Cell[] }>(trendsPath(key, choice, datasets.data)).then((r) => r.data));
+  const distributions = settle(get<Answer<Cell[]>>(distributionsPath(key, choice)).then((r) => fill.from(r)));
+  const trends = settle(get<Answer<Cell[]>>(trendsPath(key, choice, datasets.data)).then((r) => fill.from(r)));
   const children = childType ? settle(loadChildren(childrenPath(key, childType, choice.vintage), childType)) : null;
   const detail = (await detailRequest).data;
   // A county's metro is named by key only in the detail: its name is one small request.
@@ -283,7 +321,8 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
     metro_key: detail.metro_key ?? null,
   };
   const parents = parentKeys.map((k) => place.hierarchy.find((h) => h.geo_key === k) ?? { geo_key: k, type: k.split(':')[0]!, name: k });
-  const headline = await headlineRequest;
+  const answered = await headlineRequest;
+  const headline: Part<Cell[]> = answered.ok ? { ok: true, value: fill.from(answered.value) } : answered;
   const available = datasets.data
     .map((d) => ({
       dataset: d.dataset,
@@ -303,5 +342,6 @@ export async function loadProfile(key: string, asked: { dataset?: string; vintag
     distributions,
     trends,
     children,
+    fill,
   };
 }

@@ -23,6 +23,7 @@ import {
   trendsPath,
   type Children,
   type Coverage,
+  type FillCommands,
   type Part,
   type PlaceRef,
   type Profile,
@@ -260,7 +261,46 @@ function Trends({
   );
 }
 
-function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dataset: string, vintage: number) => void }) {
+/**
+ * Once per page, closed, for the operator rather than the reader: the exact commands that load the
+ * figures shown as not loaded (the API's `meta.fill_command`, issue 34 §5).
+ */
+function OperatorNote({ fill }: { fill: FillCommands }) {
+  const [commands, setCommands] = useState(fill.list());
+  useEffect(() => {
+    setCommands(fill.list());
+    return fill.subscribe(setCommands);
+  }, [fill]);
+  if (commands.length === 0) return null;
+  return (
+    <details class="operator no-print" data-testid="operator-note">
+      <summary>For the operator of this server</summary>
+      <p>
+        Figures marked “not loaded” are published by the Census Bureau but are not in this server’s data. The operator loads them by running{' '}
+        {commands.length === 1 ? 'this command' : 'these commands'} in the service’s directory, then restarting it:
+      </p>
+      {commands.map((c) => (
+        <pre tabIndex={0} key={c} data-testid="fill-command">
+          <code>{c}</code>
+        </pre>
+      ))}
+      <p class="hint">
+        The download and build are described in <span class="mono">docs/etl-online.md</span>.
+      </p>
+    </details>
+  );
+}
+
+function ProfileView({
+  profile,
+  onVintage,
+  nameNote,
+}: {
+  profile: Profile;
+  onVintage: (dataset: string, vintage: number) => void;
+  /** The API's note when the place was asked for by a former name. */
+  nameNote?: string;
+}) {
   const { place, choice, parents, headline, trends } = profile;
   const distributions = usePart(profile.distributions);
   const children = usePart(profile.children);
@@ -313,11 +353,17 @@ function ProfileView({ profile, onVintage }: { profile: Profile; onVintage: (dat
           </>
         )}
       </p>
+      {nameNote && (
+        <p class="notice" data-testid="name-note">
+          Found by a former name: {nameNote}
+        </p>
+      )}
       {!choice.loaded && (
         <p class="notice warning" data-testid="nothing-loaded">
           This deployment holds no values for {place.type} geographies in any vintage: every figure below says why it is empty.
         </p>
       )}
+      <OperatorNote fill={profile.fill} />
       <form class="controls no-print" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label for="vintage-pick">Survey and year</label>
@@ -442,6 +488,7 @@ function App() {
   const [profile, setProfile] = useState<Profile>();
   const [error, setError] = useState<unknown>();
   const [choices, setChoices] = useState<{ message: string; candidates: PlaceRef[] }>();
+  const [nameNote, setNameNote] = useState<string>();
   const [asked, setAsked] = useState(askedVintage);
   // Read once: the address bar's name is replaced by the key once resolved, and must not start a second load.
   const [words] = useState(wordsFromPath);
@@ -459,6 +506,7 @@ function App() {
       const r = await resolvePlace(words);
       if (!live) return;
       if ('candidates' in r) return setChoices(r);
+      setNameNote(r.note);
       if (r.key !== words) history.replaceState(null, '', `/profile/${r.key}${location.search}`);
       const p = await loadProfile(r.key, asked);
       if (!live) return;
@@ -539,6 +587,7 @@ function App() {
       </header>
       <ProfileView
         profile={profile}
+        nameNote={nameNote}
         onVintage={(dataset, vintage) => {
           const p = new URLSearchParams({ dataset, vintage: String(vintage) });
           history.replaceState(null, '', `${location.pathname}?${p}`);

@@ -179,7 +179,15 @@ export async function cbNationalLevel(
         },
         features: simplify(finer.features, scale),
       });
-    } else absent.push({ level, resolution: scale, reason: `the Bureau publishes no ${level} file at ${scale} (cb_${year})` });
+    } else
+      absent.push({
+        level,
+        resolution: scale,
+        reason:
+          level === 'nation' && scale === '500k'
+            ? 'the Bureau publishes the nation outline at 5m and 20m only'
+            : `no cartographic ${level} file of ${year} at ${scale} or finer in this build`,
+      });
   }
   return { files: out, absent };
 }

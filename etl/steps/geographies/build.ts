@@ -539,7 +539,6 @@ function assemble(
   return {
     file: {
       format: GEO_FORMAT_VERSION,
-      built_at: new Date().toISOString(),
       provenance: prov.list,
       levels,
       crosswalks,

@@ -5,6 +5,7 @@ import { AppError } from '../../domain/errors.js';
 import { API_KEY_CHALLENGE, apiKeyOf, BEARER_CHALLENGE, bearerToken, firstValue } from '../../presentation/credentials.js';
 import { contextOf } from './context.js';
 import { readSessionCookie } from '../dashboard/cookies.js';
+import { callerOfKey } from '../../verbs/lifecycle/lifecycle.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -44,21 +45,16 @@ export async function authenticate(req: FastifyRequest, mode: AuthMode): Promise
       );
       return;
     }
-    if (!key) {
-      throw new AppError(
-        'missing-api-key',
-        'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).',
-        {
+    // The one key → caller step of every transport (src/verbs/lifecycle/lifecycle.ts).
+    req.caller = await callerOfKey(key, {
+      ctx: contextOf(req),
+      verify: seams.authenticateKey,
+      missing: () =>
+        new AppError('missing-api-key', 'Send your API key in the X-API-Key header (or the api_key query parameter, for testing only).', {
           headers: { 'WWW-Authenticate': API_KEY_CHALLENGE },
-        },
-      );
-    }
-    if (!seams.authenticateKey) throw new AppError('dependency-unavailable', 'Key verification is unavailable; retry with backoff.');
-    try {
-      req.caller = await seams.authenticateKey(key, contextOf(req));
-    } catch (e) {
-      throw withChallenge(e, `${API_KEY_CHALLENGE}, error="invalid_key"`);
-    }
+        }),
+      challenge: `${API_KEY_CHALLENGE}, error="invalid_key"`,
+    });
     return;
   }
   const token = extractBearer(req);

@@ -9,6 +9,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../../config.js';
 import { REDACTED, redactSecrets } from '../../presentation/credentials.js';
+import { log } from '../../verbs/lifecycle/lifecycle.js';
 
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
@@ -105,7 +106,8 @@ export class OneLinePerRequest extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    // The lifecycle's log phase (src/verbs/lifecycle/lifecycle.ts), when the response has ended.
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    log(reply.log, line, error ? 'request errored' : 'request completed', error ?? undefined);
   }
 }

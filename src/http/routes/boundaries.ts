@@ -16,6 +16,8 @@ import { boundariesFeature } from '../../verbs/boundaries-feature.js';
 import { centroids } from '../../verbs/centroids.js';
 import type { VerbResult } from '../../context/verb-context.js';
 import { defineRawRoute } from '../route-helpers.js';
+import { httpTransport } from '../verb-transport.js';
+import { serve } from '../../verbs/lifecycle/lifecycle.js';
 import { restSchemas } from '../verb-schemas.js';
 import { boundaryCostTerms, levelsByPlan } from '../../verbs/describe-plans.js';
 import { boundaryCollectionSchema, boundaryFeatureSchema, centroidCollectionSchema } from '../geojson-schemas.js';
@@ -82,13 +84,15 @@ export function boundaryRoutes(app: FastifyInstance) {
     querystring: collectionQuery.querystring,
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
-    handler: async ({ ctx, params, query, req, reply }) => {
+    // One lifecycle (src/verbs/lifecycle/lifecycle.ts) of the operation the path picks.
+    handler: ({ params, query, req, reply, refuse }) => {
       const target = params.target.trim();
-      const { bbox, within, ...shared } = collectionQuery.toInput(query, {});
-      const result = target.includes(':')
-        ? await boundariesFeature.invoke({ ctx, input: { ...shared, geo_key: target } })
-        : await boundariesCollection.invoke({ ctx, input: { ...shared, bbox, within, level: target } });
-      return sendGeoJson(req, reply, result);
+      const input = () => {
+        const { bbox, within, ...shared } = collectionQuery.toInput(query, {});
+        return target.includes(':') ? { ...shared, geo_key: target } : { ...shared, bbox, within, level: target };
+      };
+      const transport = httpTransport(req, reply, { refuse, input, render: (r: GeoJsonResult) => sendGeoJson(req, reply, r) });
+      return target.includes(':') ? serve(transport, boundariesFeature.spec) : serve(transport, boundariesCollection.spec);
     },
   });
 
@@ -111,9 +115,14 @@ export function boundaryRoutes(app: FastifyInstance) {
     querystring: centroidQuery.querystring,
     produces: [GEOJSON_CONTENT_TYPE],
     response: { 304: notModified },
-    handler: async ({ ctx, params, query, req, reply }) => {
-      const result = await centroids.invoke({ ctx, input: centroidQuery.toInput(query, params) });
-      return sendGeoJson(req, reply, result);
-    },
+    handler: ({ params, query, req, reply, refuse }) =>
+      serve(
+        httpTransport(req, reply, {
+          refuse,
+          input: () => centroidQuery.toInput(query, params),
+          render: (r: GeoJsonResult) => sendGeoJson(req, reply, r),
+        }),
+        centroids.spec,
+      ),
   });
 }

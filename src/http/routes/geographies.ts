@@ -42,7 +42,7 @@ export function geographyRoutes(app: FastifyInstance) {
     url: '/v1/geographies/:geo_key/children',
     summary: 'Child geographies of a parent',
     description:
-      'Accepted pairs: nation→state; state→county, cd, tract, block_group; metro→county, tract, block_group; cd→county, tract, block_group; county→tract, block_group; tract→block_group. Another pair is 400 `unsupported-child-type` naming the allowed types. The parent may be a key or a URL-encoded name (`Travis County, TX`, `TX-35`, `Austin-Round Rock-San Marcos, TX`). Paginated; the maximum page size depends on the plan.',
+      'Accepted pairs: nation→state; state→county, cd, tract, block_group; metro→county, tract, block_group; cd→county, tract, block_group; county→tract, block_group; tract→block_group. Another pair is 400 `unsupported-child-type` naming the allowed types. The parent may be a key or a URL-encoded name (`Travis County, TX`, `TX-35`, `Austin-Round Rock-San Marcos, TX`), also a name the place had in another vintage (`Austin-Round Rock, TX`, the ACS 2017 title of `metro:12420`): `meta.name_note` then says so (null otherwise); a former name another place also bears is 400 `ambiguous-geography-name` with both as `candidates`. Paginated; the maximum page size depends on the plan.',
     tags: ['geographies'],
     auth: 'api-key',
     needs: ['geographies'],

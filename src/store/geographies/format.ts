@@ -49,7 +49,8 @@ export interface GeoCrosswalks {
 
 export interface GeoFile {
   format: number;
-  built_at: string;
+  // No build time: two builds of the same inputs write the same bytes (the manifest's created_at
+  // says when; a time here made every resumed build differ from an uninterrupted one).
   provenance: GeoProvenance[];
   levels: Record<GeoType, LevelColumns>;
   crosswalks: GeoCrosswalks;

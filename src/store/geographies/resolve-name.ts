@@ -46,17 +46,20 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   // still finds its CBSA when that code exists in this vintage (the title changed, the code did
   // not), with a note; a CBSA that does not exist in this vintage is reported, never substituted.
   const metroNotes = new Map<string, string>();
+  /** CBSA → its title matched and when it held (`"Longview, WA" in ACS 2017`), for candidates. */
+  const formerTitles = new Map<string, string>();
   const retiredMetros: MetroEntry[] = [];
   const metroRow = (m: MetroEntry): number => store.tables.metro.find(m.cbsa, vintage);
   const metroT = (m: MetroEntry): NameTarget => {
     if (m.validFrom <= vintage && vintage <= m.validTo) return { type: 'metro', fips: m.cbsa, label: m.title };
     const row = metroRow(m);
     const now = row >= 0 ? store.tables.metro.name![row]!.replace(/ (Metro|Micro) Area$/, '') : m.title;
-    if (row >= 0)
-      metroNotes.set(
-        m.cbsa,
-        `"${m.title}" is the ACS ${m.validFrom === m.validTo ? m.validFrom : `${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`,
-      );
+    // A title the CBSA still has in this vintage is no former name (the same title in another row).
+    if (row >= 0 && now !== m.title) {
+      const when = `ACS ${m.validFrom === m.validTo ? m.validFrom : `${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`}`;
+      formerTitles.set(m.cbsa, `"${m.title}" in ${when}`);
+      metroNotes.set(m.cbsa, `"${m.title}" is the ${when} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`);
+    }
     return { type: 'metro', fips: m.cbsa, label: now };
   };
   const metroHere = (m: MetroEntry): boolean => {
@@ -128,6 +131,14 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   for (const m of (idx.metroShort.get(whole) ?? []).filter(current)) tiers[1]!.push(metroT(m));
   for (const m of (idx.metroNoState.get(compactName(left)) ?? []).filter(current)) {
     if (!stateTok || m.states.includes(stateTok.fips)) tiers[1]!.push(metroT(m));
+  }
+  // A former title without its state ("Austin-Round Rock", the ACS 2017 title of metro:12420),
+  // as the build's value files published it, of a CBSA that exists in the vintage: a reading
+  // beside the current titles, with its note, so a name that is one place's title and another's
+  // former one ("Longview": Longview, TX and Longview-Kelso, WA, "Longview, WA" in 2017) answers
+  // with both as candidates rather than silently with one.
+  for (const m of (idx.metroNoState.get(compactName(left)) ?? []).filter((m) => !current(m))) {
+    if ((!stateTok || m.states.includes(stateTok.fips)) && metroHere(m)) tiers[1]!.push(metroT(m));
   }
   // "Austin metro", "Portland metro": with the metro word and no state, a metro whose first
   // principal city has the name is a reading too (else Austin, MN, a micro area titled "Austin",
@@ -203,7 +214,7 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   if (best.length > 1) {
     throw new AppError(
       'ambiguous-geography-name',
-      `"${name}" matches ${best.length} places: ${best.map(describe).join('; ')}. Use one of these specifiers, or add the state ("Baltimore County, MD") or the type word ("St. Louis city, MO").`,
+      `"${name}" matches ${best.length} places: ${best.map((t) => describe(t, t.type === 'metro' ? formerTitles.get(t.fips) : undefined)).join('; ')}. Use one of these specifiers, or add the state ("Baltimore County, MD") or the type word ("St. Louis city, MO").`,
       {
         extensions: { geo_name: name, candidates: best.map(candidate) },
       },
@@ -270,7 +281,7 @@ function notFound(x: NotFoundContext): AppError {
   );
   return new AppError(
     'geography-not-found',
-    `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map(describe).join('; ')}.`,
+    `No state, county, metro or congressional district is named "${name}" (vintage ${vintage}). Closest names: ${near.map((t) => describe(t)).join('; ')}.`,
     {
       extensions: { geo_name: name, candidates: near.map(candidate) },
     },
@@ -315,8 +326,9 @@ function loosestReadings(x: LooseContext): NameTarget[] {
   return readings.length <= MAX_PREFIX_READINGS ? readings : [];
 }
 
-function describe(t: NameTarget): string {
-  return `${t.label} (${t.type}:${t.fips})`;
+/** `formerly`: the other vintage's title the name matched (`"Longview, WA" in ACS 2017`). */
+function describe(t: NameTarget, formerly?: string): string {
+  return `${t.label} (${t.type}:${t.fips}${formerly ? `; ${formerly}` : ''})`;
 }
 
 function candidate(t: NameTarget): { key: string; name: string; type: string } {

@@ -1,6 +1,6 @@
-// What an operation declares (src/verbs/define-verb.ts) and what its lifecycle (invoke.ts) reads:
-// the types both need, here so that neither imports the other (define-verb calls invoke; invoke
-// reads the spec).
+// What an operation declares (src/verbs/define-verb.ts) and what its lifecycle (lifecycle.ts) reads:
+// the types both need, here so that neither imports the other (define-verb calls the lifecycle;
+// the lifecycle reads the spec).
 import type { z } from 'zod';
 import type { VerbContext, VerbResult } from '../../context/verb-context.js';
 import type { RequestShape } from '../../domain/cost.js';
@@ -9,7 +9,7 @@ import type { Plan } from '../../domain/plans.js';
 /** How the transport will render the answer; `csv` is an export, gated by plan and row cap. */
 export type VerbFormat = 'json' | 'csv' | 'compact';
 
-export interface RunArgs<I> {
+export interface RunArgs<I, R = undefined> {
   ctx: VerbContext;
   /** The normalized input: the schema's output, read by `normalize` when the verb has one (geo as specifiers). */
   input: I;
@@ -19,12 +19,24 @@ export interface RunArgs<I> {
   maxRows: number | undefined;
   /** How the answer will be rendered: a verb may build its data in that shape directly (get-data: compact). */
   format: VerbFormat;
-  /** Price a request shape (src/domain/cost.ts) and charge it: for `cost: 'expanded'`, once the size is known. */
-  charge: (shape: RequestShape) => Promise<number>;
+  /** What `resolve` found in the stores before the queue (the resolved variables and geographies); undefined without one. */
+  resolved: R;
 }
 
-/** `I`: the verb's normalized input, what every later phase reads (the schema's output unless `normalize` says more). */
-export interface VerbSpec<S extends z.ZodObject, O, I = z.output<S>> {
+/** What `resolve` reads: the normalized input, the plan, and the CSV row cap when the answer is a CSV export. */
+export interface ResolveArgs<I> {
+  ctx: VerbContext;
+  input: I;
+  plan: Plan;
+  maxRows: number | undefined;
+  format: VerbFormat;
+}
+
+/**
+ * `I`: the verb's normalized input, what every later phase reads (the schema's output unless
+ * `normalize` says more). `R`: what `resolve` found in the stores, handed to `cost` and `run`.
+ */
+export interface VerbSpec<S extends z.ZodObject, O, I = z.output<S>, R = undefined> {
   /** Stable name, the file's (`get-data`). */
   name: string;
   input: S;
@@ -43,11 +55,18 @@ export interface VerbSpec<S extends z.ZodObject, O, I = z.output<S>> {
   /** Plan gates decided from the input alone; they run before the charge, so a gated request is a 403, never a 429. */
   gate?: (args: { ctx: VerbContext; input: I; plan: Plan }) => void;
   /**
-   * A fixed shape, a shape from the input, or 'expanded': the run charges once it knows how far the request expands.
+   * The gates that need a store, in the gates phase (before the heavy queue and the charge): the
+   * variables bound, the geographies and regions found and expanded, their plan gates and limits,
+   * the row cap. Throws the 4xx of a request that names what does not exist or may not be had, so
+   * it never waits for a slot; what it returns is handed to `cost` and `run`.
+   */
+  resolve?: (args: ResolveArgs<I>) => Promise<R> | R;
+  /**
+   * A fixed shape, or a shape from the input and what `resolve` found (how far the request expands).
    * 'free': the operation never charges units (account, billing and admin operations: they manage the quota, not spend it).
    */
-  cost: RequestShape | ((input: I) => RequestShape) | 'expanded' | 'free';
+  cost: RequestShape | ((input: I, resolved: R) => RequestShape) | 'free';
   /** Requests that may expand to large answers: they wait in the heavy queue (lifecycle/heavy-gate.ts). */
   heavy?: (input: I) => boolean;
-  run: (args: RunArgs<I>) => Promise<VerbResult<O>>;
+  run: (args: RunArgs<I, R>) => Promise<VerbResult<O>>;
 }

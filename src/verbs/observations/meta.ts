@@ -3,7 +3,7 @@
 import { CENSUS_PROGRAM, referencePeriod } from '../../domain/datasets.js';
 import type { VerbResult } from '../../context/verb-context.js';
 import { gridCellCount, type EngineGrid, type EngineResult } from './engine.js';
-import { hintFor } from './hints.js';
+import { fillCommand, hintFor, type FillRequest } from './hints.js';
 import type { PreparedRequest } from './prepare.js';
 
 /** Said first in meta.hint (and in MCP text) by every answer from a SYNTHETIC build. */
@@ -18,21 +18,25 @@ export function observationMeta(
 ): NonNullable<VerbResult<unknown>['meta']> {
   const last = vintages.at(-1)!;
   const synthetic = p.stores.observations.synthetic;
+  const fill: FillRequest = {
+    tables: [
+      ...new Set(
+        p.variables
+          .flatMap((v) => [v.census_code, ...('component_codes' in v ? (v.component_codes ?? []) : [])])
+          .filter((c): c is string => !!c)
+          .map((c) => c.slice(0, c.indexOf('_'))),
+      ),
+    ],
+    geoKeys: p.geo.geographies.map((g) => g.key),
+    hasTable: (y, level, t) => p.stores.observations.hasTable(p.dataset, y, level, t),
+  };
+  // The command that loads this answer's not-loaded cells, also on its own for pages that show it
+  // to the operator once (issue 34 §5); only when some cell is null for that reason.
+  const fillCommandHere = result.nullReasons.has('no_data_loaded') ? fillCommand(p.dataset, vintages, fill) : undefined;
   const hint = [
     synthetic ? SYNTHETIC_NOTE : undefined,
     opts.extraHint,
-    hintFor(p.dataset, vintages, result, 'cells' in result ? result.cells.length : gridCellCount(result), {
-      tables: [
-        ...new Set(
-          p.variables
-            .flatMap((v) => [v.census_code, ...('component_codes' in v ? (v.component_codes ?? []) : [])])
-            .filter((c): c is string => !!c)
-            .map((c) => c.slice(0, c.indexOf('_'))),
-        ),
-      ],
-      geoKeys: p.geo.geographies.map((g) => g.key),
-      hasTable: (y, level, t) => p.stores.observations.hasTable(p.dataset, y, level, t),
-    }),
+    hintFor(p.dataset, vintages, result, 'cells' in result ? result.cells.length : gridCellCount(result), fill),
   ]
     .filter(Boolean)
     .join(' ');
@@ -48,6 +52,7 @@ export function observationMeta(
     hint: hint || null,
     geography_definitions: p.geo.definitionVintage.description,
     ...(p.geo.notes.length ? { notes: p.geo.notes } : {}),
+    ...(fillCommandHere ? { fill_command: fillCommandHere } : {}),
     // Only on a SYNTHETIC benchmark build, so real answers are unchanged.
     ...(synthetic ? { synthetic: true } : {}),
   };

@@ -135,9 +135,12 @@ function dbf(fields: DbfField[], records: ShapeRecord[], year: number): Buffer {
   return out;
 }
 
-/** NAD83 geographic coordinates: the .prj of the Bureau's cartographic boundary files. */
+/**
+ * NAD83 geographic coordinates: the .prj of the Bureau's cartographic boundary files, byte for byte
+ * as in cb_2020_us_state_20m.zip (the ISO metadata XML members of a real zip are left out).
+ */
 const NAD83_PRJ =
-  'GEOGCS["GCS_North_American_1983",DATUM["D_North_American_1983",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]';
+  'GEOGCS["GCS_North_American_1983",DATUM["D_North_American_1983",SPHEROID["GRS_1980",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["Degree",0.017453292519943295]]';
 
 /** `{base}.shp/.shx/.dbf/.prj/.cpg` in a zip, as the Bureau packs a cartographic boundary file. */
 export function shapefileZip(base: string, fields: DbfField[], records: ShapeRecord[], year: number): Buffer {

@@ -1,5 +1,6 @@
-// Each input is read once, before the heavy queue (src/verbs/lifecycle/invoke.ts, the parse phase's
+// Each input is read once, before the heavy queue (src/verbs/lifecycle/lifecycle.ts, the parse phase's
 // `normalize`): the heavy rule reads the parsed `geo`, every 4xx the input alone decides (dollars=)
+// and every 4xx the stores decide (unknown variable, no such place: the gates phase's `resolve`)
 // is answered before a request waits for a slot, and the answer cache is keyed by what was asked,
 // not how it was spelt. Real stores over the test build, a real heavy queue whose one slot is held.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,8 @@ import type { Stores, VerbContext } from '../../../src/context/verb-context.js';
 import { openDataStores } from '../../../src/store/open.js';
 import { getData } from '../../../src/verbs/get-data.js';
 import { compareGeographies } from '../../../src/verbs/compare-geographies.js';
+import { getTimeseries } from '../../../src/verbs/get-timeseries.js';
+import { censusApiQuery } from '../../../src/verbs/census-api-query.js';
 import { HeavyGate } from '../../../src/verbs/lifecycle/heavy-gate.js';
 import { requestScope } from '../../../src/verbs/lifecycle/request-scope.js';
 import { testBuildDir } from '../../support/build.js';
@@ -112,5 +115,47 @@ describe('the answer cache reads the parsed form', () => {
     expect((await ask('nation:1')).itemsJson?.keep).toBe(nation.itemsJson?.keep);
     // Another question is another entry.
     expect((await ask('state:06')).itemsJson?.keep).not.toBe(kept);
+  });
+});
+
+describe('checks that need a store come before the heavy queue (the gates phase: `resolve`)', () => {
+  it('an unknown variable or a place that does not exist, on a wildcard request, is a 404 at once (was: 503 queue full)', async () => {
+    const { ctx, release } = await busy();
+    const variable = await failure(
+      getData({ ctx: ctx(), input: { variables: 'B99999_999E', geo: 'county:48*', dataset: 'acs5', vintage: 2022 } }),
+    );
+    expect(variable).toMatchObject({ code: 'variable-not-found', status: 404 });
+    const place = await failure(
+      getData({ ctx: ctx(), input: { variables: 'B01003_001E', geo: 'tract:Nowhere County, TX', dataset: 'acs5', vintage: 2022 } }),
+    );
+    expect(place).toMatchObject({ status: 404 });
+    const compared = await failure(
+      compareGeographies({ ctx: ctx(), input: { variables: 'B99999_999E', geo: 'state:*', dataset: 'acs1', vintage: 2018 } }),
+    );
+    expect(compared).toMatchObject({ code: 'variable-not-found', status: 404 });
+    const series = await failure(
+      getTimeseries({ ctx: ctx(), input: { variables: 'B99999_999E', geo: 'county:48*', dataset: 'acs1', from: 2016, to: 2018 } }),
+    );
+    expect(series).toMatchObject({ code: 'variable-not-found', status: 404 });
+    // A request the stores can answer still waits its turn.
+    const queued = await failure(
+      getData({ ctx: ctx(), input: { variables: 'B01003_001E', geo: 'county:48*', dataset: 'acs5', vintage: 2022 } }),
+    );
+    expect(queued).toMatchObject(BUSY);
+    release();
+  });
+
+  it("the Census-API query's unknown variable on a wildcard is the Bureau's 400 at once, not a wait", async () => {
+    const { ctx, release } = await busy();
+    const e = await censusApiQuery({
+      ctx: ctx(),
+      input: { dataset: 'acs5', vintage: '2022', get: 'NAME,B99999_999E', for: 'county:*', in: 'state:48' },
+    }).then(
+      () => undefined,
+      (err: unknown) => err as { status?: number; message?: string },
+    );
+    expect(e?.status).toBe(400);
+    expect(e?.message).toMatch(/unknown variable/);
+    release();
   });
 });

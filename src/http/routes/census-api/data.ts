@@ -7,7 +7,16 @@
 // are registered beside these by their own module and win over the catch-all.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { censusApiQuery, censusApiQueryInput, servedDatasets, unknownDataset } from '../../../verbs/census-api-query.js';
+import {
+  censusApiQuery,
+  censusApiQueryInput,
+  servedDatasets,
+  unknownDataset,
+  type CensusApiRows,
+} from '../../../verbs/census-api-query.js';
+import type { VerbResult } from '../../../context/verb-context.js';
+import { serve } from '../../../verbs/lifecycle/lifecycle.js';
+import { httpTransport } from '../../verb-transport.js';
 import { CensusApiError, quoted } from '../../../domain/census-api/errors.js';
 import { storeOf } from '../../../context/stores.js';
 import { contextOf } from '../../plugins/context.js';
@@ -84,15 +93,28 @@ export function censusApiDataRoutes(app: FastifyInstance): void {
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
         },
-        handler: async ({ ctx, query, params, req, reply }) => {
-          refuseOtherParameters(req.url);
-          const input = { dataset, vintage: params.vintage, get: query.get, for: query.for, in: query.in, ucgid: query.ucgid };
-          // Wildcards wait in the heavy queue, as on /v1/data: the verb's lifecycle queues them.
-          const result = await censusApiQuery.invoke({ ctx, input });
-          reply.header('Cache-Control', 'private, no-store');
-          if (result.data.length === 0) return reply.code(204).send();
-          return reply.type('application/json; charset=utf-8').send(bureauJson(result.data));
-        },
+        // The query's lifecycle (src/verbs/lifecycle/lifecycle.ts): this route gives it the Bureau's
+        // parameters and renders its rows in the Bureau's form; errors are rendered by bureauErrorHandler.
+        handler: ({ req, reply, refuse }) =>
+          serve(
+            httpTransport(req, reply, {
+              refuse: () => {
+                refuse();
+                refuseOtherParameters(req.url);
+              },
+              input: () => {
+                const query = req.query as Record<string, string | string[] | undefined>;
+                const { vintage } = req.params as { vintage: string };
+                return { dataset, vintage, get: query.get, for: query.for, in: query.in, ucgid: query.ucgid };
+              },
+              render: (result: VerbResult<CensusApiRows>) => {
+                reply.header('Cache-Control', 'private, no-store');
+                if (result.data.length === 0) return reply.code(204).send();
+                return reply.type('application/json; charset=utf-8').send(bureauJson(result.data));
+              },
+            }),
+            censusApiQuery.spec,
+          ),
       });
     }
     for (const [url, kind] of [

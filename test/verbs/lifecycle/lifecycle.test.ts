@@ -1,4 +1,4 @@
-// The order of an operation's lifecycle (src/verbs/lifecycle/invoke.ts), on real admission: a
+// The order of an operation's lifecycle (src/verbs/lifecycle/lifecycle.ts), on real admission: a
 // SQLite accounts store, admitRequest wired as in production (src/verbs/lifecycle/seams.ts), a real heavy
 // queue and the request scope every transport builds. Each test asserts what the store counted.
 import { describe, expect, it } from 'vitest';
