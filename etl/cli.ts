@@ -34,6 +34,7 @@ interface BuildFlags extends SelectionFlags {
   apiBase: string;
   filesBase: string;
   dryRun: boolean;
+  valuesSource: string;
 }
 
 /**
@@ -61,12 +62,24 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   plan.reference.push(...online.shapePaths(sel, fallbackDir)); // the Bureau's cartographic boundary zips
   // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells do not describe.
   plan.labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
+  // Values in bulk: the releases the Summary File serves leave the API plan (etl/online/summary-file.ts).
+  const sf = await import('./online/summary-file.js');
+  const source = o.valuesSource as import('./online/summary-file.js').ValuesSource;
+  if (!['summary-file', 'api', 'auto'].includes(source))
+    throw new online.SelectionError(`--values-source: ${JSON.stringify(o.valuesSource)} is not summary-file, api or auto`);
+  const covers = plan.api;
+  const split = sf.splitForSummaryFile(plan.api, source, sel);
+  plan.api = split.rest;
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
+    process.stdout.write(sf.describeSummaryFiles(split.summary, o.filesBase));
+    process.stdout.write(split.notes.map((n) => `${n}\n`).join(''));
     return undefined;
   }
   for (const s of sel.skipped) log.info(`left out: ${s}`);
-  return (await online.prepareOnlineSource({ ...common, fallbackDir, plan, selection: true })).sourceDir;
+  for (const n of split.notes) log.info(n);
+  const summary = { items: split.summary, covers: covers.filter((i) => !split.rest.includes(i)) };
+  return (await online.prepareOnlineSource({ ...common, fallbackDir, plan, selection: true, summary })).sourceDir;
 }
 
 const program = new Command()
@@ -97,6 +110,11 @@ program
   .option('--all-tables', 'for --online: every table groups.json lists', false)
   .option('--api-base <url>', 'for --online: the Census Data API or a mirror of it', 'https://api.census.gov')
   .option('--files-base <url>', 'for --online: www2.census.gov or a mirror of it', 'https://www2.census.gov')
+  .option(
+    '--values-source <source>',
+    'for --online: where values come from: summary-file (the table-based ACS Summary File, 2021 on), api (the Data API), or auto (the Summary File for tracts or block groups of 10+ states where published, else the API)',
+    'auto',
+  )
   .option('--dry-run', 'for --online: print the plan (files, requests, bytes, time, disk) and download nothing', false)
   .action(async (o: BuildFlags) => {
     let sourceDir = path.resolve(o.source);

@@ -1,9 +1,11 @@
 // The whole of `etl build --online` before the build proper: plan, download, fill what cannot be
 // downloaded from the fallback tree, and hand back the directory to use as the source root.
 import path from 'node:path';
-import { buildMirrorPlan, fetchSourceTree, type FetchOptions, type FetchResult } from './fetch.js';
+import { buildMirrorPlan, DEFAULT_FILES_BASE, fetchSourceTree, type FetchOptions, type FetchResult } from './fetch.js';
 import { fillFromFallback } from './fallback.js';
-import { apiCachePath, type FetchPlan } from './plan.js';
+import { apiCachePath, type ApiItem, type FetchPlan } from './plan.js';
+import { fetchSummaryFiles, type SummaryItem } from './summary-file.js';
+import type { RetryOptions } from './http.js';
 
 /** Where files that census.gov does not publish come from unless --fallback-source says otherwise. */
 export const DEFAULT_FALLBACK_SOURCE = '../shared/census';
@@ -28,17 +30,43 @@ export class IncompleteDownloadError extends Error {
  * without it (the mirror plan) values come only from the download.
  */
 export async function prepareOnlineSource(
-  opts: Omit<FetchOptions, 'plan'> & { plan?: FetchPlan; fallbackDir?: string; selection?: boolean },
+  opts: Omit<FetchOptions, 'plan'> & {
+    plan?: FetchPlan;
+    fallbackDir?: string;
+    selection?: boolean;
+    /** Releases read from the Summary File, and the API items they stand for (kept from the fallback). */
+    summary?: { items: SummaryItem[]; covers: ApiItem[] };
+  },
 ): Promise<{ sourceDir: string; result: FetchResult; linked: string[] }> {
   const plan = opts.plan ?? (await buildMirrorPlan(opts));
   const result = await fetchSourceTree({ ...opts, plan });
+  if (opts.summary?.items.length) {
+    const retry: RetryOptions = {
+      retries: opts.retries ?? 5,
+      baseDelayMs: opts.retryBaseMs ?? 1000,
+      maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
+      fetchImpl: opts.fetchImpl ?? fetch,
+      log: opts.log,
+      secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
+    };
+    const sf = await fetchSummaryFiles({
+      cacheDir: opts.cacheDir,
+      filesBase: opts.filesBase ?? DEFAULT_FILES_BASE,
+      items: opts.summary.items,
+      retry,
+      log: opts.log,
+    });
+    result.downloaded += sf.downloaded;
+    result.reused += sf.reused;
+    result.failed.push(...sf.failed);
+  }
   // A file missing from the download must stop the build, not be filled from the fallback tree.
   if (result.failed.length > 0) throw new IncompleteDownloadError(result);
   const { linked } = await fillFromFallback({
     cacheDir: opts.cacheDir,
     fallbackDir: path.resolve(opts.fallbackDir ?? DEFAULT_FALLBACK_SOURCE),
     log: opts.log,
-    ...(opts.selection ? { values: { except: new Set(plan.api.map(apiCachePath)) } } : {}),
+    ...(opts.selection ? { values: { except: new Set([...plan.api, ...(opts.summary?.covers ?? [])].map(apiCachePath)) } } : {}),
   });
   return { sourceDir: opts.cacheDir, result, linked };
 }

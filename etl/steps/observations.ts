@@ -27,6 +27,7 @@ import { PartitionForm } from './observations/published-form.js';
 import { PUBLISHED_FORM_FILE } from '../../src/domain/census-api/published-text.js';
 import { SERVING_INDEX_FILE, writeIndexFile, writeServingIndex } from './serving-index.js';
 import { RepeatedCell, ServingIndexBuilder } from './serving-index-builder.js';
+import { buildRelease, groupReleases, listSummaryFiles, releaseKeys, type SummaryRelease } from './observations/summary-file-partitions.js';
 
 /**
  * A value file of a registered dataset: api/{vintage}/{the dataset's Bureau path}/{level}/{GROUP}.json(.gz).
@@ -153,6 +154,15 @@ function sameInputs(p: Partition, ctx: StepContext): boolean {
   return p.files.every((f) => ctx.previousInputs[f] !== undefined && ctx.previousInputs[f] === ctx.inputs[f]);
 }
 
+/** A previous build's directory, hard-linked file by file (nothing is rewritten). */
+async function linkTree(from: string, to: string): Promise<void> {
+  await fs.mkdir(to, { recursive: true });
+  for (const e of await fs.readdir(from, { withFileTypes: true })) {
+    if (e.isDirectory()) await linkTree(path.join(from, e.name), path.join(to, e.name));
+    else await fs.link(path.join(from, e.name), path.join(to, e.name));
+  }
+}
+
 async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(
     () => true,
@@ -167,14 +177,24 @@ export const observationsStep: EtlStep = {
   // 9: six-digit table ids (the B99 allocation tables, B992701) read like every other table.
   // 10: published-form.json beside each partition (the Census Data API's text of its cells).
   // 11: published-form.json lists every geography of the partition, also those of files without NAME.
-  version: 11,
+  // 12: partitions read from the table-based Summary File (summary-file/{dataset}/{vintage}/).
+  version: 12,
   outputs: ['observations'],
-  listInputs: listApiFiles,
+  listInputs: async (sourceDir) => [...(await listApiFiles(sourceDir)), ...(await listSummaryFiles(sourceDir))],
 
   async run(ctx) {
     const files = await listApiFiles(ctx.sourceDir);
-    if (files.length === 0) throw new InputError(path.join(ctx.sourceDir, 'api'), 'no ACS value files found');
-    const partitions = groupPartitions(files);
+    // Releases read from the Summary File; API files of their partitions are staged with them.
+    const releases: Array<{ r: SummaryRelease; keys: string[]; extra: Map<string, string[]> }> = [];
+    for (const r of groupReleases(await listSummaryFiles(ctx.sourceDir)))
+      releases.push({ r, keys: await releaseKeys(ctx.sourceDir, r), extra: new Map() });
+    if (files.length === 0 && releases.length === 0) throw new InputError(path.join(ctx.sourceDir, 'api'), 'no ACS value files found');
+    const partitions = groupPartitions(files).filter((p) => {
+      const key = `${p.dataset}/${p.vintage}/${p.level}`;
+      const rel = releases.find((x) => x.keys.includes(key));
+      if (rel) rel.extra.set(p.level, p.files);
+      return !rel;
+    });
     const rows: Record<string, number> = {};
     const notes: string[] = [];
     let reused = 0;
@@ -280,6 +300,38 @@ export const observationsStep: EtlStep = {
           index[key] = { tables, files: p.files.length };
           published[key] = places;
         }
+        for (const { r, keys, extra } of releases) {
+          const inputs = [...r.files, ...[...extra.values()].flat()];
+          const dirs = keys.map((k) => {
+            const [dataset, vintage, level] = k.split('/') as [string, string, string];
+            return partitionDir({ dataset, vintage: Number(vintage), level });
+          });
+          const reuse =
+            ctx.previousDir !== undefined &&
+            inputs.every((f) => ctx.previousInputs[f] !== undefined && ctx.previousInputs[f] === ctx.inputs[f]) &&
+            keys.every((k) => prevIndex[k] !== undefined && prevPublished?.[k] !== undefined && ctx.previousRows?.[k] !== undefined) &&
+            (await Promise.all(dirs.map((d) => exists(path.join(ctx.previousDir!, d, PUBLISHED_FORM_FILE))))).every(Boolean);
+          if (reuse) {
+            // Adding a vintage reads only its own release: this one's partitions are hard links.
+            for (const d of dirs) await linkTree(path.join(ctx.previousDir!, d), path.join(ctx.outDir, d));
+            for (const k of keys) {
+              index[k] = prevIndex[k]!;
+              published[k] = prevPublished![k]!;
+              rows[k] = ctx.previousRows[k]!;
+            }
+            reused += keys.length;
+            continue;
+          }
+          const t = performance.now();
+          const out = await buildRelease(ctx, db, r, extra, stagingDir, partitionDir, copyTsvToParquetSql);
+          timings.copy += performance.now() - t;
+          Object.assign(rows, out.rows);
+          Object.assign(index, out.index);
+          Object.assign(published, out.published);
+          notes.push(
+            `${r.dataset} ${r.vintage}: ${out.cells.toLocaleString('en-US')} cells from the Summary File (${r.files.length} files)`,
+          );
+        }
       });
     } finally {
       await pool?.close();
@@ -288,7 +340,9 @@ export const observationsStep: EtlStep = {
     await fs.writeFile(path.join(ctx.outDir, INDEX_FILE), JSON.stringify(index));
     await fs.writeFile(path.join(ctx.outDir, PUBLISHED_GEOGRAPHIES_FILE), JSON.stringify(published));
     await fs.rm(stagingDir, { recursive: true, force: true });
-    notes.push(`${partitions.length} partitions from ${files.length} files; ${reused} reused unchanged from the previous build`);
+    notes.push(
+      `${partitions.length + releases.reduce((n, x) => n + x.keys.length, 0)} partitions from ${files.length} API files and ${releases.length} Summary File releases; ${reused} reused unchanged from the previous build`,
+    );
     return { rows, notes, timings };
   },
 };

@@ -16,6 +16,7 @@ import { answerLabels } from './standin/labels.js';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
 import { referenceFileFromTruth } from './standin/reference-lists.js';
 import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
+import { summaryFileAnswer, type SummaryFileTruth } from './standin/summary-file.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
@@ -200,18 +201,26 @@ export interface CensusStandin extends CensusEmulator {
   shapes: ShapeTruth;
 }
 
+/** Files-base formats the stand-in also serves (test/support/standin/*.ts), each from its own truth. */
+export interface StandinFormats {
+  /** One truth per vintage. */
+  summaryFile?: SummaryFileTruth[];
+}
+
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
 export async function startCensusStandin(
   truth: StandinTruthOptions,
   emulator: Omit<EmulatorOptions, 'dataApi'> = {},
+  formats: StandinFormats = {},
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
   const shapes = new ShapeTruth(truth.shapes ?? shapesFromGeographies(truth.geographies));
+  const summaryFile = (p: string) => formats.summaryFile?.map((sf) => summaryFileAnswer(sf, p)).find((x) => x !== undefined);
   const emu = await startCensusEmulator({
     ...emulator,
     dataApi: (u) => answerFromTruth(t, u),
-    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists.
-    www2: (p) => answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p),
+    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists, the Summary File.
+    www2: (p) => answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p) ?? summaryFile(p),
   });
   return { ...emu, truth: t, shapes };
 }
