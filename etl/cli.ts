@@ -35,6 +35,8 @@ interface BuildFlags extends SelectionFlags {
   filesBase: string;
   dryRun: boolean;
   valuesSource: string;
+  /** false with --no-shapes: the selection downloads no cartographic boundary zips. */
+  shapes: boolean;
 }
 
 /**
@@ -59,7 +61,9 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   // selection's district shapes are the cartographic cd118 file (shapePaths, when cd is selected).
   if (!existsSync(path.join(fallbackDir, 'geo/state.txt')))
     plan.reference = online.fetchableReferencePaths().filter((p) => !/^boundaries\/cd118\/tl_2022_\d\d_cd118\.zip$/.test(p));
-  plan.reference.push(...online.shapePaths(sel, fallbackDir)); // the Bureau's cartographic boundary zips
+  // The Bureau's cartographic boundary zips; --no-shapes leaves the shapes to the fallback and the
+  // previous build (values only: national tracts and block groups are 104 zips per decade).
+  if (o.shapes) plan.reference.push(...online.shapePaths(sel, fallbackDir));
   // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells do not describe.
   plan.labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
   // Values in bulk: the releases the Summary File serves leave the API plan (etl/online/summary-file.ts).
@@ -114,6 +118,10 @@ program
     '--values-source <source>',
     'for --online: where values come from: summary-file (the table-based ACS Summary File, 2021 on), api (the Data API), or auto (the Summary File for tracts or block groups of 10+ states where published, else the API)',
     'auto',
+  )
+  .option(
+    '--no-shapes',
+    'for --online: download no cartographic boundary files (values and names only; shapes come from the fallback source)',
   )
   .option('--dry-run', 'for --online: print the plan (files, requests, bytes, time, disk) and download nothing', false)
   .action(async (o: BuildFlags) => {

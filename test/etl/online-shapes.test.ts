@@ -245,3 +245,44 @@ describe('a real Bureau file through the same reader', () => {
     expect(store.absentReason('state', '500k')).toBe('no cartographic state file of 2020 at 500k or finer in this build');
   });
 });
+
+describe('--no-shapes', () => {
+  it('plans no cartographic zip: the dry run of a Texas tract selection drops the one file it would download', async () => {
+    const { execFile } = await import('node:child_process');
+    const run = (extra: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            'etl/cli.ts',
+            'build',
+            '--online',
+            '--dry-run',
+            '--datasets',
+            'acs5',
+            '--vintages',
+            '2023',
+            '--levels',
+            'tract',
+          ].concat([
+            '--states',
+            '48',
+            '--tables',
+            'B19013',
+            '--api-base',
+            'http://127.0.0.1:9',
+            '--files-base',
+            'http://127.0.0.1:9',
+            ...extra,
+          ]),
+          (err, stdout) => (err ? reject(err) : resolve(stdout)),
+        ),
+      );
+    const files = (text: string) => Number(/total: (\d+) files/.exec(text)?.[1]);
+    const [withShapes, without] = await Promise.all([run([]), run(['--no-shapes'])]);
+    expect(files(withShapes)).toBe(2); // the tract values' file and cb_2023_48_tract_500k.zip
+    expect(files(without)).toBe(1);
+  }, 60_000);
+});
