@@ -204,6 +204,8 @@ export function defineRoute<
             ),
         })
       : spec.querystring;
+  // The query's parameter names, read once per route (refuseAsRead checks each request against them).
+  const known = knownParameters(querystring);
   app.route({
     method: spec.method ?? 'GET',
     url: spec.url,
@@ -213,18 +215,15 @@ export function defineRoute<
       ...openapiSchema(spec, querystring),
       response: { [spec.status ?? 200]: envelopeSchema(spec.data).describe('APIResponse envelope: data, meta, links.') },
     } as FastifySchema,
-    ...guards(meta, spec.costOf as CostOf, knownParameters(querystring), true, spec.lifecycle !== undefined),
+    ...guards(meta, spec.costOf as CostOf, known, true, spec.lifecycle !== undefined),
     ...(spec.lifecycle ? VALIDATED_BY_THE_VERB : {}),
     handler: async (req, reply) => {
       const query = req.query as z.output<Q> & { format?: Format };
       const params = req.params as z.output<P>;
       const render = (result: VerbResult<R>) => renderAnswer(spec, meta, req, reply, result, query, params);
       try {
-        if (spec.lifecycle) {
-          const known = knownParameters(querystring);
-          return await spec.lifecycle({ req, reply, render, refuse: () => refuseAsRead(req, meta, known, true) });
-        }
-        const refuse = () => refuseAsRead(req, meta, knownParameters(querystring), true);
+        if (spec.lifecycle) return await spec.lifecycle({ req, reply, render, refuse: () => refuseAsRead(req, meta, known, true) });
+        const refuse = () => refuseAsRead(req, meta, known, true);
         return await render(await spec.handler!({ ctx: contextOf(req), query, params, body: req.body as z.output<B>, req, reply, refuse }));
       } catch (e) {
         // Timed out (REQUEST_TIMEOUT_MS) or abandoned meanwhile, e.g. in the heavy queue: already answered.
