@@ -54,7 +54,14 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
     return (await online.prepareOnlineSource({ ...common, fallbackDir })).sourceDir;
   }
   const sel = online.parseSelection(o);
-  const plan = await online.planSelection(sel, (vintage, dataset) => online.fetchGroupList({ ...common, vintage, dataset }));
+  // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells
+  // do not describe. Their groups.json is also --all-tables's list of groups: read once, into the cache.
+  const labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
+  const labelled = (dataset: string, vintage: number) =>
+    labels.some((l) => l.dataset === dataset && l.vintage === vintage && l.doc === 'groups.json');
+  const plan = await online.planSelection(sel, (vintage, dataset) =>
+    online.fetchGroupList({ ...common, vintage, dataset, labelsCache: labelled(dataset, vintage) ? common.cacheDir : undefined }),
+  );
   // The reference files census.gov publishes, when the fallback is not a source tree (no
   // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
   // The 50 TIGER/Line district zips (full resolution, ~300 MB) are left to the mirror plan: a
@@ -64,8 +71,7 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   // The Bureau's cartographic boundary zips; --no-shapes leaves the shapes to the fallback and the
   // previous build (values only: national tracts and block groups are 104 zips per decade).
   if (o.shapes) plan.reference.push(...online.shapePaths(sel, fallbackDir));
-  // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells do not describe.
-  plan.labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
+  plan.labels = labels;
   // Values in bulk: the releases the Summary File serves leave the API plan (etl/online/summary-file.ts).
   const sf = await import('./online/summary-file.js');
   const source = o.valuesSource as import('./online/summary-file.js').ValuesSource;

@@ -4,9 +4,9 @@
 // did not download is "not loaded" (no_data_loaded, with meta.fill_command naming the command that
 // loads it), on /v1 for a catalogue variable and a raw code, on MCP and on the Census-API route
 // (its `not-loaded` error); only a code the Bureau's list for the vintage lacks (B25077, which
-// groups.json does not name) is not_in_vintage or "unknown variable". The values are the
-// stand-in's truth (random), in temporary directories only; each build takes seconds (the
-// scenario's world is small).
+// groups.json does not name) is not_in_vintage or "unknown variable". Then `--all-tables` into a
+// fresh cache: groups.json is requested once. The values are the stand-in's truth (random), in
+// temporary directories only; each build takes seconds (the scenario's world is small).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -125,4 +125,30 @@ describe('a build of --tables B01003: the other tables are not loaded, not absen
     const unknown = await ask('/data/2023/acs/acs5?get=B25077_001E&for=state:48');
     expect(unknown.body).toBe("error: unknown variable 'B25077_001E'");
   });
+});
+
+describe('--all-tables', () => {
+  it('reads groups.json once: the list of tables to download is also the labels document', async () => {
+    const groupsRequests = () => standin.requests.filter((r) => /\/groups\.json(\?|$)/.test(r.url)).length;
+    const before = groupsRequests();
+    await build(path.join(tmp, 'all'), 'all');
+    expect(groupsRequests() - before).toBe(1);
+    // And the build holds every table groups.json names.
+    const svc = await startService({
+      buildDir: resolveCurrentBuild(path.join(tmp, 'all', 'data'))!,
+      config: { CENSUS_SOURCE_DIR: fallback },
+    });
+    try {
+      const res = await svc.app.inject({
+        url: '/v1/data?variables=core_median_household_income&geo=state:48&dataset=acs5&vintage=2023',
+        headers: { 'x-api-key': svc.keys.enterprise },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as { data: Array<{ estimate_annotation: { code: string } | null }> }).data[0]!.estimate_annotation?.code).not.toBe(
+        'no_data_loaded',
+      );
+    } finally {
+      await svc.close();
+    }
+  }, 120_000);
 });
