@@ -156,6 +156,12 @@ export async function fetchSequenceFiles(opts: {
   retry: RetryOptions;
   log: StepLogger;
 }): Promise<SummaryFetchResult> {
+  // The build reads what selection.json says, merged with the previous run's (`--states 11` after
+  // `--states 10`): so the download fetches the merged selection's files, not only this run's.
+  for (const item of opts.items) {
+    const file = path.join(opts.cacheDir, summaryDir(item.dataset, item.vintage), SELECTION_FILE);
+    if (await exists(file)) item.selection = mergeSelections(JSON.parse(await fs.readFile(file, 'utf8')), item.selection);
+  }
   const { result, lookups } = await fetchLookups(opts);
   if (result.failed.length) return result;
   const jobs = opts.items.flatMap((it) => sequenceJobs(it, opts.filesBase, lookups.get(it)!, opts.log));
@@ -168,8 +174,7 @@ export async function fetchSequenceFiles(opts: {
   if (result.failed.length === 0)
     for (const item of opts.items) {
       const file = path.join(opts.cacheDir, summaryDir(item.dataset, item.vintage), SELECTION_FILE);
-      const had = (await exists(file)) ? JSON.parse(await fs.readFile(file, 'utf8')) : undefined;
-      const merged = { format: 'sequence', ...mergeSelections(had, item.selection) };
+      const merged = { format: 'sequence', ...item.selection };
       await fs.writeFile(`${file}.tmp`, `${JSON.stringify(merged, null, 1)}\n`);
       await fs.rename(`${file}.tmp`, file);
     }
@@ -179,7 +184,10 @@ export async function fetchSequenceFiles(opts: {
 /** The --dry-run lines of the sequence-based part of a plan: its files and (estimated) bytes. */
 export function describeSequenceFiles(items: SummaryItem[], filesBase: string, lookups: Map<SummaryItem, SequenceLookup>): string {
   if (items.length === 0) return '';
-  const lines = ['', `Summary File (sequence-based) from ${filesBase}:`];
+  const lines = [
+    '',
+    `Summary File (sequence-based) from ${filesBase} (each release's sequence/table lookup was downloaded to list its zips):`,
+  ];
   let total = 0;
   let files = 0;
   for (const it of items) {

@@ -166,6 +166,44 @@ describe('acs5 2019 from the stand-in sequence-based Summary File, download and 
     }
   });
 
+  it("a second selection adds to the first (--states 11 --tables B25003 after --states 10 --tables B01003): the merged selection's files are fetched and built", async () => {
+    const log = createStepLogger({ quiet: true });
+    const src = path.join(tmp, 'src2');
+    const retry = { retries: 3, baseDelayMs: 1, maxDelayMs: 5, fetchImpl: fetch, log, secrets: [] };
+    const item = (states: string[], table: string) => ({
+      format: 'sequence' as const,
+      dataset: 'acs5' as const,
+      vintage: 2019,
+      selection: { levels: ['county' as const], states, tables: { [table]: null } },
+    });
+    for (const [states, table] of [
+      [['10'], 'B01003'],
+      [['11'], 'B25003'],
+    ] as const) {
+      const r = await fetchSequenceFiles({ cacheDir: src, filesBase: standin.filesBase, items: [item([...states], table)], retry, log });
+      expect(r.failed).toEqual([]);
+    }
+    const out = path.join(tmp, 'build2');
+    await observationsStep.run({
+      sourceDir: src,
+      outDir: out,
+      previousDir: undefined,
+      previousInputs: {},
+      previousRows: {},
+      inputs: {},
+      log,
+      synthetic: false,
+    });
+    const dir = path.join(out, partitionDir({ dataset: 'acs5', vintage: 2019, level: 'county' }));
+    const got = await withDuckDB(async (db) => {
+      const r = await db.runAndReadAll(
+        `SELECT DISTINCT substr(geo_key, 8, 2) AS st, table_id FROM read_parquet('${dir}/*.parquet') ORDER BY 1, 2`,
+      );
+      return r.getRowObjects().map((x) => `${x.st} ${x.table_id}`);
+    });
+    expect(got).toEqual(['10 B01003', '10 B25003', '11 B01003', '11 B25003']);
+  });
+
   it('the stand-in geography file is the documented record layout: GEOID and NAME as fields 49 and 50, names with commas quoted', () => {
     const line = truth
       .geographyText('dc')

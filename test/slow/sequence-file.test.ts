@@ -65,7 +65,6 @@ beforeAll(async () => {
   dryRun = (await run(tsx, [...args, '--dry-run'], { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 })).stdout;
   const r = await run(tsx, args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 });
   cliOutput = r.stderr;
-  if (process.env.SEQ_DEBUG) console.log(dryRun, cliOutput);
   svc = await startService({ buildDir: resolveCurrentBuild(path.join(tmp, 'data'))! });
 }, 300_000);
 afterAll(async () => {
