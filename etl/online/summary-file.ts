@@ -305,7 +305,14 @@ export function sequenceBasedPublished(dataset: Dataset, vintage: number): strin
 export function splitForSummaryFile<T extends { dataset: Dataset; vintage: number; level: Level; group: string; variables?: string[] }>(
   api: T[],
   source: ValuesSource,
-  sel: { levels: readonly Level[]; states?: readonly string[]; skipped?: string[] },
+  sel: {
+    levels: readonly Level[];
+    states?: readonly string[];
+    skipped?: string[];
+    datasets?: readonly Dataset[];
+    vintages?: readonly number[];
+    tables?: { kind: 'list'; groups: string[] } | { kind: 'catalog'; byGroup: Map<string, string[]> } | { kind: 'all' };
+  },
 ): { summary: SummaryItem[]; rest: T[]; notes: string[] } {
   const byRelease = new Map<string, SummaryItem>();
   const rest: T[] = [];
@@ -341,7 +348,27 @@ export function splitForSummaryFile<T extends { dataset: Dataset; vintage: numbe
     s.tables[item.group] = had === undefined ? vars : had === null || vars === null ? null : [...new Set([...had, ...vars])].sort();
   }
   // Block groups before 2013: the Data API has none (the plan left them out), the sequence-based
-  // Summary File has them, with the same tables as the release's other levels.
+  // Summary File has them, with the same tables as the release's other levels, or, when block
+  // groups are the only level selected, the selection's tables.
+  if (sel.levels.includes('block_group') && sel.tables && sel.tables.kind !== 'all')
+    for (const dataset of sel.datasets ?? [])
+      for (const vintage of (sel.vintages ?? []).filter((v) => v < FIRST_API_BLOCK_GROUP_VINTAGE)) {
+        const k = `${dataset}/${vintage}`;
+        if (byRelease.has(k) || decided.has(k)) continue;
+        const d = usesSummaryFile(source, dataset, vintage, sel);
+        if (!d.use || d.format !== 'sequence') continue;
+        notes.push(`${dataset} ${vintage}: values from the sequence-based Summary File (${d.why})`);
+        const tables: SummarySelection['tables'] =
+          sel.tables.kind === 'list'
+            ? Object.fromEntries(sel.tables.groups.map((g) => [g, null]))
+            : Object.fromEntries([...sel.tables.byGroup].map(([g, vars]) => [g, vars.filter((v) => /_\d{3}E$/.test(v)).sort()]));
+        byRelease.set(k, {
+          format: 'sequence',
+          dataset,
+          vintage,
+          selection: { levels: [], states: sel.states ? [...sel.states].sort() : null, tables },
+        });
+      }
   for (const it of byRelease.values())
     if (it.format === 'sequence' && sel.levels.includes('block_group') && it.vintage < FIRST_API_BLOCK_GROUP_VINTAGE) {
       if (!it.selection.levels.includes('block_group')) it.selection.levels.push('block_group');

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDuckDB } from '../../etl/duckdb.js';
 import { createStepLogger } from '../../etl/log.js';
 import { fetchSequenceFiles } from '../../etl/online/sequence-file.js';
-import type { SummaryFetchResult } from '../../etl/online/summary-file.js';
+import { splitForSummaryFile, type SummaryFetchResult } from '../../etl/online/summary-file.js';
+import { parseSelection, planSelection } from '../../etl/online/selection.js';
 import { csvFields } from '../../etl/sources/sequence-file.js';
 import { observationsStep, partitionDir } from '../../etl/steps/observations.js';
 import { renderValue } from '../../src/domain/census-api/published-text.js';
@@ -202,6 +203,27 @@ describe('acs5 2019 from the stand-in sequence-based Summary File, download and 
       return r.getRowObjects().map((x) => `${x.st} ${x.table_id}`);
     });
     expect(got).toEqual(['10 B01003', '10 B25003', '11 B01003', '11 B25003']);
+  });
+
+  it('block groups before 2013, the only level selected: auto takes the sequence-based Summary File (the Data API has none); 2013 on, for two states, the API', async () => {
+    const plan = async (vintages: string) => {
+      const sel = parseSelection({ datasets: 'acs5', vintages, levels: 'block_group', states: '10,11', tables: 'B01003' });
+      const p = await planSelection(sel, async () => []);
+      return { sel, split: splitForSummaryFile(p.api, 'auto', sel) };
+    };
+    const early = await plan('2012');
+    expect(early.split.summary).toEqual([
+      {
+        format: 'sequence',
+        dataset: 'acs5',
+        vintage: 2012,
+        selection: { levels: ['block_group'], states: ['10', '11'], tables: { B01003: null } },
+      },
+    ]);
+    expect(early.sel.skipped).toEqual([]);
+    const later = await plan('2014');
+    expect(later.split.summary).toEqual([]);
+    expect(later.split.rest.length).toBeGreaterThan(0);
   });
 
   it('the stand-in geography file is the documented record layout: GEOID and NAME as fields 49 and 50, names with commas quoted', () => {
