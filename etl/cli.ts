@@ -81,10 +81,11 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
     const seq = split.summary.filter((it) => it.format === 'sequence');
     if (seq.length) {
       const { fetchLookups, describeSequenceFiles } = await import('./online/sequence-file.js');
-      const retry = { retries: 5, baseDelayMs: 1000, maxDelayMs: 60_000, fetchImpl: fetch, log, secrets: [] };
+      const retry = { retries: 1, baseDelayMs: 1000, maxDelayMs: 5_000, fetchImpl: fetch, log, secrets: [] };
       const got = await fetchLookups({ cacheDir: common.cacheDir, filesBase: o.filesBase, items: seq, retry, log });
-      if (got.result.failed.length) throw new Error(`the sequence/table lookup could not be downloaded: ${got.result.failed[0]!.error}`);
-      process.stdout.write(describeSequenceFiles(seq, o.filesBase, got.lookups));
+      // Without the lookup (no network) the plan is still printed, each table assumed a sequence of its own.
+      const why = got.result.failed[0]?.error;
+      process.stdout.write(describeSequenceFiles(seq, o.filesBase, got.lookups, why));
     }
     process.stdout.write(split.notes.map((n) => `${n}\n`).join(''));
     return undefined;
