@@ -310,7 +310,10 @@ export function readGeographyCsv(file: string, levels: ReadonlySet<SummaryLevel>
       // more that are 00 except where they name a delineation or a Congress (metros, districts),
       // which the geography file does not say.
       const geoId = level === 'metro' || level === 'cd' ? null : `${f[2]}${f[3]}00US${code}`;
-      out.set(f[4]!, { level, key, state, name: f[49]!.trim(), geoId });
+      // NAME is quoted where it holds commas; should a file leave it unquoted, the three fields after
+      // it (BTTR, BTBG, a blank) still end the record, so NAME is what lies between.
+      const name = f.length > 53 ? f.slice(49, f.length - 3).join(',') : f[49]!;
+      out.set(f[4]!, { level, key, state, name: name.trim(), geoId });
     }
   } finally {
     r.close();

@@ -14,7 +14,7 @@ import { createStepLogger } from '../../etl/log.js';
 import { fetchSequenceFiles } from '../../etl/online/sequence-file.js';
 import { splitForSummaryFile, type SummaryFetchResult } from '../../etl/online/summary-file.js';
 import { parseSelection, planSelection } from '../../etl/online/selection.js';
-import { csvFields } from '../../etl/sources/sequence-file.js';
+import { csvFields, readGeographyCsv } from '../../etl/sources/sequence-file.js';
 import { observationsStep, partitionDir } from '../../etl/steps/observations.js';
 import { renderValue } from '../../src/domain/census-api/published-text.js';
 import type { AnnotationCode } from '../../src/domain/annotations.js';
@@ -235,5 +235,47 @@ describe('acs5 2019 from the stand-in sequence-based Summary File, download and 
     expect(f).toHaveLength(53);
     expect(f[48]).toMatch(/^14000US11001\d{6}$/);
     expect(f[49]).toMatch(/^Census Tract [\d.]+, District of Columbia, District of Columbia$/);
+  });
+
+  it('reads a geography record whose NAME holds commas, quoted or not, and skips components and other levels', async () => {
+    const rec = (sumlevel: string, component: string, logrecno: string, geoid: string, name: string) => {
+      const f = new Array<string>(53).fill('');
+      [f[0], f[1], f[2], f[3], f[4], f[48], f[49]] = ['ACSSF', 'DC', sumlevel, component, logrecno, geoid, name];
+      return f.join(',');
+    };
+    const file = path.join(tmp, 'g20195dc.csv');
+    await fs.writeFile(
+      file,
+      [
+        rec('140', '00', '0000001', '14000US11001000100', '"Census Tract 1, District of Columbia, District of Columbia"'),
+        rec('140', '00', '0000002', '14000US11001000201', 'Census Tract 2.01, District of Columbia, District of Columbia'),
+        rec('140', '01', '0000003', '14001US11001000100', 'Census Tract 1 -- Urban'),
+        rec('160', '00', '0000004', '16000US1150000', '"Washington city, District of Columbia"'),
+      ].join('\r\n'),
+      'latin1',
+    );
+    const geos = readGeographyCsv(file, new Set(['tract'] as const));
+    expect([...geos]).toEqual([
+      [
+        '0000001',
+        {
+          level: 'tract',
+          key: 'tract:11001000100',
+          state: '11',
+          name: 'Census Tract 1, District of Columbia, District of Columbia',
+          geoId: '1400000US11001000100',
+        },
+      ],
+      [
+        '0000002',
+        {
+          level: 'tract',
+          key: 'tract:11001000201',
+          state: '11',
+          name: 'Census Tract 2.01, District of Columbia, District of Columbia',
+          geoId: '1400000US11001000201',
+        },
+      ],
+    ]);
   });
 });
