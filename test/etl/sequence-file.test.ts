@@ -42,7 +42,7 @@ beforeAll(async () => {
   truth = new SequenceFileTruth({ seed: 2019, vintage: 2019, states: STATES, tables: TABLES });
   standin = await startCensusStandin(
     { seed: 1, vintage: 2019, dataset: 'acs5', geographies: [], tables: {} },
-    {},
+    { delayMs: 2 },
     { sequenceFile: [truth] },
   );
   standin.inject({ match: 'g20195dc.csv', kind: '503' });

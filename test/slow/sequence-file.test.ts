@@ -40,7 +40,7 @@ beforeAll(async () => {
   // The Data API stand-in publishes no value: every value must come from the Summary File.
   standin = await startCensusStandin(
     { seed: 1, vintage: 2019, dataset: 'acs5', geographies: [], tables: {} },
-    {},
+    { delayMs: 2 },
     { sequenceFile: [truth] },
   );
   standin.inject({ match: 'g20195dc.csv', kind: '503' });
