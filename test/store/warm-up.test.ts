@@ -4,7 +4,7 @@
 // ratio of the first answer to the second in the same process, never as an absolute time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../support/service.js';
-import { startWarmUp, warmUpPlan } from '../../src/store/warm-up.js';
+import { startWarmUp, warmUpPlan, WARM_UP_QUIET_MS } from '../../src/store/warm-up.js';
 import { HEADLINE_VARIABLES } from '../../web/profile/layout.js';
 import type { ObservationStore } from '../../src/store/observations.js';
 
@@ -54,4 +54,40 @@ describe('the start-up warm-up', () => {
     // Without the warm-up the first was 15–20× the second (2.7 s against 0.14 s at load 19).
     expect(first).toBeLessThanOrEqual(3 * second);
   }, 60_000);
+
+  it('gives way to requests: no partition begun while one is in progress, the next once the server was quiet', async () => {
+    // Issue 37 §14: a page opened during the warm-up competed with it (3.7 s measured once).
+    let inProgress = 1;
+    const warm = startWarmUp(obs(), 512 * 1024 * 1024, undefined, () => inProgress > 0);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(warm.begun, 'partitions begun while a request was in progress').toBe(0);
+      inProgress = 0;
+      const quietAt = performance.now();
+      while (warm.begun === 0) await new Promise((r) => setTimeout(r, 5));
+      // Not at once: the server must have been quiet a little while (a page's next request).
+      expect(performance.now() - quietAt).toBeGreaterThanOrEqual(WARM_UP_QUIET_MS - 5);
+      // A request again: the warm-up stops beginning partitions until it is over.
+      inProgress = 1;
+      await new Promise((r) => setTimeout(r, 100));
+      const held = warm.begun;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(warm.begun, 'partitions begun during the second request').toBe(held);
+      inProgress = 0;
+      const done = await warm.done;
+      expect(warm.begun).toBe(warmUpPlan(obs(), 512 * 1024 * 1024).partitions.length);
+      expect(done.partitions).toBe(warm.begun);
+    } finally {
+      await warm.stop();
+    }
+  }, 60_000);
+
+  it('stops at once while it waits for a request to end', async () => {
+    const warm = startWarmUp(obs(), 512 * 1024 * 1024, undefined, () => true);
+    await new Promise((r) => setTimeout(r, 50));
+    const t = performance.now();
+    await warm.stop();
+    expect(performance.now() - t).toBeLessThan(1_000);
+    expect(warm.begun).toBe(0);
+  });
 });
