@@ -10,6 +10,8 @@
 // run is a first load. Timed from the click that submits the key to: the explorer's series table
 // (its /v1/timeseries over the 13 ACS 1-year vintages) and map; the Texas profile's figures and
 // its series ("Over time"). BENCH_RUNS (3) runs of each; the load average is printed with them.
+// BENCH_COMPARE_DIR=<a checkout of another commit, with node_modules and dist linked>: each case
+// is also run on that code, alternating with this one, for a comparison under the same load.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -32,10 +34,12 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(dbPath: string, key: string): Promise<Server> {
+const COMPARE_DIR = process.env.BENCH_COMPARE_DIR ? path.resolve(process.env.BENCH_COMPARE_DIR) : undefined;
+
+async function startServer(dbPath: string, key: string, cwd: string): Promise<Server> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: REPO_ROOT,
+    cwd,
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -112,20 +116,24 @@ async function main() {
     for (let run = 1; run <= RUNS; run++) {
       for (const which of ['explore', 'profile'] as const) {
         for (const when of ['at start', 'warm'] as const) {
-          const server = await startServer(accounts.dbPath, key);
-          try {
-            let warm = '';
-            if (when === 'warm') warm = ` (warm-up done ${((await server.warmedUp) / 1000).toFixed(1)} s after spawn)`;
-            const load = os.loadavg()[0]!.toFixed(1);
-            const t = await timePage(browser, `http://127.0.0.1:${server.port}`, key, which);
-            const marks = Object.entries(t)
-              .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join('/') : Math.round(v)}`)
-              .join(', ');
-            const line = `run ${run} ${which.padEnd(7)} ${when.padEnd(8)}: ${marks} ms; load ${load}${warm}`;
-            console.log(line);
-            rows.push(line);
-          } finally {
-            await server.stop();
+          const codes = COMPARE_DIR ? (run % 2 ? [REPO_ROOT, COMPARE_DIR] : [COMPARE_DIR, REPO_ROOT]) : [REPO_ROOT];
+          for (const code of codes) {
+            const label = code === REPO_ROOT ? 'this' : 'compare';
+            const server = await startServer(accounts.dbPath, key, code);
+            try {
+              let warm = '';
+              if (when === 'warm') warm = ` (warm-up done ${((await server.warmedUp) / 1000).toFixed(1)} s after spawn)`;
+              const load = os.loadavg()[0]!.toFixed(1);
+              const t = await timePage(browser, `http://127.0.0.1:${server.port}`, key, which);
+              const marks = Object.entries(t)
+                .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join('/') : Math.round(v)}`)
+                .join(', ');
+              const line = `run ${run} ${COMPARE_DIR ? `${label.padEnd(7)} ` : ''}${which.padEnd(7)} ${when.padEnd(8)}: ${marks} ms; load ${load}${warm}`;
+              console.log(line);
+              rows.push(line);
+            } finally {
+              await server.stop();
+            }
           }
         }
       }
