@@ -178,4 +178,17 @@ describe.each(WIDTHS)('on a $screen ($width px)', { timeout: 120_000 }, ({ scree
     );
     await check('explore-within-former-name', screen === 'desktop' ? 'explore-31-within-former-name' : undefined, '.place-picker');
   });
+
+  it('the explorer’s Within on an earlier map: a later name says what the place was called then', async () => {
+    await page.goto(`${svc.base}/explore?variable=B01003_001E&dataset=acs5&vintage=2017&level=state&geo=state%3A48`);
+    await page.getByLabel('Your API key').fill(svc.keys.business);
+    await page.getByRole('button', { name: 'Explore' }).click();
+    await page.getByLabel(/^Within/).fill('Austin-Round Rock-San Marcos, TX');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.getByTestId('within-status').textContent(), { timeout: 30_000 }).toContain('metro:12420');
+    await expect(page.getByTestId('within-note').textContent()).resolves.toBe(
+      'Found by a former name: “Austin-Round Rock-San Marcos, TX” is this metro area’s name from ACS 2018 on; in 2017 it was “Austin-Round Rock, TX”.',
+    );
+    await check('explore-within-later-name');
+  });
 });

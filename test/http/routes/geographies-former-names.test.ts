@@ -59,6 +59,24 @@ describe('former place names', () => {
     expect(then.json<ChildrenBody>().meta.former_name).toBeNull();
   });
 
+  it('a later title asked about an earlier vintage is noted the other way round (2023 title, ACS 2017)', async () => {
+    const r = await children('Austin-Round Rock-San Marcos, TX', '&vintage=2017');
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    const meta = r.json<ChildrenBody>().meta;
+    expect(meta.parent.geo_key).toBe('metro:12420');
+    expect(meta.former_name).toEqual({
+      former_name: 'Austin-Round Rock-San Marcos, TX',
+      from: 2018,
+      to: null,
+      current_name: 'Austin-Round Rock, TX',
+      vintage: 2017,
+      geo_key: 'metro:12420',
+    });
+    expect(meta.name_note).toBe(
+      '"Austin-Round Rock-San Marcos, TX" is the ACS 2018–present title of metro:12420; in 2017 it is "Austin-Round Rock, TX".',
+    );
+  });
+
   it('“Longview”, the title of metro:30980 and the 2017 title of metro:31020, answers with both', async () => {
     const r = await children('Longview');
     expect(r.statusCode).toBe(400);
