@@ -77,6 +77,16 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     process.stdout.write(sf.describeSummaryFiles(split.summary, o.filesBase));
+    // The sequence-based releases' lookups (a few MB each) say which sequence zips the selection needs.
+    const seq = split.summary.filter((it) => it.format === 'sequence');
+    if (seq.length) {
+      const { fetchLookups, describeSequenceFiles } = await import('./online/sequence-file.js');
+      const retry = { retries: 1, baseDelayMs: 1000, maxDelayMs: 5_000, fetchImpl: fetch, log, secrets: [] };
+      const got = await fetchLookups({ cacheDir: common.cacheDir, filesBase: o.filesBase, items: seq, retry, log });
+      // Without the lookup (no network) the plan is still printed, each table assumed a sequence of its own.
+      const why = got.result.failed[0]?.error;
+      process.stdout.write(describeSequenceFiles(seq, o.filesBase, got.lookups, why));
+    }
     process.stdout.write(split.notes.map((n) => `${n}\n`).join(''));
     return undefined;
   }
@@ -116,7 +126,7 @@ program
   .option('--files-base <url>', 'for --online: www2.census.gov or a mirror of it', 'https://www2.census.gov')
   .option(
     '--values-source <source>',
-    'for --online: where values come from: summary-file (the table-based ACS Summary File, 2021 on), api (the Data API), or auto (the Summary File for tracts or block groups of 10+ states where published, else the API)',
+    'for --online: where values come from: summary-file (the ACS Summary File: table-based 2021 on, sequence-based for acs5 2010–2020), api (the Data API), or auto (the Summary File for tracts or block groups of 10+ states, and for block groups before 2013; else the API)',
     'auto',
   )
   .option(

@@ -5,6 +5,7 @@ import { buildMirrorPlan, DEFAULT_FILES_BASE, fetchSourceTree, type FetchOptions
 import { fillFromFallback } from './fallback.js';
 import { apiCachePath, type ApiItem, type FetchPlan } from './plan.js';
 import { fetchSummaryFiles, type SummaryItem } from './summary-file.js';
+import { fetchSequenceFiles } from './sequence-file.js';
 import type { RetryOptions } from './http.js';
 
 /** Where files that census.gov does not publish come from unless --fallback-source says otherwise. */
@@ -49,16 +50,17 @@ export async function prepareOnlineSource(
       log: opts.log,
       secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
     };
-    const sf = await fetchSummaryFiles({
-      cacheDir: opts.cacheDir,
-      filesBase: opts.filesBase ?? DEFAULT_FILES_BASE,
-      items: opts.summary.items,
-      retry,
-      log: opts.log,
-    });
-    result.downloaded += sf.downloaded;
-    result.reused += sf.reused;
-    result.failed.push(...sf.failed);
+    const tableBased = opts.summary.items.filter((it) => it.format !== 'sequence');
+    const sequenceBased = opts.summary.items.filter((it) => it.format === 'sequence');
+    const common = { cacheDir: opts.cacheDir, filesBase: opts.filesBase ?? DEFAULT_FILES_BASE, retry, log: opts.log };
+    for (const sf of [
+      ...(tableBased.length ? [await fetchSummaryFiles({ ...common, items: tableBased })] : []),
+      ...(sequenceBased.length ? [await fetchSequenceFiles({ ...common, items: sequenceBased })] : []),
+    ]) {
+      result.downloaded += sf.downloaded;
+      result.reused += sf.reused;
+      result.failed.push(...sf.failed);
+    }
   }
   // A file missing from the download must stop the build, not be filled from the fallback tree.
   if (result.failed.length > 0) throw new IncompleteDownloadError(result);

@@ -17,6 +17,7 @@ import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type Emu
 import { referenceFileFromTruth } from './standin/reference-lists.js';
 import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
 import { summaryFileAnswer, type SummaryFileTruth } from './standin/summary-file.js';
+import { sequenceFileAnswer, type SequenceFileTruth } from './standin/sequence-file.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
@@ -205,6 +206,8 @@ export interface CensusStandin extends CensusEmulator {
 export interface StandinFormats {
   /** One truth per vintage. */
   summaryFile?: SummaryFileTruth[];
+  /** The sequence-based Summary File (standin/sequence-file.ts), one truth per vintage. */
+  sequenceFile?: SequenceFileTruth[];
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -215,7 +218,11 @@ export async function startCensusStandin(
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
   const shapes = new ShapeTruth(truth.shapes ?? shapesFromGeographies(truth.geographies));
-  const summaryFile = (p: string) => formats.summaryFile?.map((sf) => summaryFileAnswer(sf, p)).find((x) => x !== undefined);
+  const summaryFile = (p: string) =>
+    [
+      ...(formats.summaryFile ?? []).map((sf) => summaryFileAnswer(sf, p)),
+      ...(formats.sequenceFile ?? []).map((sq) => sequenceFileAnswer(sq, p)),
+    ].find((x) => x !== undefined);
   const emu = await startCensusEmulator({
     ...emulator,
     dataApi: (u) => answerFromTruth(t, u),
