@@ -1,5 +1,5 @@
 // `npm run bench:national-phases`: where a cold large answer's time goes, phase by phase, in one
-// process on the SYNTHETIC national build (DATA_DIR, default .cache/synthetic-national): the whole
+// process on the SYNTHETIC national build (DATA_DIR, default .cache/synthetic-national; or a real national build): the whole
 // request through the app (app.inject, real admission, cache off), the observation store's fetch
 // alone (guard, query, reading DuckDB's result into cells), the store's own SQL in its pool (no
 // reading), and DuckDB alone running bench:national's baseline query in a separate instance.
@@ -58,8 +58,15 @@ function baselineSql(file: string, vintage: number, codes: string[]): string {
 async function main() {
   const build = resolveCurrentBuild(DATA_DIR);
   if (!build) throw new Error(`no build in ${DATA_DIR}`);
-  const manifest = readManifest(build) as unknown as { synthetic_options: { vintages: number[] } };
-  const vintage = Math.max(...manifest.synthetic_options.vintages);
+  const manifest = readManifest(build);
+  // A synthetic build lists its vintages; a real national build (bench:national-build's) has its acs5 partitions' rows.
+  const synthetic = (manifest as unknown as { synthetic_options?: { vintages: number[] } }).synthetic_options;
+  const vintage = Math.max(
+    ...(synthetic?.vintages ??
+      Object.keys(manifest.steps.observations?.rows ?? {})
+        .filter((k) => k.startsWith('acs5/'))
+        .map((k) => Number(k.split('/')[1]))),
+  );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-phases-'));
   const config = loadConfig(
     { NODE_ENV: 'production', LOG_LEVEL: 'silent' },
