@@ -267,7 +267,9 @@ async function main() {
           // pass) put each service request right after a DuckDB query in this process, whose worker
           // threads keep both cores busy for a while after it returns: on one tract × 5 that added
           // ~2 ms to the service's p50 and nothing to the bare route's (docs/performance.md).
-          for (let n = 0; n < ITERATIONS && nowMs() - t0 < MAX_MS; n += BLOCK) {
+          // At least one counted block after the warm-up one: under load the first block alone could
+          // outlast BENCH_MAX_MS, and the case printed NaN from no request at all.
+          for (let n = 0; n <= BLOCK || (n < ITERATIONS && nowMs() - t0 < MAX_MS); n += BLOCK) {
             for (let j = 0; j <= BLOCK; j++) {
               const sr = await timedGet(svc.port, c.path, keys[k++ % keys.length]!, svc.agent);
               if (sr.status !== 200) throw new Error(`${c.name}: status ${sr.status}`);
