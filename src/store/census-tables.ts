@@ -201,7 +201,11 @@ export interface TableSummary {
 const SEARCH_CACHE_ENTRIES = 1_000;
 
 export class CensusTableStore {
-  /** The table search index, built on the first search: ~1,500 tables' titles cost a sizeable part of this store's load, paid at every start (target 3 s) though most requests never search. */
+  /**
+   * The table search index, built on the first search: indexing every table's title and universe
+   * was a sizeable part of this store's load, paid at every start (target 3 s) though most
+   * requests never search.
+   */
   private searchIndex: MiniSearch | undefined;
   private readonly searchCache = new Map<string, string[]>();
 
