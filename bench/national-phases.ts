@@ -4,7 +4,8 @@
 // alone (guard, query, reading DuckDB's result into cells), the store's own SQL in its pool (no
 // reading), and DuckDB alone running bench:national's baseline query in a separate instance.
 // Subjects interleaved in blocks; wall p50 and CPU ms (every thread) per request of each. Cases:
-// bench:national's two large ones (all California tracts × 5, all US counties × 10), JSON.
+// bench:national's two large ones (all California tracts × 5, all US counties × 10), JSON and
+// format=compact (…-compact).
 // Env: DATA_DIR, BENCH_ROUNDS (6), BENCH_BLOCK (8), BENCH_CASES.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,7 +103,11 @@ async function main() {
       codes: TEN,
       file: obsFile(build, vintage, 'county'),
     },
-  ].filter((c) => !ONLY || ONLY.includes(c.name));
+  ];
+  // The same answers in format=compact (the request only differs: the store's work is the same).
+  const withCompact = [...cases, ...cases.map((c) => ({ ...c, name: `${c.name}-compact`, path: `${c.path}&format=compact` }))].filter(
+    (c) => !ONLY || ONLY.includes(c.name),
+  );
 
   const out: string[] = [
     `bench:national-phases — ${path.basename(build)}, vintage ${vintage}; load ${os
@@ -110,7 +115,7 @@ async function main() {
       .map((x) => x.toFixed(1))
       .join(' ')}`,
   ];
-  for (const c of cases) {
+  for (const c of withCompact) {
     const subjects: Record<string, () => Promise<unknown>> = {
       request: async () => {
         const res = await app.inject({ url: c.path, headers: { 'x-api-key': key }, payloadAsStream: true });
