@@ -205,7 +205,7 @@ const SPOOL_CHUNK = 4 << 20;
 /**
  * A FlatGeobuf file written from features given one at a time, holding none of them: each is
  * encoded on arrival and appended to a spool file; only its box, length and key stay in memory
- * (about 100 bytes a feature with its key). `finish` then writes the file in Hilbert order with its index,
+ * (about 100 bytes a feature). `finish` then writes the file in Hilbert order with its index,
  * reading the encoded features back from the spool. The bytes are those `encodeFgb` gives for the
  * same features in the same order (the index needs every box before the first feature is placed,
  * hence the two passes).
