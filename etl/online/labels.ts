@@ -20,6 +20,7 @@ import { apiMetadataPath, validateMetadataDocument, type MetadataDocument } from
 import { tableShellsPath } from '../sources/table-shells.js';
 import type { StepLogger } from '../step.js';
 import { BodyError } from './apibody.js';
+import { removeStalePartials } from './cache.js';
 import { FatalFetchError, keyPage, metaUrl, type ApiEndpoint } from './api.js';
 import { getWithRetry, snippet, type Attempt, type Response200, type RetryOptions } from './http.js';
 import type { Dataset, LabelItem, ShellsItem } from './plan.js';
@@ -156,6 +157,8 @@ export async function fetchTableShells(opts: {
     const rel = shellsCachePath(item);
     const target = path.join(opts.cacheDir, rel);
     try {
+      // A killed run's partial download (downloadFile's temporary name) goes; the file is fetched again.
+      await removeStalePartials(path.dirname(target));
       if (existsSync(target)) out.reused++;
       // The header's first field: a page or another file is retried, then refused (downloadFile).
       else if (await downloadFile(base + shellsUrlPath(item), target, 'Table ID|', opts.retry)) out.downloaded++;

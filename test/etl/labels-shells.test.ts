@@ -114,6 +114,26 @@ describe('the download', () => {
     expect(c.columns.get('B25003_002E')?.get(2022)?.label).toBe(standinLabel('B25003', 2, 3));
   });
 
+  it("a killed run's partial shells are removed and the file fetched again", async () => {
+    const cacheDir = path.join(tmp, 'cache-resume');
+    const dir = path.join(cacheDir, 'summary_file/2022/table-based-SF/documentation');
+    await fs.mkdir(dir, { recursive: true });
+    // downloadFile's temporary name, of a process that no longer runs.
+    const partial = path.join(dir, 'ACS20225YR_Table_Shells.txt.partial-999999999-deadbeef');
+    await fs.writeFile(partial, 'Table ID|Line|Ind');
+    await prepareOnlineSource({
+      cacheDir,
+      apiBase: standin.apiBase,
+      filesBase: standin.filesBase,
+      plan: { api: [], reference: [], labels: [], shells: [{ dataset: 'acs5', vintage: 2022, instead: [] }] },
+      fallbackDir: empty,
+      selection: true,
+      log: captureLog().log,
+    });
+    expect(await fs.readdir(dir)).toEqual(['ACS20225YR_Table_Shells.txt']);
+    expect(await fs.readFile(path.join(dir, 'ACS20225YR_Table_Shells.txt'), 'utf8')).toBe(standinTableShells(sf2022));
+  });
+
   it("a release without shells (404) takes the Data API's documents instead", async () => {
     const cacheDir = path.join(tmp, 'cache-404');
     const { log, lines } = captureLog();
