@@ -64,8 +64,6 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   // The Bureau's cartographic boundary zips; --no-shapes leaves the shapes to the fallback and the
   // previous build (values only: national tracts and block groups are 104 zips per decade).
   if (o.shapes) plan.reference.push(...online.shapePaths(sel, fallbackDir));
-  // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells do not describe.
-  plan.labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
   // Values in bulk: the releases the Summary File serves leave the API plan (etl/online/summary-file.ts).
   const sf = await import('./online/summary-file.js');
   const source = o.valuesSource as import('./online/summary-file.js').ValuesSource;
@@ -74,9 +72,21 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   const covers = plan.api;
   const split = sf.splitForSummaryFile(plan.api, source, sel);
   plan.api = split.rest;
+  // Labels, titles and universes for each dataset vintage the fallback's shells do not describe:
+  // the table-based Summary File's shells for its releases, the Data API's documents for the others (etl/online/labels.ts);
+  // the sequence-based releases publish no shells file of that form.
+  const fromSummaryFile = new Set(split.summary.filter((s) => s.format !== 'sequence').map((s) => `${s.dataset}/${s.vintage}`));
+  const labelSources = online.planLabelSources(
+    sel,
+    (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage),
+    (dataset, vintage) => fromSummaryFile.has(`${dataset}/${vintage}`),
+  );
+  plan.labels = labelSources.labels;
+  plan.shells = labelSources.shells;
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     process.stdout.write(sf.describeSummaryFiles(split.summary, o.filesBase));
+    process.stdout.write(online.describeShells(plan.shells, o.filesBase));
     // The sequence-based releases' lookups (a few MB each) say which sequence zips the selection needs.
     const seq = split.summary.filter((it) => it.format === 'sequence');
     if (seq.length) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { buildMirrorPlan, DEFAULT_FILES_BASE, fetchSourceTree, type FetchOptions, type FetchResult } from './fetch.js';
 import { fillFromFallback } from './fallback.js';
 import { apiCachePath, type ApiItem, type FetchPlan } from './plan.js';
+import { fetchTableShells } from './labels.js';
 import { fetchSummaryFiles, type SummaryItem } from './summary-file.js';
 import { fetchSequenceFiles } from './sequence-file.js';
 import type { RetryOptions } from './http.js';
@@ -40,16 +41,32 @@ export async function prepareOnlineSource(
   },
 ): Promise<{ sourceDir: string; result: FetchResult; linked: string[] }> {
   const plan = opts.plan ?? (await buildMirrorPlan(opts));
+  const retry: RetryOptions = {
+    retries: opts.retries ?? 5,
+    baseDelayMs: opts.retryBaseMs ?? 1000,
+    maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
+    fetchImpl: opts.fetchImpl ?? fetch,
+    log: opts.log,
+    secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
+  };
+  // The Summary File releases' table shells first: a release without them takes the Data API's documents.
+  const shells = plan.shells?.length
+    ? await fetchTableShells({
+        cacheDir: opts.cacheDir,
+        filesBase: opts.filesBase ?? DEFAULT_FILES_BASE,
+        items: plan.shells,
+        retry,
+        log: opts.log,
+      })
+    : undefined;
+  if (shells?.instead.length) plan.labels = [...(plan.labels ?? []), ...shells.instead];
   const result = await fetchSourceTree({ ...opts, plan });
+  if (shells) {
+    result.downloaded += shells.downloaded;
+    result.reused += shells.reused;
+    result.failed.push(...shells.failed);
+  }
   if (opts.summary?.items.length) {
-    const retry: RetryOptions = {
-      retries: opts.retries ?? 5,
-      baseDelayMs: opts.retryBaseMs ?? 1000,
-      maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
-      fetchImpl: opts.fetchImpl ?? fetch,
-      log: opts.log,
-      secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
-    };
     const tableBased = opts.summary.items.filter((it) => it.format !== 'sequence');
     const sequenceBased = opts.summary.items.filter((it) => it.format === 'sequence');
     const common = { cacheDir: opts.cacheDir, filesBase: opts.filesBase ?? DEFAULT_FILES_BASE, retry, log: opts.log };

@@ -12,7 +12,7 @@
 // The values are the stand-in's own truth, random and never Census figures: they exist only in
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
-import { answerLabels } from './standin/labels.js';
+import { answerLabels, answerTableShells } from './standin/labels.js';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
 import { referenceFileFromTruth } from './standin/reference-lists.js';
 import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
@@ -226,8 +226,9 @@ export async function startCensusStandin(
   const emu = await startCensusEmulator({
     ...emulator,
     dataApi: (u) => answerFromTruth(t, u),
-    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists, the Summary File.
-    www2: (p) => answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p) ?? summaryFile(p),
+    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists, the Summary File and its shells.
+    www2: (p) =>
+      answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p) ?? summaryFile(p) ?? answerTableShells(formats.summaryFile ?? [], p),
   });
   return { ...emu, truth: t, shapes };
 }
