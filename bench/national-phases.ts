@@ -1,10 +1,11 @@
 // `npm run bench:national-phases`: where a cold large answer's time goes, phase by phase, in one
-// process on the SYNTHETIC national build (DATA_DIR, default .cache/synthetic-national): the whole
+// process on the SYNTHETIC national build (DATA_DIR, default .cache/synthetic-national; or a real national build): the whole
 // request through the app (app.inject, real admission, cache off), the observation store's fetch
 // alone (guard, query, reading DuckDB's result into cells), the store's own SQL in its pool (no
 // reading), and DuckDB alone running bench:national's baseline query in a separate instance.
 // Subjects interleaved in blocks; wall p50 and CPU ms (every thread) per request of each. Cases:
-// bench:national's two large ones (all California tracts × 5, all US counties × 10), JSON.
+// bench:national's two large ones (all California tracts × 5, all US counties × 10), JSON and
+// format=compact (…-compact).
 // Env: DATA_DIR, BENCH_ROUNDS (6), BENCH_BLOCK (8), BENCH_CASES.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,8 +59,15 @@ function baselineSql(file: string, vintage: number, codes: string[]): string {
 async function main() {
   const build = resolveCurrentBuild(DATA_DIR);
   if (!build) throw new Error(`no build in ${DATA_DIR}`);
-  const manifest = readManifest(build) as unknown as { synthetic_options: { vintages: number[] } };
-  const vintage = Math.max(...manifest.synthetic_options.vintages);
+  const manifest = readManifest(build);
+  // A synthetic build lists its vintages; a real national build (bench:national-build's) has its acs5 partitions' rows.
+  const synthetic = (manifest as unknown as { synthetic_options?: { vintages: number[] } }).synthetic_options;
+  const vintage = Math.max(
+    ...(synthetic?.vintages ??
+      Object.keys(manifest.steps.observations?.rows ?? {})
+        .filter((k) => k.startsWith('acs5/'))
+        .map((k) => Number(k.split('/')[1]))),
+  );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-phases-'));
   const config = loadConfig(
     { NODE_ENV: 'production', LOG_LEVEL: 'silent' },
@@ -95,7 +103,11 @@ async function main() {
       codes: TEN,
       file: obsFile(build, vintage, 'county'),
     },
-  ].filter((c) => !ONLY || ONLY.includes(c.name));
+  ];
+  // The same answers in format=compact (the request only differs: the store's work is the same).
+  const withCompact = [...cases, ...cases.map((c) => ({ ...c, name: `${c.name}-compact`, path: `${c.path}&format=compact` }))].filter(
+    (c) => !ONLY || ONLY.includes(c.name),
+  );
 
   const out: string[] = [
     `bench:national-phases — ${path.basename(build)}, vintage ${vintage}; load ${os
@@ -103,7 +115,7 @@ async function main() {
       .map((x) => x.toFixed(1))
       .join(' ')}`,
   ];
-  for (const c of cases) {
+  for (const c of withCompact) {
     const subjects: Record<string, () => Promise<unknown>> = {
       request: async () => {
         const res = await app.inject({ url: c.path, headers: { 'x-api-key': key }, payloadAsStream: true });

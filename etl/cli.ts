@@ -1,5 +1,6 @@
 // `npm run etl -- <command>`: compile the Census source tree into a data build.
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { build, type BuildSummary } from './build.js';
@@ -54,8 +55,9 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
     return (await online.prepareOnlineSource({ ...common, fallbackDir })).sourceDir;
   }
   const sel = online.parseSelection(o);
-  // Labels, titles and universes from the Data API, for each dataset vintage the fallback's shells
-  // do not describe. Their groups.json is also --all-tables's list of groups: read once, into the cache.
+  // The Data API's label documents for each dataset vintage the fallback's shells do not describe
+  // (the Summary File's shells may replace them below). Their groups.json is also --all-tables's
+  // list of groups: read once, into the cache.
   const labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
   const labelled = (dataset: string, vintage: number) =>
     labels.some((l) => l.dataset === dataset && l.vintage === vintage && l.doc === 'groups.json');
@@ -71,7 +73,6 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   // The Bureau's cartographic boundary zips; --no-shapes leaves the shapes to the fallback and the
   // previous build (values only: national tracts and block groups are 104 zips per decade).
   if (o.shapes) plan.reference.push(...online.shapePaths(sel, fallbackDir));
-  plan.labels = labels;
   // Values in bulk: the releases the Summary File serves leave the API plan (etl/online/summary-file.ts).
   const sf = await import('./online/summary-file.js');
   const source = o.valuesSource as import('./online/summary-file.js').ValuesSource;
@@ -80,9 +81,37 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   const covers = plan.api;
   const split = sf.splitForSummaryFile(plan.api, source, sel);
   plan.api = split.rest;
+  // Labels, titles and universes for each dataset vintage the fallback's shells do not describe:
+  // the table-based Summary File's shells for its releases, the Data API's documents for the others (etl/online/labels.ts);
+  // the sequence-based releases publish no shells file of that form.
+  const fromSummaryFile = new Set(split.summary.filter((s) => s.format !== 'sequence').map((s) => `${s.dataset}/${s.vintage}`));
+  const labelSources = online.planLabelSources(
+    sel,
+    (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage),
+    (dataset, vintage) => fromSummaryFile.has(`${dataset}/${vintage}`),
+  );
+  plan.labels = labelSources.labels;
+  plan.shells = labelSources.shells;
+  // A groups.json read for --all-tables's list whose vintage takes the Summary File's shells
+  // instead is not one of this build's label documents: it leaves the cache, as before.
+  const keptGroups = new Set(plan.labels.filter((l) => l.doc === 'groups.json').map(online.labelCachePath));
+  for (const l of labels)
+    if (l.doc === 'groups.json' && !keptGroups.has(online.labelCachePath(l)))
+      await rm(path.join(common.cacheDir, online.labelCachePath(l)), { force: true });
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     process.stdout.write(sf.describeSummaryFiles(split.summary, o.filesBase));
+    process.stdout.write(online.describeShells(plan.shells, o.filesBase));
+    // The sequence-based releases' lookups (a few MB each) say which sequence zips the selection needs.
+    const seq = split.summary.filter((it) => it.format === 'sequence');
+    if (seq.length) {
+      const { fetchLookups, describeSequenceFiles } = await import('./online/sequence-file.js');
+      const retry = { retries: 1, baseDelayMs: 1000, maxDelayMs: 5_000, fetchImpl: fetch, log, secrets: [] };
+      const got = await fetchLookups({ cacheDir: common.cacheDir, filesBase: o.filesBase, items: seq, retry, log });
+      // Without the lookup (no network) the plan is still printed, each table assumed a sequence of its own.
+      const why = got.result.failed[0]?.error;
+      process.stdout.write(describeSequenceFiles(seq, o.filesBase, got.lookups, why));
+    }
     process.stdout.write(split.notes.map((n) => `${n}\n`).join(''));
     return undefined;
   }
@@ -122,7 +151,7 @@ program
   .option('--files-base <url>', 'for --online: www2.census.gov or a mirror of it', 'https://www2.census.gov')
   .option(
     '--values-source <source>',
-    'for --online: where values come from: summary-file (the table-based ACS Summary File, 2021 on), api (the Data API), or auto (the Summary File for tracts or block groups of 10+ states where published, else the API)',
+    'for --online: where values come from: summary-file (the ACS Summary File: table-based 2021 on, sequence-based for acs5 2010–2020), api (the Data API), or auto (the Summary File for tracts or block groups of 10+ states, and for block groups before 2013; else the API)',
     'auto',
   )
   .option(

@@ -159,9 +159,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Fasti
     exitAfterLogs(logger, 1);
     return new Promise<never>(() => {}); // exiting
   }
-  // What the first requests read, prepared while the server already answers (src/store/warm-up.ts).
+  // What the first requests read, prepared while the server already answers and whenever no
+  // request is in progress (src/store/warm-up.ts).
   if (runtime.stores.observations && config.WARM_UP_BYTES > 0)
-    warmUp = startWarmUp(runtime.stores.observations, config.WARM_UP_BYTES, logger);
+    warmUp = startWarmUp(runtime.stores.observations, config.WARM_UP_BYTES, logger, () => drainer.inFlight > 0);
   return app;
 }
 

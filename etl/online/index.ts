@@ -12,5 +12,5 @@ export { prepareOnlineSource, IncompleteDownloadError, DEFAULT_FALLBACK_SOURCE }
 export { parseSelection, planSelection, estimatePlan, describePlan, parseVintages, SelectionError, STATE_CODES } from './selection.js';
 export type { Selection, SelectionFlags, PlanEstimate } from './selection.js';
 export { shapePaths, cbReference, GENZ_FOR_DEFINITIONS, CB_DIR } from './shapes.js';
-export { planLabels, fallbackDescribes, labelCachePath } from './labels.js';
-export type { LabelItem } from './labels.js';
+export { planLabels, planLabelSources, describeShells, fallbackDescribes, labelCachePath, shellsCachePath } from './labels.js';
+export type { LabelItem, ShellsItem } from './labels.js';

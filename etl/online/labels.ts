@@ -6,16 +6,27 @@
 // Which variables document: `groups/{T}.json` per table for --tables and --catalog (the catalogue's
 // 122 tables are about 4 MB of JSON a vintage), `variables.json` for --all-tables (one request
 // instead of ~1,200 for the same ~30 MB: every variable of every table is in it).
+//
+// A release whose values come from the table-based Summary File (--values-source summary-file, or
+// auto when it picks it) takes its labels from that release's table shells instead
+// (`ACS{YYYY}{1|5}YR_Table_Shells.txt` beside the Geos file, read by etl/sources/table-shells.ts):
+// the Bureau's file of the same release and server as the values, one download for every table,
+// no key. When the release has no shells (404), its Data API documents are fetched as before. A
+// fallback tree whose shells describe the vintage still wins over both (nothing is downloaded).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { datasetSpec } from '../../src/domain/datasets.js';
 import { apiMetadataPath, validateMetadataDocument, type MetadataDocument } from '../sources/api-metadata.js';
+import { tableShellsPath } from '../sources/table-shells.js';
+import type { StepLogger } from '../step.js';
 import { BodyError } from './apibody.js';
+import { removeStalePartials } from './cache.js';
 import { FatalFetchError, keyPage, metaUrl, type ApiEndpoint } from './api.js';
 import { getWithRetry, snippet, type Attempt, type Response200, type RetryOptions } from './http.js';
-import type { Dataset, LabelItem } from './plan.js';
+import type { Dataset, LabelItem, ShellsItem } from './plan.js';
+import { downloadFile } from './summary-file.js';
 
-export type { LabelItem };
+export type { LabelItem, ShellsItem };
 
 export const labelCachePath = (item: LabelItem): string => apiMetadataPath(item.dataset, item.vintage, item.doc);
 
@@ -79,4 +90,86 @@ function acceptDocument(doc: MetadataDocument) {
 /** Download one document; the body as served, or null when the API has no such document. */
 export async function fetchLabelDocument(ep: ApiEndpoint, item: LabelItem, retry: RetryOptions): Promise<Buffer | null> {
   return getWithRetry(metaUrl(ep, item.vintage, item.dataset, item.doc), acceptDocument(item.doc), retry);
+}
+
+/**
+ * The label documents of a selection split by source: releases `fromShells` names (their values
+ * come from the Summary File) get their table shells, the Data API's documents kept as `instead`;
+ * the others keep the Data API's documents (planLabels).
+ */
+export function planLabelSources(
+  opts: Parameters<typeof planLabels>[0],
+  described: (dataset: Dataset, vintage: number) => boolean,
+  fromShells: (dataset: Dataset, vintage: number) => boolean,
+): { labels: LabelItem[]; shells: ShellsItem[] } {
+  const labels: LabelItem[] = [];
+  const shells = new Map<string, ShellsItem>();
+  for (const item of planLabels(opts, described)) {
+    if (!fromShells(item.dataset, item.vintage) || tableShellsPath(item.dataset, item.vintage) === null) {
+      labels.push(item);
+      continue;
+    }
+    const k = `${item.dataset}/${item.vintage}`;
+    const got = shells.get(k) ?? shells.set(k, { dataset: item.dataset, vintage: item.vintage, instead: [] }).get(k)!;
+    got.instead.push(item);
+  }
+  return { labels, shells: [...shells.values()] };
+}
+
+/** Where a release's shells go in the cache: the source tree's path, as published (not gzipped). */
+export const shellsCachePath = (item: Pick<ShellsItem, 'dataset' | 'vintage'>): string =>
+  tableShellsPath(item.dataset, item.vintage, false)!;
+
+/** Path below --files-base (www2.census.gov/programs-surveys/acs/summary_file/…/documentation/). */
+export const shellsUrlPath = (item: Pick<ShellsItem, 'dataset' | 'vintage'>): string => `/programs-surveys/acs/${shellsCachePath(item)}`;
+
+/** Bytes of one release's shells (for --dry-run): every Detailed Table line, about 36,000 lines of ~140 bytes. */
+export const SHELLS_BYTES = 5_000_000;
+
+/** The --dry-run lines of the shells part of a plan. */
+export function describeShells(items: ShellsItem[], filesBase: string): string {
+  if (items.length === 0) return '';
+  return (
+    `\nTable shells (labels, titles, universes of every table) from ${filesBase}, for the Summary File releases:\n` +
+    items
+      .map(
+        (i) =>
+          `  ${i.dataset} ${i.vintage}: ${path.basename(shellsCachePath(i))}, ≈${SHELLS_BYTES / 1e6} MB (if absent: ${i.instead.length} Data API documents instead)\n`,
+      )
+      .join('')
+  );
+}
+
+/**
+ * Download each release's shells into the cache (a complete file is kept). The Data API documents
+ * of releases without shells (404) are returned, for the label download to fetch instead.
+ */
+export async function fetchTableShells(opts: {
+  cacheDir: string;
+  filesBase: string;
+  items: ShellsItem[];
+  retry: RetryOptions;
+  log: StepLogger;
+}): Promise<{ downloaded: number; reused: number; failed: Array<{ path: string; error: string }>; instead: LabelItem[] }> {
+  const out = { downloaded: 0, reused: 0, failed: [] as Array<{ path: string; error: string }>, instead: [] as LabelItem[] };
+  const base = opts.filesBase.replace(/\/+$/, '');
+  for (const item of opts.items) {
+    const rel = shellsCachePath(item);
+    const target = path.join(opts.cacheDir, rel);
+    try {
+      // A killed run's partial download (downloadFile's temporary name) goes; the file is fetched again.
+      await removeStalePartials(path.dirname(target));
+      if (existsSync(target)) out.reused++;
+      // The header's first field: a page or another file is retried, then refused (downloadFile).
+      else if (await downloadFile(base + shellsUrlPath(item), target, 'Table ID|', opts.retry)) out.downloaded++;
+      else {
+        opts.log.warn(`${rel}: not published (404); labels of ${item.dataset} ${item.vintage} from the Data API instead`);
+        out.instead.push(...item.instead);
+      }
+    } catch (err) {
+      out.failed.push({ path: rel, error: (err as Error).message });
+      opts.log.warn(`${rel}: ${(err as Error).message}`);
+    }
+  }
+  return out;
 }

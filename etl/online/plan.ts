@@ -13,6 +13,17 @@ export interface LabelItem {
   doc: MetadataDocument;
 }
 
+/**
+ * The table shells of one Summary File release (labels, titles and universes of every table), for
+ * a release whose values come from the Summary File; `instead` are the Data API's documents
+ * fetched when the release has no shells (404): etl/online/labels.ts.
+ */
+export interface ShellsItem {
+  dataset: Dataset;
+  vintage: number;
+  instead: LabelItem[];
+}
+
 /** A registered dataset (src/domain/datasets.ts). */
 export type Dataset = DatasetKey;
 export type Level = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
@@ -43,6 +54,8 @@ export interface FetchPlan {
   reference: string[];
   /** The Data API's metadata documents (labels, titles, universes): etl/online/labels.ts. */
   labels?: LabelItem[];
+  /** The Summary File's table shells, for releases whose values come from it: etl/online/labels.ts. */
+  shells?: ShellsItem[];
 }
 
 /**

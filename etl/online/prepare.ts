@@ -4,7 +4,9 @@ import path from 'node:path';
 import { buildMirrorPlan, DEFAULT_FILES_BASE, fetchSourceTree, type FetchOptions, type FetchResult } from './fetch.js';
 import { fillFromFallback } from './fallback.js';
 import { apiCachePath, type ApiItem, type FetchPlan } from './plan.js';
+import { fetchTableShells } from './labels.js';
 import { fetchSummaryFiles, type SummaryItem } from './summary-file.js';
+import { fetchSequenceFiles } from './sequence-file.js';
 import type { RetryOptions } from './http.js';
 
 /** Where files that census.gov does not publish come from unless --fallback-source says otherwise. */
@@ -39,26 +41,43 @@ export async function prepareOnlineSource(
   },
 ): Promise<{ sourceDir: string; result: FetchResult; linked: string[] }> {
   const plan = opts.plan ?? (await buildMirrorPlan(opts));
+  const retry: RetryOptions = {
+    retries: opts.retries ?? 5,
+    baseDelayMs: opts.retryBaseMs ?? 1000,
+    maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
+    fetchImpl: opts.fetchImpl ?? fetch,
+    log: opts.log,
+    secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
+  };
+  // The Summary File releases' table shells first: a release without them takes the Data API's documents.
+  const shells = plan.shells?.length
+    ? await fetchTableShells({
+        cacheDir: opts.cacheDir,
+        filesBase: opts.filesBase ?? DEFAULT_FILES_BASE,
+        items: plan.shells,
+        retry,
+        log: opts.log,
+      })
+    : undefined;
+  if (shells?.instead.length) plan.labels = [...(plan.labels ?? []), ...shells.instead];
   const result = await fetchSourceTree({ ...opts, plan });
+  if (shells) {
+    result.downloaded += shells.downloaded;
+    result.reused += shells.reused;
+    result.failed.push(...shells.failed);
+  }
   if (opts.summary?.items.length) {
-    const retry: RetryOptions = {
-      retries: opts.retries ?? 5,
-      baseDelayMs: opts.retryBaseMs ?? 1000,
-      maxDelayMs: opts.maxRetryDelayMs ?? 60_000,
-      fetchImpl: opts.fetchImpl ?? fetch,
-      log: opts.log,
-      secrets: opts.apiKey ? [opts.apiKey, encodeURIComponent(opts.apiKey)] : [],
-    };
-    const sf = await fetchSummaryFiles({
-      cacheDir: opts.cacheDir,
-      filesBase: opts.filesBase ?? DEFAULT_FILES_BASE,
-      items: opts.summary.items,
-      retry,
-      log: opts.log,
-    });
-    result.downloaded += sf.downloaded;
-    result.reused += sf.reused;
-    result.failed.push(...sf.failed);
+    const tableBased = opts.summary.items.filter((it) => it.format !== 'sequence');
+    const sequenceBased = opts.summary.items.filter((it) => it.format === 'sequence');
+    const common = { cacheDir: opts.cacheDir, filesBase: opts.filesBase ?? DEFAULT_FILES_BASE, retry, log: opts.log };
+    for (const sf of [
+      ...(tableBased.length ? [await fetchSummaryFiles({ ...common, items: tableBased })] : []),
+      ...(sequenceBased.length ? [await fetchSequenceFiles({ ...common, items: sequenceBased })] : []),
+    ]) {
+      result.downloaded += sf.downloaded;
+      result.reused += sf.reused;
+      result.failed.push(...sf.failed);
+    }
   }
   // A file missing from the download must stop the build, not be filled from the fallback tree.
   if (result.failed.length > 0) throw new IncompleteDownloadError(result);

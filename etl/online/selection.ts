@@ -274,7 +274,11 @@ export function describePlan(sel: Selection, plan: FetchPlan, est: PlanEstimate,
     ),
     '',
     `labels: ${(plan.labels ?? []).length} documents of the Data API (groups.json, and groups/{table}.json or variables.json)` +
-      (plan.labels?.length ? '' : " — the fallback's table shells describe every vintage selected"),
+      (plan.labels?.length
+        ? ''
+        : plan.shells?.length
+          ? ' — the Summary File releases take their table shells (below)'
+          : " — the fallback's table shells describe every vintage selected"),
     `total: ${est.files.toLocaleString('en-US')} files, ${est.requests.toLocaleString('en-US')} requests (at most ${VARIABLE_LIMIT} variables each), ` +
       `≈${est.cells.toLocaleString('en-US')} cells`,
     `download ≈${human(est.downloadBytes)} of JSON; cache on disk ≈${human(est.cacheBytes)} (gzip); build ≈${human(est.buildBytes)} (Parquet); ` +

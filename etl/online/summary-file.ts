@@ -17,6 +17,7 @@ import type { StepLogger } from '../step.js';
 import { removeStalePartials } from './cache.js';
 import { backoffMs, FetchError, parseRetryAfter, redact, type RetryOptions } from './http.js';
 import type { Dataset, Level } from './plan.js';
+import { FIRST_SEQUENCE_VINTAGE, LAST_SEQUENCE_VINTAGE } from '../sources/sequence-file.js';
 
 /** Where the Summary File of a (dataset, vintage) lives in the cache (and so in the source tree). */
 export const SUMMARY_FILE_DIR = 'summary-file';
@@ -32,7 +33,7 @@ export function tableBasedPublished(dataset: Dataset, vintage: number): string |
   if (dataset !== 'acs5' && dataset !== 'acs1') return `${dataset} has no Summary File`;
   if (!datasetSpec(dataset).vintages.includes(vintage)) return `${dataset} has no ${vintage} release`;
   if (vintage < FIRST_TABLE_BASED_VINTAGE)
-    return `the table-based Summary File starts with the ${FIRST_TABLE_BASED_VINTAGE} releases (earlier: sequence-based, not read; the Data API is used)`;
+    return `the table-based Summary File starts with the ${FIRST_TABLE_BASED_VINTAGE} releases (earlier: sequence-based)`;
   return undefined;
 }
 
@@ -87,6 +88,8 @@ export function mergeSelections(a: SummarySelection | undefined, b: SummarySelec
 
 /** One (dataset, vintage) of a plan read from the Summary File. */
 export interface SummaryItem {
+  /** 'sequence': the sequence-based Summary File (etl/online/sequence-file.ts); absent: table-based. */
+  format?: 'sequence';
   dataset: Dataset;
   vintage: number;
   selection: SummarySelection;
@@ -261,19 +264,38 @@ export function usesSummaryFile(
   dataset: Dataset,
   vintage: number,
   sel: { levels: readonly Level[]; states?: readonly string[] },
-): { use: boolean; why: string } {
-  const notPublished = tableBasedPublished(dataset, vintage);
+): { use: boolean; why: string; format?: 'sequence' } {
+  const notTable = tableBasedPublished(dataset, vintage);
+  const notSequence = notTable ? sequenceBasedPublished(dataset, vintage) : 'table-based';
+  const format = notTable ? ({ format: 'sequence' } as const) : {};
   if (source === 'api') return { use: false, why: '--values-source api' };
-  if (notPublished) return { use: false, why: notPublished };
-  if (source === 'summary-file') return { use: true, why: '--values-source summary-file' };
+  if (notTable && notSequence) return { use: false, why: `${notTable}; ${notSequence}` };
+  if (source === 'summary-file') return { use: true, why: '--values-source summary-file', ...format };
   const small = sel.levels.includes('tract') || sel.levels.includes('block_group');
   const wide = sel.states === undefined || sel.states.length >= 10;
   if (small && wide)
     return {
       use: true,
-      why: `tracts or block groups of ${sel.states ? `${sel.states.length} states` : 'every state'}: one national file per table`,
+      why: notTable
+        ? `tracts or block groups of ${sel.states ? `${sel.states.length} states` : 'every state'}: the sequence-based Summary File, only the selected tables' sequences per state`
+        : `tracts or block groups of ${sel.states ? `${sel.states.length} states` : 'every state'}: one national file per table`,
+      ...format,
     };
+  if (notTable && sel.levels.includes('block_group') && vintage < FIRST_API_BLOCK_GROUP_VINTAGE)
+    return { use: true, why: `block groups before ${FIRST_API_BLOCK_GROUP_VINTAGE}: only the Summary File publishes them`, ...format };
   return { use: false, why: 'a small selection (no tracts or block groups of 10+ states): the Data API downloads less' };
+}
+
+/** First vintage of the Data API's block groups (etl/online/plan.ts, FIRST_API_VINTAGE). */
+const FIRST_API_BLOCK_GROUP_VINTAGE = 2013;
+
+/** Whether the sequence-based Summary File is read for (dataset, vintage); the reason when not. */
+export function sequenceBasedPublished(dataset: Dataset, vintage: number): string | undefined {
+  if (dataset !== 'acs5')
+    return 'the sequence-based Summary File is read for acs5 only (acs1 has no tracts or block groups: the Data API answers each of its levels in one request per table)';
+  if (vintage < FIRST_SEQUENCE_VINTAGE || vintage > LAST_SEQUENCE_VINTAGE)
+    return `the sequence-based Summary File is read for ${FIRST_SEQUENCE_VINTAGE}–${LAST_SEQUENCE_VINTAGE} (the 2009 release's folders are laid out otherwise)`;
+  return undefined;
 }
 
 /**
@@ -283,20 +305,29 @@ export function usesSummaryFile(
 export function splitForSummaryFile<T extends { dataset: Dataset; vintage: number; level: Level; group: string; variables?: string[] }>(
   api: T[],
   source: ValuesSource,
-  sel: { levels: readonly Level[]; states?: readonly string[] },
+  sel: {
+    levels: readonly Level[];
+    states?: readonly string[];
+    skipped?: string[];
+    datasets?: readonly Dataset[];
+    vintages?: readonly number[];
+    tables?: { kind: 'list'; groups: string[] } | { kind: 'catalog'; byGroup: Map<string, string[]> } | { kind: 'all' };
+  },
 ): { summary: SummaryItem[]; rest: T[]; notes: string[] } {
   const byRelease = new Map<string, SummaryItem>();
   const rest: T[] = [];
   const notes: string[] = [];
-  const decided = new Map<string, boolean>();
+  const decided = new Map<string, ReturnType<typeof usesSummaryFile>>();
   for (const item of api) {
     const k = `${item.dataset}/${item.vintage}`;
     if (!decided.has(k)) {
       const d = usesSummaryFile(source, item.dataset, item.vintage, sel);
-      decided.set(k, d.use);
-      notes.push(`${item.dataset} ${item.vintage}: values from ${d.use ? 'the Summary File' : 'the Data API'} (${d.why})`);
+      decided.set(k, d);
+      const what = d.use ? `the ${d.format === 'sequence' ? 'sequence-based ' : ''}Summary File` : 'the Data API';
+      notes.push(`${item.dataset} ${item.vintage}: values from ${what} (${d.why})`);
     }
-    if (!decided.get(k)) {
+    const d = decided.get(k)!;
+    if (!d.use) {
       rest.push(item);
       continue;
     }
@@ -304,6 +335,7 @@ export function splitForSummaryFile<T extends { dataset: Dataset; vintage: numbe
       byRelease.get(k) ??
       byRelease
         .set(k, {
+          ...(d.format ? { format: d.format } : {}),
           dataset: item.dataset,
           vintage: item.vintage,
           selection: { levels: [], states: sel.states ? [...sel.states].sort() : null, tables: {} },
@@ -315,6 +347,36 @@ export function splitForSummaryFile<T extends { dataset: Dataset; vintage: numbe
     const had = s.tables[item.group];
     s.tables[item.group] = had === undefined ? vars : had === null || vars === null ? null : [...new Set([...had, ...vars])].sort();
   }
+  // Block groups before 2013: the Data API has none (the plan left them out), the sequence-based
+  // Summary File has them, with the same tables as the release's other levels, or, when block
+  // groups are the only level selected, the selection's tables.
+  if (sel.levels.includes('block_group') && sel.tables && sel.tables.kind !== 'all')
+    for (const dataset of sel.datasets ?? [])
+      for (const vintage of (sel.vintages ?? []).filter((v) => v < FIRST_API_BLOCK_GROUP_VINTAGE)) {
+        const k = `${dataset}/${vintage}`;
+        if (byRelease.has(k) || decided.has(k)) continue;
+        const d = usesSummaryFile(source, dataset, vintage, sel);
+        if (!d.use || d.format !== 'sequence') continue;
+        notes.push(`${dataset} ${vintage}: values from the sequence-based Summary File (${d.why})`);
+        const tables: SummarySelection['tables'] =
+          sel.tables.kind === 'list'
+            ? Object.fromEntries(sel.tables.groups.map((g) => [g, null]))
+            : Object.fromEntries([...sel.tables.byGroup].map(([g, vars]) => [g, vars.filter((v) => /_\d{3}E$/.test(v)).sort()]));
+        byRelease.set(k, {
+          format: 'sequence',
+          dataset,
+          vintage,
+          selection: { levels: [], states: sel.states ? [...sel.states].sort() : null, tables },
+        });
+      }
+  for (const it of byRelease.values())
+    if (it.format === 'sequence' && sel.levels.includes('block_group') && it.vintage < FIRST_API_BLOCK_GROUP_VINTAGE) {
+      if (!it.selection.levels.includes('block_group')) it.selection.levels.push('block_group');
+      if (sel.skipped) {
+        const left = sel.skipped.filter((x) => !x.startsWith(`${it.dataset} ${it.vintage} block_group:`));
+        sel.skipped.splice(0, sel.skipped.length, ...left);
+      }
+    }
   for (const it of byRelease.values()) it.selection.levels.sort();
   return { summary: [...byRelease.values()], rest, notes };
 }
@@ -324,7 +386,8 @@ const GEOS_ROWS = { acs5: 622_000, acs1: 60_000 } as const;
 const MEAN_ESTIMATES_PER_TABLE = 33;
 
 /** The --dry-run lines of the Summary File part of a plan: files and (estimated) bytes. */
-export function describeSummaryFiles(items: SummaryItem[], filesBase: string): string {
+export function describeSummaryFiles(all: SummaryItem[], filesBase: string): string {
+  const items = all.filter((it) => it.format !== 'sequence');
   if (items.length === 0) return '';
   const lines = ['', `Summary File (table-based) from ${filesBase}:`];
   let total = 0;

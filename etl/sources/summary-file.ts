@@ -165,7 +165,6 @@ export function scanDatFile(
   let columns: DatColumn[] = [];
   let width = 0;
   let rows = 0;
-  const pair: Array<string | null> = [null, null];
   forEachLine(file, (line, n) => {
     if (n === 1) {
       columns = datColumns(line, table, file, keep);
@@ -182,23 +181,38 @@ export function scanDatFile(
     if (f.length !== width) throw new InputError(file, `${f.length} fields, the header has ${width}`, n);
     const cells: SummaryCell[] = [];
     for (const c of columns) {
-      const e = f[c.e]!;
-      const m = c.m === undefined ? '' : f[c.m]!;
-      if (e === '' && m === '') continue;
-      const ev = e === '' ? undefined : plainNumber(e);
-      const mv = c.m === undefined || m === '' ? undefined : plainNumber(m);
-      if (ev !== undefined && mv !== undefined) {
-        cells.push({ variable: c.variable, estimate: ev, moe: mv, estimateAnnotation: null, moeAnnotation: null, e, m, plain: true });
-        continue;
-      }
-      // Anything but two plain numbers takes the Data API reader's full rules (jam values, blanks).
-      pair[0] = e === '' ? null : e;
-      pair[1] = m === '' ? null : m;
-      const v: VariableColumns = { table, variable: c.variable, e: 0, ...(c.m === undefined ? {} : { m: 1 }) };
-      const x = cellValues(v, pair, file, n);
-      cells.push({ variable: c.variable, ...x, e, m, plain: false });
+      const cell = summaryCell(table, c.variable, f[c.e]!, c.m === undefined ? '' : f[c.m]!, c.m !== undefined, file, n);
+      if (cell) cells.push(cell);
     }
     onRow(geo, geoId, cells);
   });
   return { rows, columns };
+}
+
+const pair: Array<string | null> = [null, null];
+
+/**
+ * One cell from the published text of its estimate and MOE ('' = empty field), by the Data API
+ * reader's rules; undefined when both are empty (not tabulated for that geography: not stored).
+ * Shared by the table-based and the sequence-based readers.
+ */
+export function summaryCell(
+  table: string,
+  variable: string,
+  e: string,
+  m: string,
+  hasM: boolean,
+  file: string,
+  n: number,
+): SummaryCell | undefined {
+  if (e === '' && m === '') return undefined;
+  const ev = e === '' ? undefined : plainNumber(e);
+  const mv = !hasM || m === '' ? undefined : plainNumber(m);
+  if (ev !== undefined && mv !== undefined)
+    return { variable, estimate: ev, moe: mv, estimateAnnotation: null, moeAnnotation: null, e, m, plain: true };
+  // Anything but two plain numbers takes the Data API reader's full rules (jam values, blanks).
+  pair[0] = e === '' ? null : e;
+  pair[1] = m === '' ? null : m;
+  const v: VariableColumns = { table, variable, e: 0, ...(hasM ? { m: 1 } : {}) };
+  return { variable, ...cellValues(v, pair, file, n), e, m, plain: false };
 }

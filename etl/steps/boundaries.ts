@@ -54,24 +54,37 @@ export const boundariesStep: EtlStep = {
     const rows: Record<string, number> = {};
     const notes: string[] = [];
     const index: BoundaryIndex = { format: 1, files: [], centroids: [], absent: [], address: [] };
+    let stateNames = new Map<string, string>();
 
     ctx.log.info('boundaries: reading sources');
-    const plan = await planBoundaries(ctx.sourceDir);
-    const bar = ctx.log.progress('boundaries: writing', plan.files.length);
-    for (const { entry, features } of plan.files) {
-      const name = entry.resolution ?? entry.edition;
-      const rel = entry.default || entry.resolution === null ? `${entry.level}/${name}.fgb` : `${entry.level}/${entry.edition}/${name}.fgb`;
-      const { bytes, sha256 } = await writeFgb(path.join(root, rel), features);
-      index.files.push({ ...entry, path: rel, feature_count: features.length, bytes, sha256 });
-      rows[`boundaries/${rel}`] = features.length;
-      bar.increment();
+    // Tracts and block groups are spooled here as each state's file is read (bounded memory at
+    // national scale), then written in index order; the spools go when their file is written.
+    const spoolDir = path.join(root, '.spool');
+    try {
+      const plan = await planBoundaries(ctx.sourceDir, { spoolDir });
+      const bar = ctx.log.progress('boundaries: writing', plan.files.length);
+      for (const { entry, features } of plan.files) {
+        const name = entry.resolution ?? entry.edition;
+        const rel =
+          entry.default || entry.resolution === null ? `${entry.level}/${name}.fgb` : `${entry.level}/${entry.edition}/${name}.fgb`;
+        const file = path.join(root, rel);
+        const { bytes, sha256, feature_count } = Array.isArray(features)
+          ? { ...(await writeFgb(file, features)), feature_count: features.length }
+          : await features.finish(file);
+        index.files.push({ ...entry, path: rel, feature_count, bytes, sha256 });
+        rows[`boundaries/${rel}`] = feature_count;
+        bar.increment();
+      }
+      bar.stop();
+      index.absent = plan.absent;
+      stateNames = plan.stateNames;
+    } finally {
+      await fs.rm(spoolDir, { recursive: true, force: true });
     }
-    bar.stop();
-    index.absent = plan.absent;
-    notes.push(...plan.absent.map((a) => `absent ${a.level} ${a.resolution}: ${a.reason}`));
+    notes.push(...index.absent.map((a) => `absent ${a.level} ${a.resolution}: ${a.reason}`));
     notes.push(...index.files.flatMap((f) => f.gaps.map((g) => `${f.path}: ${g}`)));
 
-    for (const { entry, features } of await planCentroids(ctx.sourceDir, plan.stateNames)) {
+    for (const { entry, features } of await planCentroids(ctx.sourceDir, stateNames)) {
       const rel = `centroids/${entry.level}.fgb`;
       const { bytes, sha256 } = await writeFgb(path.join(root, rel), features);
       index.centroids.push({ ...entry, path: rel, feature_count: features.length, bytes, sha256 });

@@ -6,11 +6,12 @@
 //  3. Order-tolerant: Stripe does not deliver in order. Each subscription remembers the `created`
 //     time of the newest event applied to it; older events are skipped, and a canceled
 //     subscription is never resurrected by a late "active" update.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { isPlanId, PLANS, planOf } from '../domain/plans.js';
 import type { AccountRow } from '../store/accounts/accounts-repo.js';
 import type { SubscriptionRow } from '../store/accounts/billing-repo.js';
 import type { AccountsStore, BillingProgram, BillingStep } from '../store/accounts/store.js';
+import { stripeSdk } from '../store/accounts/stripe-sdk.js';
 
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
@@ -41,8 +42,13 @@ const LIFECYCLE: Record<string, number> = {
   incomplete_expired: 4,
 };
 
-// Verification needs no API key; a placeholder lets webhooks work on a server without one.
-const verifier = new Stripe('sk_webhook_verification_only');
+// Verification needs no API key; a placeholder lets webhooks work on a server without one. Made on
+// the first webhook: the SDK is loaded on first use (stripe-sdk.ts).
+let verifier: Stripe | undefined;
+function webhookVerifier(): Stripe {
+  const Sdk = stripeSdk();
+  return (verifier ??= new Sdk('sk_webhook_verification_only'));
+}
 
 export function verifyWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string, nowMs: number): Stripe.Event {
   if (!signature) throw new WebhookSignatureError('Missing Stripe-Signature header');
@@ -55,7 +61,7 @@ export function verifyWebhook(rawBody: Buffer | string, signature: string | unde
   let event: Stripe.Event;
   try {
     // Signature over `${t}.${body}` with the endpoint secret, and t at most the tolerance old.
-    event = verifier.webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowMs);
+    event = webhookVerifier().webhooks.constructEvent(rawBody, signature, secret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowMs);
   } catch (e) {
     throw new WebhookSignatureError((e as Error).message);
   }

@@ -15,10 +15,8 @@
 // generic "Input validation error" text.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.js';
 import { SERVICE_VERSION } from '../version.js';
@@ -68,7 +66,47 @@ interface McpDeps {
   policy: ReturnType<typeof originPolicy>;
   tools: Tool[];
   byName: Map<string, ToolDef>;
+}
+
+/**
+ * The SDK's server side, loaded on the first POST /mcp rather than at start: with ajv it was
+ * about 100 ms of CPU of every start (national start-up target 3 s, docs/performance.md), for a
+ * transport many deployments never receive a request on.
+ */
+interface Sdk {
+  Server: typeof import('@modelcontextprotocol/sdk/server/index.js').Server;
+  StreamableHTTPServerTransport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
+  CallToolRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolRequestSchema;
+  ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
+  /**
+   * The SDK builds a new Ajv per Server unless given one, which dominated the per-request cost
+   * (profiled: ~0.4 ms of CPU per call). It is only used for elicitation, which we never send.
+   */
   jsonSchemaValidator: AjvJsonSchemaValidator;
+}
+
+let sdkLoading: Promise<Sdk> | undefined;
+
+function sdk(): Promise<Sdk> {
+  sdkLoading ??= (async () => {
+    const [server, streamable, ajv, types] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/validation/ajv'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+    return {
+      Server: server.Server,
+      StreamableHTTPServerTransport: streamable.StreamableHTTPServerTransport,
+      CallToolRequestSchema: types.CallToolRequestSchema,
+      ListToolsRequestSchema: types.ListToolsRequestSchema,
+      jsonSchemaValidator: new ajv.AjvJsonSchemaValidator(),
+    };
+  })().catch((e: unknown) => {
+    sdkLoading = undefined; // the next request tries again
+    throw e;
+  });
+  return sdkLoading;
 }
 
 export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): Promise<void> {
@@ -84,9 +122,6 @@ export async function registerMcp(app: FastifyInstance, opts: McpOptions = {}): 
     policy: originPolicy(config),
     tools: TOOLS.map(toolListEntry),
     byName: new Map(TOOLS.map((t) => [t.name, t])),
-    // The SDK builds a new Ajv per Server unless given one, which dominated the per-request cost
-    // (profiled: ~0.4 ms of CPU per call). It is only used for elicitation, which we never send.
-    jsonSchemaValidator: new AjvJsonSchemaValidator(),
   };
   app.post(MCP_PATH, { schema: { hide: true } }, (req, reply) => handle(app, deps, req, reply));
 }
@@ -243,10 +278,11 @@ async function handle(app: FastifyInstance, deps: McpDeps, req: FastifyRequest, 
   req.caller = caller;
   assertAcceptable(req);
 
+  const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema, jsonSchemaValidator } = await sdk();
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
-    jsonSchemaValidator: deps.jsonSchemaValidator,
+    jsonSchemaValidator,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: deps.tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>

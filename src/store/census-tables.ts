@@ -206,17 +206,27 @@ export interface TableSummary {
 const SEARCH_CACHE_ENTRIES = 1_000;
 
 export class CensusTableStore {
-  private readonly search: MiniSearch;
+  /**
+   * The table search index, built on the first search: indexing every table's title and universe
+   * was a sizeable part of this store's load, paid at every start (target 3 s) though most
+   * requests never search.
+   */
+  private searchIndex: MiniSearch | undefined;
   private readonly searchCache = new Map<string, string[]>();
 
-  private constructor(private readonly loaded: Map<CensusDataset, DatasetTables>) {
-    this.search = new MiniSearch({
-      idField: 'table_id',
-      fields: ['table_id', 'title', 'universe'],
-      tokenize: (text) => text.split(/[\s,;:()!/-]+/).filter(Boolean),
-      processTerm: (t) => t.toLowerCase(),
-    });
-    this.search.addAll(this.tableIds().map((id) => ({ table_id: id, ...this.titleOf(id) })));
+  private constructor(private readonly loaded: Map<CensusDataset, DatasetTables>) {}
+
+  private get search(): MiniSearch {
+    if (!this.searchIndex) {
+      this.searchIndex = new MiniSearch({
+        idField: 'table_id',
+        fields: ['table_id', 'title', 'universe'],
+        tokenize: (text) => text.split(/[\s,;:()!/-]+/).filter(Boolean),
+        processTerm: (t) => t.toLowerCase(),
+      });
+      this.searchIndex.addAll(this.tableIds().map((id) => ({ table_id: id, ...this.titleOf(id) })));
+    }
+    return this.searchIndex;
   }
 
   /** One dataset's tables (empty for a registered dataset this build has no metadata for). */

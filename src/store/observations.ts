@@ -135,6 +135,8 @@ export class ObservationStore {
       integrity?: FileIntegrity;
       /** Hash every partition at start instead of at first use (benchmarks compare both). */
       hashAtStart?: boolean;
+      /** The build's manifest as the caller already read and checked it (else read here). */
+      manifest?: Manifest;
     } = {},
   ): Promise<ObservationStore> {
     const root = path.join(buildDir, 'observations');
@@ -173,7 +175,8 @@ export class ObservationStore {
     for (const k of Object.keys(index)) partitions.add(k);
     for (const [k, v] of Object.entries(index)) if (v.states) stateFiles.set(k, Object.keys(v.states).sort());
     const db = pool ?? (await DuckPool.open());
-    const manifest = manifestOf(buildDir);
+    // Parsing it again cost a national build's start tens of ms (test build: a 6 MB manifest).
+    const manifest = opts.manifest ?? manifestOf(buildDir);
     const rows = manifest?.steps.observations?.rows ?? {};
     const guarded = new Map<string, { file: string; rels: string[]; rows: number | undefined; lazy?: boolean }>();
     // The Parquet file and its serving index, relative to the build (the manifest's checksum keys).

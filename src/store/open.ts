@@ -92,6 +92,7 @@ export async function openDataStores(
         cacheCells: opts.cacheCells,
         integrity,
         hashAtStart: opts.hashAtStart,
+        manifest,
       })),
     boundaries: () => BoundaryStore.open(path.join(buildDir, 'boundaries'), integrity),
     censusTables: async () => CensusTableStore.load(buildDir),

@@ -7,7 +7,7 @@ import { CHILD_TYPES, GEO_TYPES } from '../domain/geo/keys.js';
 import { LATEST_VINTAGE, pastEnd, viewOf, type GeographyView } from './geo-support.js';
 import type { GeographyRecord } from '../store/geographies.js';
 import type { VerbResult } from '../context/verb-context.js';
-import { resolveParent } from './geography-children.js';
+import { formerNameMeta, resolveParent, resolveParentNote } from './geography-children.js';
 import { storeOf } from '../context/stores.js';
 import { defineVerb } from './define-verb.js';
 import { pageShape } from './paging.js';
@@ -92,7 +92,8 @@ export const geographiesList = defineVerb({
           errors: [{ field: 'type', message: 'Field required with parent', type: 'missing' }],
         });
       }
-      const parent = resolveParent(store, q.parent, vintage);
+      const resolved = resolveParentNote(store, q.parent, vintage);
+      const parent = resolved.record;
       if (!CHILD_TYPES[parent.type].includes(q.type)) {
         throw new AppError(
           'unsupported-child-type',
@@ -101,19 +102,20 @@ export const geographiesList = defineVerb({
       }
       const m = store.members(parent.key, q.type, vintage);
       if (m.unsupported) throw new AppError('validation-error', m.unsupported);
-      return linked(
-        paged(
-          m.keys.length,
-          q.offset,
-          limit,
-          () =>
-            m.keys
-              .slice(q.offset, q.offset + limit)
-              .map((k) => store.get(k, vintage))
-              .filter((r): r is GeographyRecord => r !== null),
-          vintage,
-        ),
+      const page = paged(
+        m.keys.length,
+        q.offset,
+        limit,
+        () =>
+          m.keys
+            .slice(q.offset, q.offset + limit)
+            .map((k) => store.get(k, vintage))
+            .filter((r): r is GeographyRecord => r !== null),
+        vintage,
       );
+      // A parent named by a former name says so, as the children operation does (MCP's search_geographies).
+      if (resolved.note) page.meta = { ...page.meta, notes: [resolved.note], ...formerNameMeta(resolved) };
+      return linked(page);
     } else {
       if (!q.type) {
         throw new AppError('unprocessable-request', 'Give a type, a parent or a search term.', {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { pageSizeFor } from '../domain/plans.js';
 import { AppError } from '../domain/errors.js';
 import { CHILD_TYPES, GEO_TYPES, splitKey } from '../domain/geo/keys.js';
-import { resolvePlaceName } from '../store/geographies/resolve-name.js';
+import { resolvePlaceName, type FormerName } from '../store/geographies/resolve-name.js';
 import { LATEST_VINTAGE, pastEnd, vintageField, viewOf, type GeographyView } from './geo-support.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 import type { VerbResult } from '../context/verb-context.js';
@@ -34,7 +34,11 @@ export function resolveParent(store: GeographyStore, parent: string, vintage: nu
  * the place ("Austin-Round Rock, TX", the ACS 2017 title of metro:12420). A type in front of the
  * name (`metro:Austin-Round Rock`) is the reading preferred when the name has several.
  */
-export function resolveParentNote(store: GeographyStore, parent: string, vintage: number): { record: GeographyRecord; note?: string } {
+export function resolveParentNote(
+  store: GeographyStore,
+  parent: string,
+  vintage: number,
+): { record: GeographyRecord; note?: string; former?: FormerName } {
   const k = splitKey(parent.trim());
   if (k) {
     const r = store.get(parent.trim(), vintage);
@@ -53,11 +57,19 @@ export function resolveParentNote(store: GeographyStore, parent: string, vintage
   const typed = colon >= 0 && /^[a-z_]+$/i.test(parent.slice(0, colon).trim());
   const name = typed ? parent.slice(colon + 1) : parent;
   const specType = typed ? parent.slice(0, colon).trim().toLowerCase() : undefined;
-  const { target, note } = resolvePlaceName(store, name.trim(), vintage, specType);
+  const { target, note, former } = resolvePlaceName(store, name.trim(), vintage, specType);
   const key = `${target.type}:${target.fips}`;
   const r = store.get(key, vintage) ?? store.get(key);
   if (!r) throw new AppError('geography-not-found', `"${parent}" resolved to ${key}, which has no definition in ACS ${vintage}.`);
-  return note ? { record: r, note } : { record: r };
+  return note ? { record: r, note, former } : { record: r };
+}
+
+/**
+ * The meta a parent asked for by a former name brings: the sentence (`name_note`, also first in
+ * `notes`) and the same as fields (`former_name`), from which pages word it with names.
+ */
+export function formerNameMeta(p: { note?: string; former?: FormerName }): { name_note: string | null; former_name: FormerName | null } {
+  return { name_note: p.note ?? null, former_name: p.former ?? null };
 }
 
 export const geographyChildren = defineVerb({
@@ -71,7 +83,8 @@ export const geographyChildren = defineVerb({
     const vintage = q.vintage ?? LATEST_VINTAGE;
     // Page size from the caller's plan: a limit above its maximum is reduced to it, not refused.
     const limit = pageSizeFor(plan, q.limit);
-    const { record: parent, note } = resolveParentNote(store, q.geo_key, vintage);
+    const resolved = resolveParentNote(store, q.geo_key, vintage);
+    const { record: parent, note } = resolved;
     const allowed = CHILD_TYPES[parent.type];
     if (!allowed.includes(q.type)) {
       throw new AppError(
@@ -101,8 +114,8 @@ export const geographyChildren = defineVerb({
         parent: viewOf(parent),
         notes: note ? [note, ...m.notes] : m.notes,
         // Set when the parent was named by a name it had in another vintage (a former metro
-        // title): pages that asked by that name say what they found.
-        name_note: note ?? null,
+        // title): pages that asked by that name say what they found, in names (former_name).
+        ...formerNameMeta(resolved),
         hint:
           m.keys.length === 0
             ? `${parent.name} has no ${q.type} in ACS ${vintage}.`

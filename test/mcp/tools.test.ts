@@ -140,6 +140,18 @@ describe('lookup tools', () => {
     expect(textOf(tracts)).toMatch(/Next page: call again with offset 5/);
   });
 
+  it('search_geographies with a parent named by a former title says so, with the fields (issue 37 §5, §8)', async () => {
+    const r = await call(client, 'search_geographies', { type: 'county', parent: 'Austin-Round Rock, TX' });
+    expect(r.isError).toBeFalsy();
+    expect(textOf(r)).toContain('Note: "Austin-Round Rock, TX" is the ACS 2017 title of metro:12420');
+    const meta = (r.structuredContent as { meta: { former_name: Record<string, unknown> } }).meta;
+    expect(meta.former_name).toMatchObject({
+      former_name: 'Austin-Round Rock, TX',
+      current_name: 'Austin-Round Rock-San Marcos, TX',
+      geo_key: 'metro:12420',
+    });
+  });
+
   it('list_topics and list_datasets describe the catalog', async () => {
     const topics = await call(client, 'list_topics');
     expect(textOf(topics)).toMatch(/- economics: .+ \(\d+ variables\)/);

@@ -4,7 +4,7 @@
 // ratio of the first answer to the second in the same process, never as an absolute time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../support/service.js';
-import { startWarmUp, warmUpPlan } from '../../src/store/warm-up.js';
+import { HELPING_LEVELS, startWarmUp, warmUpPlan, WARM_UP_QUIET_MS } from '../../src/store/warm-up.js';
 import { HEADLINE_VARIABLES } from '../../web/profile/layout.js';
 import type { ObservationStore } from '../../src/store/observations.js';
 
@@ -54,4 +54,53 @@ describe('the start-up warm-up', () => {
     // Without the warm-up the first was 15–20× the second (2.7 s against 0.14 s at load 19).
     expect(first).toBeLessThanOrEqual(3 * second);
   }, 60_000);
+
+  it('gives way to requests: while one is in progress only the levels the first pages read, the rest once the server was quiet', async () => {
+    // Issue 37 §14: a page opened during the warm-up competed with it (3.7 s measured once).
+    const budget = 512 * 1024 * 1024;
+    const plan = warmUpPlan(obs(), budget).partitions;
+    const helping = plan.filter((p) => HELPING_LEVELS.has(p.split('/')[2]!));
+    expect(helping.length).toBeGreaterThan(13);
+    expect(helping.length).toBeLessThan(plan.length);
+    let inProgress = 1;
+    const warm = startWarmUp(obs(), budget, undefined, () => inProgress > 0);
+    const until = async (ok: () => boolean) => {
+      while (!ok()) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      // States and the nation are prepared alongside the request (it needs them), nothing else.
+      await until(() => warm.begun.length >= helping.length);
+      // The last one done (this shares its work in progress), so the warm-up is now waiting.
+      await obs().prepare(helping.at(-1)!);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(warm.begun, 'partitions begun while a request was in progress').toEqual(helping);
+      inProgress = 0;
+      const quietAt = performance.now();
+      await until(() => warm.begun.length > helping.length);
+      // Not at once: the server must have been quiet a little while (a page's next request); the
+      // warm-up looks every 10 ms, so it may have seen the request last up to 10 ms before it ended.
+      expect(performance.now() - quietAt).toBeGreaterThanOrEqual(WARM_UP_QUIET_MS - 15);
+      // A request again: no partition begun until it is over.
+      inProgress = 1;
+      await new Promise((r) => setTimeout(r, 100));
+      const held = warm.begun.length;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(warm.begun.length, 'partitions begun during the second request').toBe(held);
+      inProgress = 0;
+      const done = await warm.done;
+      expect(warm.begun).toEqual(plan);
+      expect(done.partitions).toBe(plan.length);
+    } finally {
+      await warm.stop();
+    }
+  }, 60_000);
+
+  it('stops at once while it waits for a request to end', async () => {
+    const warm = startWarmUp(obs(), 512 * 1024 * 1024, undefined, () => true);
+    await new Promise((r) => setTimeout(r, 50));
+    const t = performance.now();
+    await warm.stop();
+    expect(performance.now() - t).toBeLessThan(1_000);
+    expect(warm.begun.filter((p) => !HELPING_LEVELS.has(p.split('/')[2]!))).toEqual([]);
+  });
 });

@@ -12,11 +12,12 @@
 // The values are the stand-in's own truth, random and never Census figures: they exist only in
 // the tests' temporary directories, never in a real data directory.
 import { createHash } from 'node:crypto';
-import { answerLabels } from './standin/labels.js';
+import { answerLabels, answerTableShells } from './standin/labels.js';
 import { startCensusEmulator, type CensusEmulator, type EmulatorAnswer, type EmulatorOptions } from './census-emulator.js';
 import { referenceFileFromTruth } from './standin/reference-lists.js';
 import { answerShapefile, shapesFromGeographies, ShapeTruth, type ShapeTruthOptions } from './standin/shapefiles.js';
 import { summaryFileAnswer, type SummaryFileTruth } from './standin/summary-file.js';
+import { sequenceFileAnswer, type SequenceFileTruth } from './standin/sequence-file.js';
 
 export type StandinLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
 
@@ -205,6 +206,8 @@ export interface CensusStandin extends CensusEmulator {
 export interface StandinFormats {
   /** One truth per vintage. */
   summaryFile?: SummaryFileTruth[];
+  /** The sequence-based Summary File (standin/sequence-file.ts), one truth per vintage. */
+  sequenceFile?: SequenceFileTruth[];
 }
 
 /** The stand-in on a loopback port; `emulator` options add faults' knobs (delay, key). */
@@ -215,12 +218,17 @@ export async function startCensusStandin(
 ): Promise<CensusStandin> {
   const t = new StandinTruth(truth);
   const shapes = new ShapeTruth(truth.shapes ?? shapesFromGeographies(truth.geographies));
-  const summaryFile = (p: string) => formats.summaryFile?.map((sf) => summaryFileAnswer(sf, p)).find((x) => x !== undefined);
+  const summaryFile = (p: string) =>
+    [
+      ...(formats.summaryFile ?? []).map((sf) => summaryFileAnswer(sf, p)),
+      ...(formats.sequenceFile ?? []).map((sq) => sequenceFileAnswer(sq, p)),
+    ].find((x) => x !== undefined);
   const emu = await startCensusEmulator({
     ...emulator,
     dataApi: (u) => answerFromTruth(t, u),
-    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists, the Summary File.
-    www2: (p) => answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p) ?? summaryFile(p),
+    // census.gov's files for the truth, in the Bureau's formats: boundary zips, reference lists, the Summary File and its shells.
+    www2: (p) =>
+      answerShapefile(shapes, p) ?? referenceFileFromTruth(t, p) ?? summaryFile(p) ?? answerTableShells(formats.summaryFile ?? [], p),
   });
   return { ...emu, truth: t, shapes };
 }

@@ -3,8 +3,8 @@
 // - a profile whose figures are not loaded names, once and for the operator, the exact command
 //   that loads them (the API's meta.fill_command);
 // - a former place name (the ACS 2017 title "Austin-Round Rock, TX") opens the place with a note
-//   saying so, in a profile's address and in the explorer's "Within"; a former name another
-//   place bears ("Longview") offers both.
+//   saying so in names (the API's meta.former_name, not its key), in a profile's address and in
+//   the explorer's "Within"; a former name another place bears ("Longview") offers both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
@@ -132,8 +132,9 @@ describe.each(WIDTHS)('on a $screen ($width px)', { timeout: 120_000 }, ({ scree
     await page.getByTestId('profile').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('profile').getAttribute('data-geo')).toBe('metro:12420');
     expect(new URL(page.url()).pathname).toBe('/profile/metro:12420');
+    // In names, not the key (issue 37 §8): the API's meta.former_name, worded by the page.
     await expect(page.getByTestId('name-note').textContent()).resolves.toBe(
-      'Found by a former name: "Austin-Round Rock, TX" is the ACS 2017 title of metro:12420; in 2024 it is "Austin-Round Rock-San Marcos, TX".',
+      'Found by a former name: “Austin-Round Rock, TX” was this metro area’s name in ACS 2017; in 2024 it is “Austin-Round Rock-San Marcos, TX”.',
     );
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), undefined, { timeout: 60_000 });
     await check('profile-former-name', screen === 'phone' ? 'profile-33-phone-former-name' : undefined);
@@ -143,7 +144,9 @@ describe.each(WIDTHS)('on a $screen ($width px)', { timeout: 120_000 }, ({ scree
     await openProfile(encodeURIComponent('metro:Austin-Round Rock'));
     await page.getByTestId('profile').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('profile').getAttribute('data-geo')).toBe('metro:12420');
-    await expect(page.getByTestId('name-note').textContent()).resolves.toContain('is the ACS 2017 title of metro:12420');
+    const note = await page.getByTestId('name-note').textContent();
+    expect(note).toContain('“Austin-Round Rock, TX” was this metro area’s name in ACS 2017');
+    expect(note).not.toMatch(/metro:\d/);
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), undefined, { timeout: 60_000 });
     await check('profile-former-name-typed');
   });
@@ -169,9 +172,23 @@ describe.each(WIDTHS)('on a $screen ($width px)', { timeout: 120_000 }, ({ scree
     await page.getByLabel(/^Within/).fill('Austin-Round Rock, TX');
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(() => page.getByTestId('within-status').textContent(), { timeout: 30_000 }).toContain('metro:12420');
-    await expect(page.getByTestId('within-note').textContent()).resolves.toContain(
-      '"Austin-Round Rock, TX" is the ACS 2017 title of metro:12420; in 2023 it is "Austin-Round Rock-San Marcos, TX".',
+    // The note on screen names the place, never by its key (issue 37 §8).
+    await expect(page.getByTestId('within-note').textContent()).resolves.toBe(
+      'Found by a former name: “Austin-Round Rock, TX” was this metro area’s name in ACS 2017; in 2023 it is “Austin-Round Rock-San Marcos, TX”.',
     );
     await check('explore-within-former-name', screen === 'desktop' ? 'explore-31-within-former-name' : undefined, '.place-picker');
+  });
+
+  it('the explorer’s Within on an earlier map: a later name says what the place was called then', async () => {
+    await page.goto(`${svc.base}/explore?variable=B01003_001E&dataset=acs5&vintage=2017&level=state&geo=state%3A48`);
+    await page.getByLabel('Your API key').fill(svc.keys.business);
+    await page.getByRole('button', { name: 'Explore' }).click();
+    await page.getByLabel(/^Within/).fill('Austin-Round Rock-San Marcos, TX');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => page.getByTestId('within-status').textContent(), { timeout: 30_000 }).toContain('metro:12420');
+    await expect(page.getByTestId('within-note').textContent()).resolves.toBe(
+      'Found by a former name: “Austin-Round Rock-San Marcos, TX” is this metro area’s name from ACS 2018 on; in 2017 it was “Austin-Round Rock, TX”.',
+    );
+    await check('explore-within-later-name');
   });
 });

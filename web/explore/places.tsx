@@ -5,6 +5,7 @@
 // Enter pick); every outcome is announced in a status region.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getJson } from './api.js';
+import { formerNameWords, type FormerName } from '../shared/former-name.js';
 
 export interface Place {
   /** `us` for the whole country, else a geography key (`state:48`, `county:48201`). */
@@ -25,18 +26,18 @@ interface Candidate {
 
 /**
  * The place `words` (or a key) name in `vintage`, as the API resolves a parent; `note` when the
- * words are a former name of it (`meta.name_note`: "Austin-Round Rock, TX" in 2017).
+ * words are a former name of it (`meta.former_name`: "Austin-Round Rock, TX" in 2017), in names.
  */
 export async function resolvePlace(words: string, vintage: string): Promise<Place & { note?: string }> {
   const w = words.trim();
   if (NATION.test(w)) return US;
   // `tract` is a child type of every parent a map can sit in (state, county) and of metros and
   // districts, so the API resolves any of them without refusing the pair; one row is enough.
-  const r = await getJson<{ meta: { parent: { geo_key: string; name: string; type: string }; name_note?: string | null } }>(
+  const r = await getJson<{ meta: { parent: { geo_key: string; name: string; type: string }; former_name?: FormerName | null } }>(
     `/v1/geographies/${encodeURIComponent(w)}/children?type=tract&limit=1&vintage=${encodeURIComponent(vintage)}`,
   );
   const place = { key: r.meta.parent.geo_key, name: r.meta.parent.name, type: r.meta.parent.type };
-  return r.meta.name_note ? { ...place, note: r.meta.name_note } : place;
+  return r.meta.former_name ? { ...place, note: formerNameWords(r.meta.former_name) } : place;
 }
 
 export function PlacePicker({ value, vintage, onResolve }: { value: Place; vintage: string; onResolve: (p: Place) => void }) {

@@ -7,6 +7,7 @@
 import { ApiError, getJson, type Cell } from '../explore/api.js';
 import { DISTRIBUTIONS, HEADLINE_VARIABLES, TREND_VARIABLES } from './layout.js';
 import { loadDatasets, shortLabel, type Dataset } from '../shared/datasets.js';
+import { formerNameWords, type FormerName } from '../shared/former-name.js';
 
 export interface PlaceRef {
   geo_key: string;
@@ -108,7 +109,7 @@ const settle = <T>(p: Promise<T>): Promise<Part<T>> =>
 export const GEO_KEY = /^(nation|state|county|metro|cd|tract|block_group):[0-9]+$/;
 const NATION_WORDS = /^(the )?(united states( of america)?|us|usa|u\.s\.|nation)$/i;
 
-/** `note`: the API's word that the name is a former name of the place (`meta.name_note`). */
+/** `note`: that the name is a former name of the place, in names (the API's `meta.former_name`). */
 export type Resolved = { key: string; note?: string } | { candidates: PlaceRef[]; message: string };
 
 /**
@@ -121,10 +122,11 @@ export async function resolvePlace(words: string): Promise<Resolved> {
   if (GEO_KEY.test(w)) return { key: w };
   if (NATION_WORDS.test(w)) return { key: 'nation:1' };
   try {
-    const r = await get<{ meta: { parent: { geo_key: string }; name_note?: string | null } }>(
+    const r = await get<{ meta: { parent: { geo_key: string }; former_name?: FormerName | null } }>(
       `/v1/geographies/${encodeURIComponent(w)}/children?type=tract&limit=1`,
     );
-    return r.meta.name_note ? { key: r.meta.parent.geo_key, note: r.meta.name_note } : { key: r.meta.parent.geo_key };
+    const key = r.meta.parent.geo_key;
+    return r.meta.former_name ? { key, note: formerNameWords(r.meta.former_name) } : { key };
   } catch (e) {
     if (e instanceof ApiError && Array.isArray(e.problem.candidates)) {
       const candidates = (e.problem.candidates as { geo_key?: string; key?: string; name: string; type?: string }[]).map((c) => ({

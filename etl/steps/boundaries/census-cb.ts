@@ -8,14 +8,23 @@ import path from 'node:path';
 import type { AbsentSlot, BoundaryFileEntry, BoundaryLevel, Resolution } from '../../../src/store/boundaries/manifest.js';
 import { InputError } from '../../step.js';
 import { tractName } from './centroids.js';
-import type { FgbFeature } from './fgb.js';
+import { FgbSpool, type FgbFeature } from './fgb.js';
 import { simplifyGeometry, TOLERANCE_DEG } from './simplify.js';
-import { readShapefileZip, type AnyFeature } from './sources.js';
+import { eachShapefileFeature, readShapefileZip, type AnyFeature } from './sources.js';
 
-/** One served boundary file before it is written: its index entry and its features. */
+/**
+ * One served boundary file before it is written: its index entry and its features, in memory or
+ * (tracts and block groups, national at most) already encoded in a spool on disk.
+ */
 export interface PlannedFile {
   entry: Omit<BoundaryFileEntry, 'feature_count' | 'bytes' | 'sha256' | 'path'>;
-  features: FgbFeature[];
+  features: FgbFeature[] | FgbSpool;
+}
+
+/** Where small-area levels spool their features, and a report after each source file is read (tests, progress). */
+export interface SpoolOptions {
+  spoolDir: string;
+  onSourceRead?: (report: { file: CbFile; features: number; spools: FgbSpool[] }) => void;
 }
 
 export const CB_DIR = 'boundaries/census_cb';
@@ -99,25 +108,25 @@ function identify(level: BoundaryLevel, p: Record<string, unknown>, stateNames: 
   }
 }
 
+/** One cb feature as a served feature (its fields checked against the level's layout). */
+function cbFeature(file: string, f: CbFile, x: AnyFeature, stateNames: Map<string, string>): FgbFeature {
+  const g = x.geometry;
+  const p = x.properties ?? {};
+  // The fields the names are made of (the Bureau's layouts, docs/sources.md): missing = not a cb file of this level.
+  for (const field of REQUIRED[f.level] ?? [])
+    if (!str(p[field])) throw new InputError(file, `a feature without ${field} (not the Bureau's ${f.level} layout)`);
+  const id = identify(f.level, p, stateNames);
+  if (!g || (g.type !== 'Polygon' && g.type !== 'MultiPolygon')) throw new InputError(file, `feature ${id.geoid} has no polygon geometry`);
+  return {
+    type: 'Feature',
+    geometry: g,
+    properties: { geo_key: id.key, geoid: id.geoid, name: id.name, source: f.name.slice(0, -4) },
+  };
+}
+
 async function readCb(sourceDir: string, f: CbFile, stateNames: Map<string, string>): Promise<FgbFeature[]> {
   const file = path.join(sourceDir, f.rel);
-  const out: FgbFeature[] = [];
-  for (const x of await readShapefileZip(file)) {
-    const g = (x as AnyFeature).geometry;
-    const p = x.properties ?? {};
-    // The fields the names are made of (the Bureau's layouts, docs/sources.md): missing = not a cb file of this level.
-    for (const field of REQUIRED[f.level] ?? [])
-      if (!str(p[field])) throw new InputError(file, `a feature without ${field} (not the Bureau's ${f.level} layout)`);
-    const id = identify(f.level, p, stateNames);
-    if (!g || (g.type !== 'Polygon' && g.type !== 'MultiPolygon'))
-      throw new InputError(file, `feature ${id.geoid} has no polygon geometry`);
-    out.push({
-      type: 'Feature',
-      geometry: g,
-      properties: { geo_key: id.key, geoid: id.geoid, name: id.name, source: f.name.slice(0, -4) },
-    });
-  }
-  return out;
+  return (await readShapefileZip(file)).map((x) => cbFeature(file, f, x, stateNames));
 }
 
 /** State FIPS → name from a cb state file (the finest present), for naming the other levels. */
@@ -192,12 +201,16 @@ export async function cbNationalLevel(
   return { files: out, absent };
 }
 
-function simplify(features: FgbFeature[], res: '5m' | '20m'): FgbFeature[] {
-  return features.map((f) => ({
+function simplifyOne(f: FgbFeature, res: '5m' | '20m'): FgbFeature {
+  return {
     ...f,
     geometry: simplifyGeometry(f.geometry, TOLERANCE_DEG[res]),
     properties: { ...f.properties, source: `${f.properties.source} simplified` },
-  }));
+  };
+}
+
+function simplify(features: FgbFeature[], res: '5m' | '20m'): FgbFeature[] {
+  return features.map((f) => simplifyOne(f, res));
 }
 
 /**
@@ -205,23 +218,40 @@ function simplify(features: FgbFeature[], res: '5m' | '20m'): FgbFeature[] {
  * 2010 before): the 500k file is the per-state files joined; 5m and 20m are derived from it.
  * `extra` adds features of another source for states the download does not cover (the shared
  * tree's 2010-definition tracts), recorded in the entry's source.
+ *
+ * Streamed: each state's zip is read one feature at a time, and each feature goes, encoded, into
+ * the spools of the three files (500k as read, 5m and 20m simplified) and is then dropped. Memory
+ * is one state's zip plus a few dozen bytes a feature, whatever the number of states.
  */
 export async function cbSmallAreaLevel(
   sourceDir: string,
   level: 'tract' | 'block_group',
   files: CbFile[],
   stateNames: Map<string, string>,
+  spool: SpoolOptions,
   extra?: (year: number, covered: Set<string>) => Promise<{ features: FgbFeature[]; source: string } | undefined>,
 ): Promise<PlannedFile[]> {
   const out: PlannedFile[] = [];
   const years = [...new Set(files.map((f) => f.year))].sort((a, b) => b - a);
   for (const year of years) {
     const mine = files.filter((f) => f.year === year && f.scale === '500k');
-    const features: FgbFeature[] = [];
-    for (const f of mine) features.push(...(await readCb(sourceDir, f, stateNames)));
+    const spoolOf = (res: Resolution) => new FgbSpool(path.join(spool.spoolDir, `${level}-${year}-${res}.spool`));
+    const full = spoolOf('500k');
+    const derived = { '5m': spoolOf('5m'), '20m': spoolOf('20m') };
+    const add = async (x: FgbFeature) => {
+      await full.add(x);
+      for (const res of ['5m', '20m'] as const) await derived[res].add(simplifyOne(x, res));
+    };
+    const spools = [full, derived['5m'], derived['20m']];
+    for (const f of mine) {
+      const file = path.join(sourceDir, f.rel);
+      const n = await eachShapefileFeature(file, (x) => add(cbFeature(file, f, x, stateNames)));
+      for (const s of spools) await s.flush();
+      spool.onSourceRead?.({ file: f, features: n, spools });
+    }
     const covered = new Set(mine.map((f) => f.scope));
     const more = await extra?.(year, covered);
-    if (more) features.push(...more.features);
+    if (more) for (const x of more.features) await add(x);
     const definitions = year >= 2020 ? '2020' : '2010';
     const what = level === 'tract' ? 'tract' : 'bg';
     const source = `Census cartographic boundary files cb_${year}_{SS}_${what}_500k.zip (shapefile, NAD83), ${mine.length} states: ${[...covered].join(',')}${more ? `; other states: ${more.source}` : ''}`;
@@ -237,7 +267,7 @@ export async function cbSmallAreaLevel(
         `${definitions} definitions (ACS vintages ${definitions === '2020' ? 'from 2020' : '2010–2019'}); states: ${[...covered].join(',')}`,
       ],
     };
-    out.push({ entry: { ...base, resolution: '500k', source, true_resolution: '500k', derived: false, derivation: null }, features });
+    out.push({ entry: { ...base, resolution: '500k', source, true_resolution: '500k', derived: false, derivation: null }, features: full });
     for (const res of ['5m', '20m'] as const)
       out.push({
         entry: {
@@ -248,7 +278,7 @@ export async function cbSmallAreaLevel(
           derived: true,
           derivation: derivationOf(res, `cb_${year}_{SS}_${what}_500k`),
         },
-        features: simplify(features, res),
+        features: derived[res],
       });
   }
   return out;

@@ -1,14 +1,23 @@
 // Write a FlatGeobuf file WITH its packed Hilbert R-tree. The flatgeobuf JS serializer writes no
-// index (index_node_size 0), so we let it encode header and features, then sort the features in
-// Hilbert order, build the tree ourselves and patch index_node_size in the header. The result is
+// index (index_node_size 0) and takes the whole collection at once, so we use its own encoders
+// (buildHeader, buildFeature) feature by feature, sort the features in Hilbert order, build the
+// tree ourselves and patch index_node_size in the header. FgbSpool does the same without holding
+// the features (national tracts and block groups). The result is
 // what GDAL writes with SPATIAL_INDEX=YES and is read back by flatgeobuf's own bbox search.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
+import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import * as flatbuffers from 'flatbuffers';
-import type { Feature, FeatureCollection, Geometry } from 'geojson';
-import { serialize } from 'flatgeobuf/lib/mjs/geojson.js';
+import type { Feature, Geometry } from 'geojson';
+import type { ColumnMeta } from 'flatgeobuf/lib/mjs/column-meta.js';
+import { magicbytes } from 'flatgeobuf/lib/mjs/constants.js';
+import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { Header } from 'flatgeobuf/lib/mjs/flat-geobuf/header.js';
+import { buildFeature } from 'flatgeobuf/lib/mjs/generic/feature.js';
+import { buildHeader, mapColumn } from 'flatgeobuf/lib/mjs/generic/featurecollection.js';
+import { toGeometryType } from 'flatgeobuf/lib/mjs/generic/geometry.js';
+import { parseGC, parseGeometry } from 'flatgeobuf/lib/mjs/geojson/geometry.js';
+import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 
 export const NODE_SIZE = 16;
 const MAGIC_LEN = 8;
@@ -83,47 +92,239 @@ function hilbert(x: number, y: number): number {
 /** Features must share one property schema (same keys, same value types) and have geometries. */
 export type FgbFeature = Feature<Geometry, Record<string, string>>;
 
+/** The flatgeobuf library's own encoders (the pieces its `serialize` is made of), one feature at a time. */
+function columnsOf(f: FgbFeature): ColumnMeta[] {
+  return Object.keys(f.properties).map((k) => mapColumn(f.properties, k));
+}
+
+function schemaOf(columns: ColumnMeta[]): string {
+  return columns.map((c) => `${c.name}:${c.type}`).join(',');
+}
+
+function encodeFeature(f: FgbFeature, columns: ColumnMeta[]): Uint8Array {
+  const g = f.geometry;
+  const parsed = g.type === 'GeometryCollection' ? parseGC(g) : parseGeometry(g);
+  return buildFeature(parsed, f.properties, { columns } as HeaderMeta);
+}
+
+/** Size-prefixed header as `serialize` writes it, with index_node_size patched to NODE_SIZE. */
+function headerBytes(columns: ColumnMeta[], geometryTypes: Set<GeometryType>, count: number): Uint8Array {
+  const geometryType = geometryTypes.size === 1 ? [...geometryTypes][0]! : GeometryType.Unknown;
+  const header = buildHeader({
+    geometryType,
+    columns,
+    envelope: null,
+    featuresCount: count,
+    indexNodeSize: 0,
+    crs: null,
+    title: null,
+    description: null,
+    metadata: null,
+  });
+  patchIndexNodeSize(header);
+  return header;
+}
+
+/**
+ * File (Hilbert) order of features by their boxes (4 numbers each): by the Hilbert index of each
+ * box's centre in the extent of all, ties in input order.
+ */
+function hilbertOrder(boxes: Float64Array, n: number): Uint32Array {
+  const total: Bbox = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < n; i++) extend(total, [boxes[4 * i]!, boxes[4 * i + 1]!, boxes[4 * i + 2]!, boxes[4 * i + 3]!]);
+  const w = total[2] - total[0] || 1;
+  const h = total[3] - total[1] || 1;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const hx = Math.floor((0xffff * ((boxes[4 * i]! + boxes[4 * i + 2]!) / 2 - total[0])) / w);
+    const hy = Math.floor((0xffff * ((boxes[4 * i + 1]! + boxes[4 * i + 3]!) / 2 - total[1])) / h);
+    keys[i] = hilbert(hx, hy);
+  }
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order.sort((p, q) => keys[p]! - keys[q]! || p - q);
+}
+
+/** Magic, header and index of a file whose features (in file order) have these lengths. */
+function preamble(
+  columns: ColumnMeta[],
+  geometryTypes: Set<GeometryType>,
+  boxes: Float64Array,
+  lengths: ArrayLike<number>,
+  order: Uint32Array,
+): Uint8Array {
+  const n = order.length;
+  const header = headerBytes(columns, geometryTypes, n);
+  const sortedBoxes: Bbox[] = new Array(n);
+  // Byte offset of each feature relative to the start of the feature section.
+  const offsets: number[] = new Array(n);
+  let pos = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    sortedBoxes[k] = [boxes[4 * i]!, boxes[4 * i + 1]!, boxes[4 * i + 2]!, boxes[4 * i + 3]!];
+    offsets[k] = pos;
+    pos += lengths[i]!;
+  }
+  const tree = buildTree(sortedBoxes, offsets);
+  const out = new Uint8Array(MAGIC_LEN + header.length + tree.length);
+  out.set(magicbytes, 0);
+  out.set(header, MAGIC_LEN);
+  out.set(tree, MAGIC_LEN + header.length);
+  return out;
+}
+
 /** Encoded file plus the input features in file (Hilbert) order. */
 export function encodeFgb(features: FgbFeature[]): { data: Uint8Array; ordered: FgbFeature[] } {
   if (features.length === 0) throw new Error('refusing to write an empty FlatGeobuf file');
-  const boxes = features.map((f) => geometryBbox(f.geometry));
-  const total: Bbox = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const b of boxes) extend(total, b);
-  const w = total[2] - total[0] || 1;
-  const h = total[3] - total[1] || 1;
-  const order = features.map((_, i) => {
-    const b = boxes[i]!;
-    const hx = Math.floor((0xffff * ((b[0] + b[2]) / 2 - total[0])) / w);
-    const hy = Math.floor((0xffff * ((b[1] + b[3]) / 2 - total[1])) / h);
-    return { i, h: hilbert(hx, hy) };
-  });
-  order.sort((p, q) => p.h - q.h || p.i - q.i);
-  const sorted = order.map((o) => features[o.i]!);
-  const sortedBoxes = order.map((o) => boxes[o.i]!);
-
-  const plain = serialize({ type: 'FeatureCollection', features: sorted } as FeatureCollection);
-  const bb = new flatbuffers.ByteBuffer(plain);
-  const headerLen = bb.readUint32(MAGIC_LEN);
-  const featuresStart = MAGIC_LEN + 4 + headerLen;
-  const header = plain.slice(MAGIC_LEN, featuresStart);
-  patchIndexNodeSize(header);
-
-  // Byte offset of each feature relative to the start of the feature section.
-  const offsets: number[] = [];
-  let pos = featuresStart;
-  while (pos < plain.length) {
-    offsets.push(pos - featuresStart);
-    pos += 4 + bb.readUint32(pos);
+  const n = features.length;
+  const boxes = new Float64Array(4 * n);
+  features.forEach((f, i) => boxes.set(geometryBbox(f.geometry), 4 * i));
+  const order = hilbertOrder(boxes, n);
+  const columns = columnsOf(features[order[0]!]!);
+  const encoded = features.map((f) => encodeFeature(f, columns));
+  const types = new Set(features.map((f) => toGeometryType(f.geometry.type)));
+  const head = preamble(
+    columns,
+    types,
+    boxes,
+    encoded.map((e) => e.length),
+    order,
+  );
+  const out = new Uint8Array(head.length + encoded.reduce((a, e) => a + e.length, 0));
+  out.set(head, 0);
+  let pos = head.length;
+  for (const i of order) {
+    out.set(encoded[i]!, pos);
+    pos += encoded[i]!.length;
   }
-  if (offsets.length !== features.length) throw new Error('feature count mismatch while indexing');
+  return { data: out, ordered: [...order].map((i) => features[i]!) };
+}
 
-  const tree = buildTree(sortedBoxes, offsets);
-  const out = new Uint8Array(MAGIC_LEN + header.length + tree.length + (plain.length - featuresStart));
-  out.set(plain.subarray(0, MAGIC_LEN), 0);
-  out.set(header, MAGIC_LEN);
-  out.set(tree, MAGIC_LEN + header.length);
-  out.set(plain.subarray(featuresStart), MAGIC_LEN + header.length + tree.length);
-  return { data: out, ordered: sorted };
+const SPOOL_CHUNK = 4 << 20;
+
+/**
+ * A FlatGeobuf file written from features given one at a time, holding none of them: each is
+ * encoded on arrival and appended to a spool file; only its box, length and key stay in memory
+ * (about 100 bytes a feature). `finish` then writes the file in Hilbert order with its index,
+ * reading the encoded features back from the spool. The bytes are those `encodeFgb` gives for the
+ * same features in the same order (the index needs every box before the first feature is placed,
+ * hence the two passes).
+ */
+export class FgbSpool {
+  private fh: FileHandle | undefined;
+  private boxes = new Float64Array(4 * 1024);
+  private lengths = new Uint32Array(1024);
+  private spoolAt = new Float64Array(1024);
+  private keys: string[] = [];
+  private columns: ColumnMeta[] | undefined;
+  private schema = '';
+  private types = new Set<GeometryType>();
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private flushed = 0;
+
+  constructor(readonly spoolFile: string) {}
+
+  get count(): number {
+    return this.keys.length;
+  }
+
+  /** Bytes of encoded features on disk in the spool (what `flush` has written). */
+  get spooledBytes(): number {
+    return this.flushed;
+  }
+
+  async add(f: FgbFeature): Promise<void> {
+    const n = this.keys.length;
+    if (n === this.lengths.length) this.grow();
+    // The column list is the first feature's; every later feature must have the same schema.
+    const columns = columnsOf(f);
+    if (!this.columns) {
+      this.columns = columns;
+      this.schema = schemaOf(columns);
+    } else if (schemaOf(columns) !== this.schema) throw new Error(`feature ${f.properties.geo_key} has another property schema`);
+    const bytes = encodeFeature(f, this.columns);
+    this.boxes.set(geometryBbox(f.geometry), 4 * n);
+    this.lengths[n] = bytes.length;
+    this.spoolAt[n] = this.flushed + this.pendingBytes;
+    this.keys.push(f.properties.geo_key!);
+    this.types.add(toGeometryType(f.geometry.type));
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= SPOOL_CHUNK) await this.flush();
+  }
+
+  /** Write what is pending to the spool file (also called after each source file, so what was read is on disk). */
+  async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    if (!this.fh) {
+      await fs.mkdir(path.dirname(this.spoolFile), { recursive: true });
+      this.fh = await fs.open(this.spoolFile, 'w+');
+    }
+    await this.fh.write(Buffer.concat(this.pending), 0, this.pendingBytes, this.flushed);
+    this.flushed += this.pendingBytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  private grow(): void {
+    const boxes = new Float64Array(this.boxes.length * 2);
+    boxes.set(this.boxes);
+    this.boxes = boxes;
+    const lengths = new Uint32Array(this.lengths.length * 2);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+    const at = new Float64Array(this.spoolAt.length * 2);
+    at.set(this.spoolAt);
+    this.spoolAt = at;
+  }
+
+  /** Write `file` and its key sidecar (as writeFgb), then delete the spool. */
+  async finish(file: string): Promise<{ bytes: number; sha256: string; feature_count: number }> {
+    const n = this.keys.length;
+    if (n === 0 || !this.columns) throw new Error('refusing to write an empty FlatGeobuf file');
+    await this.flush();
+    const order = hilbertOrder(this.boxes, n);
+    const hash = createHash('sha256');
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const out = await fs.open(file, 'w');
+    let bytes = 0;
+    const write = async (chunk: Uint8Array) => {
+      hash.update(chunk);
+      await out.write(chunk, 0, chunk.length, bytes);
+      bytes += chunk.length;
+    };
+    try {
+      await write(preamble(this.columns, this.types, this.boxes, this.lengths, order));
+      let buf = Buffer.alloc(SPOOL_CHUNK);
+      let used = 0;
+      for (const i of order) {
+        const len = this.lengths[i]!;
+        if (used + len > buf.length) {
+          await write(buf.subarray(0, used));
+          used = 0;
+          if (len > buf.length) buf = Buffer.alloc(len);
+        }
+        await this.fh!.read(buf, used, len, this.spoolAt[i]!);
+        used += len;
+      }
+      if (used > 0) await write(buf.subarray(0, used));
+    } finally {
+      await out.close();
+    }
+    const keys = new Array<string>(n);
+    for (let k = 0; k < n; k++) keys[k] = this.keys[order[k]!]!;
+    await fs.writeFile(file.replace(/\.fgb$/, '.keys.json'), JSON.stringify(keys));
+    await this.discard();
+    return { bytes, sha256: hash.digest('hex'), feature_count: n };
+  }
+
+  /** Close and delete the spool file. */
+  async discard(): Promise<void> {
+    await this.fh?.close();
+    this.fh = undefined;
+    await fs.rm(this.spoolFile, { force: true });
+  }
 }
 
 function patchIndexNodeSize(sizePrefixedHeader: Uint8Array): void {

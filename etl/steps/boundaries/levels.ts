@@ -10,7 +10,15 @@ import { InputError } from '../../step.js';
 import type { FgbFeature } from './fgb.js';
 import { simplifyGeometry, TOLERANCE_DEG } from './simplify.js';
 import { atlasFile, readGeoJsonGz, readShapefileZip, readTopoObject, type AnyFeature } from './sources.js';
-import { cbNationalLevel, cbSmallAreaLevel, cbStateNames, listCbFiles, type CbFile, type PlannedFile } from './census-cb.js';
+import {
+  cbNationalLevel,
+  cbSmallAreaLevel,
+  cbStateNames,
+  listCbFiles,
+  type CbFile,
+  type PlannedFile,
+  type SpoolOptions,
+} from './census-cb.js';
 
 async function exists(file: string): Promise<boolean> {
   return fs.access(file).then(
@@ -67,9 +75,10 @@ export interface LevelPlan {
  * Per level: the Census cartographic boundary files of `boundaries/census_cb/` when the source tree
  * has that level's (an online build downloads them, census-cb.ts), else the shared tree's sources
  * below, else the level's slots are absent. The shared tree has no census_cb/, so its build is
- * unchanged.
+ * unchanged. Tracts and block groups are spooled to `spool.spoolDir` as they are read (census-cb.ts),
+ * so the plan holds national small-area levels on disk, not in memory.
  */
-export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
+export async function planBoundaries(sourceDir: string, spool: SpoolOptions): Promise<LevelPlan> {
   const files: PlannedFile[] = [];
   const absent: AbsentSlot[] = [];
   const absentAll = (level: BoundaryLevel, resolutions: Resolution[], reason: string) =>
@@ -88,8 +97,10 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
 
   // --- states: the one true 20m Census file ---
   let states: FgbFeature[] = [];
-  if (await national('state')) states = files.find((f) => f.entry.level === 'state' && f.entry.resolution === '20m')?.features ?? [];
-  else if (!(await exists(stateZip))) absentAll('state', [...RESOLUTIONS], NO_SOURCE);
+  if (await national('state')) {
+    const got = files.find((f) => f.entry.level === 'state' && f.entry.resolution === '20m')?.features;
+    states = Array.isArray(got) ? got : [];
+  } else if (!(await exists(stateZip))) absentAll('state', [...RESOLUTIONS], NO_SOURCE);
   else {
     const stateSrc = await readShapefileZip(stateZip);
     states = stateSrc.map((f) => {
@@ -348,7 +359,7 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
       tracts.push(feat(polygonal(f, tf), `tract:${str(p.GEOID)}`, str(p.GEOID), `Census Tract ${str(p.NAME)}`, 'cb_2018_tract_500k'));
     }
   }
-  const cbTracts = await cbSmallAreaLevel(sourceDir, 'tract', cbOf('tract'), stateNames, async (year, covered) => {
+  const cbTracts = await cbSmallAreaLevel(sourceDir, 'tract', cbOf('tract'), stateNames, spool, async (year, covered) => {
     // Downloaded 2010-definition tracts take the shared tree's for the states they do not cover.
     if (year >= 2020 || tracts.length === 0) return undefined;
     const rest = tracts.filter((f) => !covered.has(f.properties.geoid!.slice(0, 2)));
@@ -397,7 +408,7 @@ export async function planBoundaries(sourceDir: string): Promise<LevelPlan> {
   if (tracts.length === 0 && cbTracts.length === 0) absentAll('tract', [...RESOLUTIONS], NO_SOURCE);
 
   // --- block groups: only the Bureau's cartographic files (the shared tree has none) ---
-  const bgs = await cbSmallAreaLevel(sourceDir, 'block_group', cbOf('block_group'), stateNames);
+  const bgs = await cbSmallAreaLevel(sourceDir, 'block_group', cbOf('block_group'), stateNames, spool);
   files.push(...bgs);
   if (bgs.length === 0) absentAll('block_group', [...RESOLUTIONS], 'no block-group boundaries in any source');
   return { files, absent, stateNames };

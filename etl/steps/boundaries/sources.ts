@@ -1,6 +1,7 @@
 // Readers for the boundary sources, each returning plain GeoJSON features in lon/lat.
-// Zips are read in memory (fflate) because the Census shapefile zips are small and the
-// `shapefile` package accepts the .shp/.dbf bytes directly, so nothing is extracted to disk.
+// Zips are read in memory (fflate) because each Census shapefile zip is one state or one national
+// level (tens of MB at most) and the `shapefile` package accepts the .shp/.dbf bytes directly, so
+// nothing is extracted to disk.
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -14,17 +15,40 @@ import { InputError } from '../../step.js';
 
 export type AnyFeature = Feature<Geometry | null, Record<string, unknown>>;
 
-/** All features of the one shapefile inside a Census zip (fields as in the .dbf). */
-export async function readShapefileZip(zipPath: string): Promise<AnyFeature[]> {
-  const entries = unzipSync(new Uint8Array(await fs.readFile(zipPath)));
+async function shpDbf(zipPath: string): Promise<{ shp: ArrayBuffer; dbf: ArrayBuffer }> {
+  const entries = unzipSync(new Uint8Array(await fs.readFile(zipPath)), {
+    filter: (f) => /\.(shp|dbf)$/i.test(f.name),
+  });
   const name = (ext: string) => Object.keys(entries).find((n) => n.toLowerCase().endsWith(ext));
   const shp = name('.shp');
   const dbf = name('.dbf');
   if (!shp || !dbf) throw new InputError(zipPath, 'zip holds no .shp/.dbf pair');
-  const fc = (await shapefile.read(toArrayBuffer(entries[shp]!), toArrayBuffer(entries[dbf]!), {
+  return { shp: toArrayBuffer(entries[shp]!), dbf: toArrayBuffer(entries[dbf]!) };
+}
+
+/** All features of the one shapefile inside a Census zip (fields as in the .dbf). */
+export async function readShapefileZip(zipPath: string): Promise<AnyFeature[]> {
+  const { shp, dbf } = await shpDbf(zipPath);
+  const fc = (await shapefile.read(shp, dbf, {
     encoding: 'utf-8',
   })) as FeatureCollection<Geometry | null, Record<string, unknown>>;
   return fc.features;
+}
+
+/**
+ * The same features one at a time, in file order, none kept: memory is the zip's .shp and .dbf
+ * bytes and one feature (a state's block groups at 500k are tens of MB as bytes, several times
+ * that as GeoJSON objects).
+ */
+export async function eachShapefileFeature(zipPath: string, fn: (f: AnyFeature) => Promise<void> | void): Promise<number> {
+  const { shp, dbf } = await shpDbf(zipPath);
+  const source = await shapefile.open(shp, dbf, { encoding: 'utf-8' });
+  let n = 0;
+  for (let r = await source.read(); !r.done; r = await source.read()) {
+    await fn(r.value as AnyFeature);
+    n++;
+  }
+  return n;
 }
 
 function toArrayBuffer(u: Uint8Array): ArrayBuffer {

@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { renderValue } from '../../../src/domain/census-api/published-text.js';
 import { PUBLISHED_FORM_FILE } from '../../../src/domain/census-api/published-text.js';
-import { readGeos, scanDatFile, type SummaryLevel } from '../../sources/summary-file.js';
+import { readGeos, scanDatFile, type SummaryCell, type SummaryGeo, type SummaryLevel } from '../../sources/summary-file.js';
+import { readSequenceRelease, SEQUENCE_FILE_RE } from './sequence-file-release.js';
 import { InputError, type StepContext } from '../../step.js';
 import { SERVING_INDEX_FILE, writeServingIndex } from '../serving-index.js';
 import { PartitionForm } from './published-form.js';
@@ -26,6 +27,8 @@ const PER_STATE: ReadonlySet<string> = new Set(['tract', 'block_group']);
 
 /** What the download kept for the build (etl/online/summary-file.ts, SummarySelection). */
 interface Selection {
+  /** 'sequence': the sequence-based Summary File (etl/sources/sequence-file.ts); absent: table-based. */
+  format?: 'sequence';
   levels: SummaryLevel[];
   states: string[] | null;
   tables: Record<string, string[] | null>;
@@ -38,7 +41,9 @@ export interface SummaryRelease {
   files: string[];
 }
 
-const FILE_RE = /^summary-file\/(acs[15])\/(\d{4})\/(Geos\d{4}[15]YR\.txt|acsdt[15]y\d{4}-[a-z0-9]+\.dat|selection\.json)$/;
+const FILE_RE = new RegExp(
+  `^summary-file/(acs[15])/(\\d{4})/(?:Geos\\d{4}[15]YR\\.txt|acsdt[15]y\\d{4}-[a-z0-9]+\\.dat|selection\\.json|${SEQUENCE_FILE_RE})$`,
+);
 
 /** The Summary File inputs of a source tree (complete files only: no `.partial-*`). */
 export async function listSummaryFiles(sourceDir: string): Promise<string[]> {
@@ -46,11 +51,20 @@ export async function listSummaryFiles(sourceDir: string): Promise<string[]> {
   const root = path.join(sourceDir, SUMMARY_FILE_DIR);
   for (const dataset of await fs.readdir(root).catch(() => [] as string[]))
     for (const vintage of await fs.readdir(path.join(root, dataset)).catch(() => [] as string[]))
-      for (const f of await fs.readdir(path.join(root, dataset, vintage)).catch(() => [] as string[])) {
-        const rel = `${SUMMARY_FILE_DIR}/${dataset}/${vintage}/${f}`;
+      for (const rel of await walk(path.join(root, dataset, vintage), `${SUMMARY_FILE_DIR}/${dataset}/${vintage}`, 2))
         if (FILE_RE.test(rel)) out.push(rel);
-      }
   return out.sort();
+}
+
+/** Files below `dir` (`rel` its source-relative name), down to `depth` folders (the sequence-based state/group folders). */
+async function walk(dir: string, rel: string, depth: number): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    if (e.isDirectory()) {
+      if (depth > 0) out.push(...(await walk(path.join(dir, e.name), `${rel}/${e.name}`, depth - 1)));
+    } else out.push(`${rel}/${e.name}`);
+  }
+  return out;
 }
 
 /** Releases with a selection.json (a directory without one is a download that never finished). */
@@ -154,11 +168,14 @@ export async function buildRelease(
   const { dataset, vintage } = release;
   const sel = await readSelection(ctx.sourceDir, release);
   const dir = `${SUMMARY_FILE_DIR}/${dataset}/${vintage}`;
-  const geosFile = release.files.find((f) => /\/Geos\d{4}[15]YR\.txt$/.test(f));
-  if (!geosFile) throw new InputError(dir, 'no geography file (Geos{YYYY}{1,5}YR.txt)');
   const levels = new Set(sel.levels);
-  const geos = readGeos(path.join(ctx.sourceDir, geosFile), { levels, ...(sel.states ? { states: new Set(sel.states) } : {}) });
-  ctx.log.info(`summary file ${dataset} ${vintage}: ${geos.size.toLocaleString('en-US')} geographies of ${[...levels].join(', ')}`);
+  let geos: Map<string, SummaryGeo> | undefined;
+  if (sel.format !== 'sequence') {
+    const geosFile = release.files.find((f) => /\/Geos\d{4}[15]YR\.txt$/.test(f));
+    if (!geosFile) throw new InputError(dir, 'no geography file (Geos{YYYY}{1,5}YR.txt)');
+    geos = readGeos(path.join(ctx.sourceDir, geosFile), { levels, ...(sel.states ? { states: new Set(sel.states) } : {}) });
+    ctx.log.info(`summary file ${dataset} ${vintage}: ${geos.size.toLocaleString('en-US')} geographies of ${[...levels].join(', ')}`);
+  }
 
   const writers = new Map<string, StagingWriter>();
   const writerOf = (level: string, state: string) => {
@@ -174,47 +191,58 @@ export async function buildRelease(
   // Per level, the geographies seen (first NAME stands), and each geography's GEO_ID once.
   const seen = new Map<string, Set<string>>(sel.levels.map((l) => [l, new Set<string>()]));
   let cells = 0;
-  try {
-    for (const table of Object.keys(sel.tables).sort()) {
-      const rel = `${dir}/acsdt${dataset === 'acs5' ? '5' : '1'}y${vintage}-${table.toLowerCase()}.dat`;
-      if (!release.files.includes(rel)) throw new InputError(rel, `selection.json names table ${table}, but its data file is missing`);
-      const keep = sel.tables[table] ? new Set(sel.tables[table]) : undefined;
-      const stem = (v: string) => v.slice(table.length + 1, -1);
-      const text: Array<[string, string, string | null]> = [];
-      const { columns } = scanDatFile(path.join(ctx.sourceDir, rel), table, geos, keep, (geo, geoId, row) => {
-        const w = writerOf(geo.level, geo.state);
-        w.order(table, geo.key);
-        let s = '';
-        for (const c of row) {
-          s += `${geo.key}\t${table}\t${c.variable}\t${c.estimate ?? ''}\t${c.moe ?? ''}\t${c.estimateAnnotation ?? ''}\t${c.moeAnnotation ?? ''}\n`;
-          if (!c.plain) {
-            // The text the compatibility endpoint would not give back from the stored cell.
-            const e = c.e === '' ? null : c.e;
-            const m = c.m === '' ? null : c.m;
-            if (e !== renderValue(c.estimate, c.estimateAnnotation)) text.push([geo.key, `${stem(c.variable)}E`, e]);
-            if (m !== renderValue(c.moe, c.moeAnnotation)) text.push([geo.key, `${stem(c.variable)}M`, m]);
-          }
-        }
-        if (row.length) w.write(s, row.length);
-        cells += row.length;
-        const known = seen.get(geo.level)!;
-        if (!known.has(geo.key)) {
-          known.add(geo.key);
-          places.get(geo.level)!.add([[geo.key, geo.name]]);
-          forms.get(geo.level)!.add({ tables: [], names: [[geo.key, geo.name]], geoIds: [[geo.key, geoId]], text: [] });
-        }
-      });
-      const cols = columns.map((c) => stem(c.variable)).flatMap((n) => [`${n}E`, `${n}EA`, `${n}M`, `${n}MA`]);
-      for (const l of sel.levels) {
-        tables.get(l)!.add(table);
-        files.set(l, files.get(l)! + 1);
-        forms.get(l)!.add({ tables: [[table, [...cols, 'GEO_ID', 'NAME'].join(' ')]], names: [], geoIds: [], text: [] });
-      }
-      for (const [key, column, t] of text) {
-        const level = key.slice(0, key.indexOf(':'));
-        forms.get(level)?.add({ tables: [], names: [], geoIds: [], text: [[key, column, t]] });
+  /** One geography's cells of one table: staged, and what the compatibility endpoint needs noted. */
+  const emit = (table: string, geo: SummaryGeo, geoId: string | null, row: SummaryCell[]) => {
+    const w = writerOf(geo.level, geo.state);
+    w.order(table, geo.key);
+    const form = forms.get(geo.level)!;
+    let s = '';
+    for (const c of row) {
+      s += `${geo.key}\t${table}\t${c.variable}\t${c.estimate ?? ''}\t${c.moe ?? ''}\t${c.estimateAnnotation ?? ''}\t${c.moeAnnotation ?? ''}\n`;
+      if (!c.plain) {
+        // The text the compatibility endpoint would not give back from the stored cell.
+        const stem = c.variable.slice(table.length + 1, -1);
+        const e = c.e === '' ? null : c.e;
+        const m = c.m === '' ? null : c.m;
+        if (e !== renderValue(c.estimate, c.estimateAnnotation))
+          form.add({ tables: [], names: [], geoIds: [], text: [[geo.key, `${stem}E`, e]] });
+        if (m !== renderValue(c.moe, c.moeAnnotation)) form.add({ tables: [], names: [], geoIds: [], text: [[geo.key, `${stem}M`, m]] });
       }
     }
+    if (row.length) w.write(s, row.length);
+    cells += row.length;
+    const known = seen.get(geo.level)!;
+    if (!known.has(geo.key)) {
+      known.add(geo.key);
+      places.get(geo.level)!.add([[geo.key, geo.name]]);
+      // No GEO_ID (a sequence-based metro or district): the endpoint writes its own.
+      form.add({ tables: [], names: [[geo.key, geo.name]], geoIds: geoId === null ? [] : [[geo.key, geoId]], text: [] });
+    }
+  };
+  /** A table read for every level of the release: its columns in the API's order. */
+  const held = (table: string, variables: string[]) => {
+    const cols = variables.map((v) => v.slice(table.length + 1, -1)).flatMap((n) => [`${n}E`, `${n}EA`, `${n}M`, `${n}MA`]);
+    for (const l of sel.levels) {
+      tables.get(l)!.add(table);
+      files.set(l, files.get(l)! + 1);
+      forms.get(l)!.add({ tables: [[table, [...cols, 'GEO_ID', 'NAME'].join(' ')]], names: [], geoIds: [], text: [] });
+    }
+  };
+  try {
+    if (sel.format === 'sequence') readSequenceRelease(ctx, release, sel, stagingDir, emit, held);
+    else
+      for (const table of Object.keys(sel.tables).sort()) {
+        const rel = `${dir}/acsdt${dataset === 'acs5' ? '5' : '1'}y${vintage}-${table.toLowerCase()}.dat`;
+        if (!release.files.includes(rel)) throw new InputError(rel, `selection.json names table ${table}, but its data file is missing`);
+        const keep = sel.tables[table] ? new Set(sel.tables[table]) : undefined;
+        const { columns } = scanDatFile(path.join(ctx.sourceDir, rel), table, geos!, keep, (geo, geoId, row) =>
+          emit(table, geo, geoId, row),
+        );
+        held(
+          table,
+          columns.map((c) => c.variable),
+        );
+      }
     // API value files of the same partitions: their staging lines, routed by state where the level is per state.
     for (const [level, apiFiles] of extra) {
       if (!levels.has(level as SummaryLevel)) continue;

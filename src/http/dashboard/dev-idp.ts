@@ -8,7 +8,8 @@ import os from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 import { DEV_IDP_PATH, type Config } from '../../config.js';
 import { escapeHtml, page } from './html.js';
 
@@ -67,7 +68,10 @@ export async function createDevProvider(config: Config, issuer: string, clientId
       );
     },
   };
-  const provider = new Provider(issuer, configuration);
+  // Loaded here, not at the top: oidc-provider (with koa and jose) is about 270 modules, some 230 ms
+  // of CPU at every start, and only a development server runs it.
+  const { default: OidcProvider } = await import('oidc-provider');
+  const provider = new OidcProvider(issuer, configuration);
   provider.proxy = config.TRUST_PROXY;
   return provider;
 }

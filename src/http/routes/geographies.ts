@@ -21,7 +21,10 @@ export function geographyRoutes(app: FastifyInstance) {
     verb: geographiesList,
     rest: {
       type: { describe: 'Geography type.' },
-      parent: { describe: 'A parent geography key (`state:48`) or name (`Travis County, TX`, `TX-35`).' },
+      parent: {
+        describe:
+          'A parent geography key (`state:48`) or name (`Travis County, TX`, `TX-35`); a former name (`Austin-Round Rock, TX`) brings `meta.name_note` and `meta.former_name`, as on the children operation.',
+      },
       search: { describe: 'Name words, e.g. `travis`.' },
     },
   });
@@ -42,7 +45,7 @@ export function geographyRoutes(app: FastifyInstance) {
     url: '/v1/geographies/:geo_key/children',
     summary: 'Child geographies of a parent',
     description:
-      'Accepted pairs: nation→state; state→county, cd, tract, block_group; metro→county, tract, block_group; cd→county, tract, block_group; county→tract, block_group; tract→block_group. Another pair is 400 `unsupported-child-type` naming the allowed types. The parent may be a key or a URL-encoded name (`Travis County, TX`, `TX-35`, `Austin-Round Rock-San Marcos, TX`), also a name the place had in another vintage (`Austin-Round Rock, TX`, the ACS 2017 title of `metro:12420`): `meta.name_note` then says so (null otherwise); a former name another place also bears is 400 `ambiguous-geography-name` with both as `candidates`. Paginated; the maximum page size depends on the plan.',
+      'Accepted pairs: nation→state; state→county, cd, tract, block_group; metro→county, tract, block_group; cd→county, tract, block_group; county→tract, block_group; tract→block_group. Another pair is 400 `unsupported-child-type` naming the allowed types. The parent may be a key or a URL-encoded name (`Travis County, TX`, `TX-35`, `Austin-Round Rock-San Marcos, TX`), also a name the place had in another vintage (`Austin-Round Rock, TX`, the ACS 2017 title of `metro:12420`): `meta.name_note` then says so in a sentence and `meta.former_name` in fields (`former_name`, `from`, `to`: the vintages it held, `current_name` in `vintage`, `geo_key`; both null otherwise); a former name another place also bears is 400 `ambiguous-geography-name` with both as `candidates`. Paginated; the maximum page size depends on the plan.',
     tags: ['geographies'],
     auth: 'api-key',
     needs: ['geographies'],

@@ -1,6 +1,7 @@
 // The Stripe SDK configured from config. STRIPE_API_URL points it at a local stub in tests (the
 // SDK's host/port/protocol options); production leaves it unset.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { stripeSdk } from './stripe-sdk.js';
 import type { Config } from '../../config.js';
 
 export function createStripe(config: Pick<Config, 'STRIPE_SECRET_KEY' | 'STRIPE_API_URL'>): Stripe | null {
@@ -12,5 +13,6 @@ export function createStripe(config: Pick<Config, 'STRIPE_SECRET_KEY' | 'STRIPE_
     opts.port = u.port || (u.protocol === 'https:' ? '443' : '80');
     opts.protocol = u.protocol.replace(':', '') as 'http' | 'https';
   }
-  return new Stripe(config.STRIPE_SECRET_KEY, opts);
+  const Sdk = stripeSdk();
+  return new Sdk(config.STRIPE_SECRET_KEY, opts);
 }

@@ -17,14 +17,16 @@ export class Crosswalks {
   readonly metroCounties = new Map<string, string[]>();
   readonly countyMetro = new Map<string, string>();
   readonly centralCounties = new Set<string>();
-  readonly cdTracts = new Map<string, TractShare[]>();
-  readonly tractCds = new Map<string, string[]>();
+  /** District ↔ tract maps, built on first use (below). */
+  private cd: { cdTracts: Map<string, TractShare[]>; tractCds: Map<string, string[]> } | undefined;
   /** District → block groups of its split tracts that lie in it. */
   readonly cdSplitBgs = new Map<string, string[]>();
   readonly ctRegionOf = new Map<string, string>();
   readonly ct2022Of = new Map<string, string>();
   readonly ct2020Of = new Map<string, string>();
   readonly ctRegionTracts = new Map<string, string[]>();
+
+  private readonly cdTract: GeoCrosswalks['cd_tract'];
 
   constructor(x: GeoCrosswalks) {
     x.metro_county.cbsa.forEach((m, i) => {
@@ -33,11 +35,7 @@ export class Crosswalks {
       this.countyMetro.set(c, m);
       if (x.metro_county.central[i]) this.centralCounties.add(c);
     });
-    x.cd_tract.tract.forEach((t, i) => {
-      const cd = x.cd_tract.cd[i]!;
-      push(this.cdTracts, cd, { tract: t, afact: x.cd_tract.afact[i]! });
-      push(this.tractCds, t, cd);
-    });
+    this.cdTract = x.cd_tract;
     x.cd_bg_split.bg.forEach((bg, i) => push(this.cdSplitBgs, x.cd_bg_split.cd[i]!, bg));
     x.ct_tract.tract2020.forEach((t, i) => {
       const r = x.ct_tract.region[i]!;
@@ -47,6 +45,33 @@ export class Crosswalks {
       this.ct2020Of.set(t22, t);
       push(this.ctRegionTracts, r, t);
     });
+  }
+
+  /**
+   * The district-to-tract crosswalk's two maps, built on first use: ~87,000 rows, a noticeable part
+   * of every start (target 3 s) for the district requests only.
+   */
+  private cdMaps(): NonNullable<Crosswalks['cd']> {
+    if (!this.cd) {
+      const x = this.cdTract;
+      const cdTracts = new Map<string, TractShare[]>();
+      const tractCds = new Map<string, string[]>();
+      x.tract.forEach((t, i) => {
+        const cd = x.cd[i]!;
+        push(cdTracts, cd, { tract: t, afact: x.afact[i]! });
+        push(tractCds, t, cd);
+      });
+      this.cd = { cdTracts, tractCds };
+    }
+    return this.cd;
+  }
+
+  get cdTracts(): Map<string, TractShare[]> {
+    return this.cdMaps().cdTracts;
+  }
+
+  get tractCds(): Map<string, string[]> {
+    return this.cdMaps().tractCds;
   }
 
   isSplit(tract2020: string): boolean {

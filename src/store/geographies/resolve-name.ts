@@ -23,6 +23,21 @@ export interface NameResolution {
   alternatives: NameTarget[];
   /** Set when the name is another vintage's name of the target (metro titles change). */
   note?: string;
+  /** The same, as fields, for pages that word it with names (`note` names the place by its key). */
+  former?: FormerName;
+}
+
+/** A name the place had in other vintages ("Austin-Round Rock, TX", ACS 2013–2017, of metro:12420). */
+export interface FormerName {
+  /** The name as asked for: the place's title in `from`–`to`. */
+  former_name: string;
+  /** The vintages that title held (`to`: null while it is also current in a later delineation). */
+  from: number;
+  to: number | null;
+  /** The place's name in `vintage`, the vintage asked about. */
+  current_name: string;
+  vintage: number;
+  geo_key: string;
 }
 
 function countyLabel(c: CountyEntry, states: Map<string, StateEntry>): string {
@@ -45,7 +60,7 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   // A metro is matched by the titles of the vintage's delineation. A title of another vintage
   // still finds its CBSA when that code exists in this vintage (the title changed, the code did
   // not), with a note; a CBSA that does not exist in this vintage is reported, never substituted.
-  const metroNotes = new Map<string, string>();
+  const metroNotes = new Map<string, { note: string; former: FormerName }>();
   /** CBSA → its title matched and when it held (`"Longview, WA" in ACS 2017`), for candidates. */
   const formerTitles = new Map<string, string>();
   const retiredMetros: MetroEntry[] = [];
@@ -58,7 +73,17 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
     if (row >= 0 && now !== m.title) {
       const when = `ACS ${m.validFrom === m.validTo ? m.validFrom : `${m.validFrom}–${m.validTo === 9999 ? 'present' : m.validTo}`}`;
       formerTitles.set(m.cbsa, `"${m.title}" in ${when}`);
-      metroNotes.set(m.cbsa, `"${m.title}" is the ${when} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`);
+      metroNotes.set(m.cbsa, {
+        note: `"${m.title}" is the ${when} title of metro:${m.cbsa}; in ${vintage} it is "${now}".`,
+        former: {
+          former_name: m.title,
+          from: m.validFrom,
+          to: m.validTo === 9999 ? null : m.validTo,
+          current_name: now,
+          vintage,
+          geo_key: `metro:${m.cbsa}`,
+        },
+      });
     }
     return { type: 'metro', fips: m.cbsa, label: now };
   };
@@ -208,8 +233,8 @@ export function resolvePlaceName(store: GeographyStore, rawName: string, vintage
   // A county named with its type word ("St. Louis city") is unmistakable: no "could also mean".
   if (best.length === 1 && best[0]!.type === 'county' && t0.includes(best[0]!)) others = others.filter((t) => t.type !== 'county');
   if (best.length === 1) {
-    const note = best[0]!.type === 'metro' ? metroNotes.get(best[0]!.fips) : undefined;
-    return note ? { target: best[0]!, alternatives: others, note } : { target: best[0]!, alternatives: others };
+    const former = best[0]!.type === 'metro' ? metroNotes.get(best[0]!.fips) : undefined;
+    return former ? { target: best[0]!, alternatives: others, ...former } : { target: best[0]!, alternatives: others };
   }
   if (best.length > 1) {
     throw new AppError(

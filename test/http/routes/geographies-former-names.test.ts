@@ -10,7 +10,12 @@ const get = (url: string) => svc.app.inject({ url, headers: { 'x-api-key': svc.k
 const children = (name: string, extra = '') => get(`/v1/geographies/${encodeURIComponent(name)}/children?type=county${extra}`);
 
 interface ChildrenBody {
-  meta: { parent: { geo_key: string; name: string }; notes: string[]; name_note: string | null };
+  meta: {
+    parent: { geo_key: string; name: string };
+    notes: string[];
+    name_note: string | null;
+    former_name: { former_name: string; from: number; to: number | null; current_name: string; vintage: number; geo_key: string } | null;
+  };
 }
 
 beforeAll(async () => {
@@ -31,6 +36,15 @@ describe('former place names', () => {
         '"Austin-Round Rock, TX" is the ACS 2017 title of metro:12420; in 2024 it is "Austin-Round Rock-San Marcos, TX".',
       );
       expect(body.meta.notes[0]).toBe(body.meta.name_note);
+      // The same as fields, so a page can word it with names rather than the key (issue 37 §8).
+      expect(body.meta.former_name).toEqual({
+        former_name: 'Austin-Round Rock, TX',
+        from: 2017,
+        to: 2017,
+        current_name: 'Austin-Round Rock-San Marcos, TX',
+        vintage: 2024,
+        geo_key: 'metro:12420',
+      });
     },
   );
 
@@ -38,9 +52,29 @@ describe('former place names', () => {
     const r = await children('Austin-Round Rock-San Marcos, TX');
     expect(r.statusCode).toBe(200);
     expect(r.json<ChildrenBody>().meta.name_note).toBeNull();
+    expect(r.json<ChildrenBody>().meta.former_name).toBeNull();
     // In 2017 the 2017 title is the current one: no note either.
     const then = await children('Austin-Round Rock, TX', '&vintage=2017');
     expect(then.json<ChildrenBody>().meta.name_note).toBeNull();
+    expect(then.json<ChildrenBody>().meta.former_name).toBeNull();
+  });
+
+  it('a later title asked about an earlier vintage is noted the other way round (2023 title, ACS 2017)', async () => {
+    const r = await children('Austin-Round Rock-San Marcos, TX', '&vintage=2017');
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    const meta = r.json<ChildrenBody>().meta;
+    expect(meta.parent.geo_key).toBe('metro:12420');
+    expect(meta.former_name).toEqual({
+      former_name: 'Austin-Round Rock-San Marcos, TX',
+      from: 2018,
+      to: null,
+      current_name: 'Austin-Round Rock, TX',
+      vintage: 2017,
+      geo_key: 'metro:12420',
+    });
+    expect(meta.name_note).toBe(
+      '"Austin-Round Rock-San Marcos, TX" is the ACS 2018–present title of metro:12420; in 2017 it is "Austin-Round Rock, TX".',
+    );
   });
 
   it('“Longview”, the title of metro:30980 and the 2017 title of metro:31020, answers with both', async () => {
@@ -55,6 +89,21 @@ describe('former place names', () => {
     expect(wa.statusCode).toBe(200);
     expect(wa.json<ChildrenBody>().meta.parent.geo_key).toBe('metro:31020');
     expect(wa.json<ChildrenBody>().meta.name_note).toContain('"Longview, WA" is the ACS 2017 title of metro:31020');
+    expect(wa.json<ChildrenBody>().meta.former_name).toMatchObject({ former_name: 'Longview, WA', geo_key: 'metro:31020' });
+  });
+
+  it('GET /v1/geographies?parent= (MCP search_geographies) names a former name as the children operation does', async () => {
+    const r = await get(`/v1/geographies?parent=${encodeURIComponent('Austin-Round Rock, TX')}&type=county`);
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    const body = r.json<ChildrenBody & { data: { geo_key: string }[] }>();
+    expect(body.data.map((c) => c.geo_key)).toContain('county:48453');
+    expect(body.meta.notes).toEqual([
+      '"Austin-Round Rock, TX" is the ACS 2017 title of metro:12420; in 2024 it is "Austin-Round Rock-San Marcos, TX".',
+    ]);
+    expect(body.meta.former_name).toMatchObject({ former_name: 'Austin-Round Rock, TX', current_name: 'Austin-Round Rock-San Marcos, TX' });
+    // A parent given by its key brings no note.
+    const byKey = await get('/v1/geographies?parent=metro:12420&type=county');
+    expect(byKey.json<ChildrenBody>().meta.former_name).toBeUndefined();
   });
 
   it('a former title in geo= finds the metro’s counties, with the note in meta.notes', async () => {

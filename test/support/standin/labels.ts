@@ -96,7 +96,7 @@ export function answerLabels(truth: StandinTruth, u: URL): EmulatorAnswer | unde
  * pipe-delimited, header `Table ID|Line|Indent|Unique ID|Label|Title|Universe|Type`, one row per
  * line with its own segment of the label and its indent.
  */
-export function standinTableShells(truth: StandinTruth): string {
+export function standinTableShells(truth: { opts: { tables: Record<string, number> } }): string {
   const rows = ['Table ID|Line|Indent|Unique ID|Label|Title|Universe|Type'];
   for (const [table, count] of Object.entries(truth.opts.tables))
     for (let line = 1; line <= count; line++) {
@@ -107,4 +107,18 @@ export function standinTableShells(truth: StandinTruth): string {
       );
     }
   return `${rows.join('\r\n')}\r\n`;
+}
+
+/**
+ * The shells of each Summary File release the stand-in publishes (acs5, one per vintage), where the
+ * Bureau puts them: `/programs-surveys/acs/summary_file/{YYYY}/table-based-SF/documentation/
+ * ACS{YYYY}5YR_Table_Shells.txt`, beside the Geos file. Undefined for any other path.
+ */
+export function answerTableShells(
+  releases: ReadonlyArray<{ opts: { vintage: number; tables: Record<string, number> } }>,
+  p: string,
+): EmulatorAnswer | undefined {
+  const m = /^\/programs-surveys\/acs\/summary_file\/(\d{4})\/table-based-SF\/documentation\/ACS\1(5)YR_Table_Shells\.txt$/.exec(p);
+  const release = m && releases.find((r) => r.opts.vintage === Number(m[1]));
+  return release ? { status: 200, body: standinTableShells(release), type: 'text/plain' } : undefined;
 }

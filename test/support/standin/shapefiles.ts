@@ -26,6 +26,12 @@ export interface ShapeTruthOptions {
   cbsas?: Record<string, [string, string[]]>;
   /** Congressional districts per state (strips of the state's box); default 1. */
   districts?: Record<string, number>;
+  /**
+   * Vertices of each tract and block-group ring (default 5: the bare box). More makes the real
+   * files' weight (the Bureau's 500k block groups have a few hundred): the box's edges cut into
+   * steps that dent inwards, so every centre stays in its own shape.
+   */
+  vertices?: number;
 }
 
 const ORIGIN: [number, number] = [-110, 30];
@@ -47,6 +53,30 @@ const ringOf = (b: Box): Array<[number, number]> => [
   [b[2], b[1]],
   [b[0], b[1]],
 ];
+/** `b`'s ring with about `n` vertices: each edge cut in equal steps, every other point dented inwards by 1% of the box. */
+function denseRingOf(b: Box, n: number): Array<[number, number]> {
+  const per = Math.max(1, Math.floor((n - 1) / 4));
+  const dent = Math.min(b[2] - b[0], b[3] - b[1]) * 0.01;
+  const corners = ringOf(b);
+  const inward: Array<[number, number]> = [
+    [dent, 0],
+    [0, -dent],
+    [-dent, 0],
+    [0, dent],
+  ];
+  const out: Array<[number, number]> = [];
+  for (let e = 0; e < 4; e++) {
+    const [x0, y0] = corners[e]!;
+    const [x1, y1] = corners[e + 1]!;
+    for (let k = 0; k < per; k++) {
+      const d = k % 2 === 1 ? inward[e]! : [0, 0];
+      out.push([x0 + ((x1 - x0) * k) / per + d[0]!, y0 + ((y1 - y0) * k) / per + d[1]!]);
+    }
+  }
+  out.push(corners[0]!);
+  return out;
+}
+
 export const centreOf = (b: Box): { lat: number; lng: number } => ({ lng: (b[0] + b[2]) / 2, lat: (b[1] + b[3]) / 2 });
 
 const tractName = (t: string) => `${String(Number(t.slice(0, 4)))}${t.slice(4) === '00' ? '' : `.${t.slice(4)}`}`;
@@ -54,33 +84,58 @@ const tractName = (t: string) => `${String(Number(t.slice(0, 4)))}${t.slice(4) =
 export class ShapeTruth {
   constructor(readonly opts: ShapeTruthOptions) {}
 
+  // Lists by parent and positions within them, made once (a national truth has 85,000 tracts).
+  private memo = new Map<string, string[]>();
+  private position = new Map<string, number>();
+  private listOf(key: string, all: () => string[], prefix: string): string[] {
+    let list = this.memo.get(key);
+    if (!list) {
+      list = all().filter((c) => c.startsWith(prefix));
+      this.memo.set(key, list);
+      list.forEach((c, i) => this.position.set(`${key}/${c}`, i));
+    }
+    return list;
+  }
+  private indexIn(key: string, list: string[], code: string): number {
+    return this.position.get(`${key}/${code}`) ?? list.indexOf(code);
+  }
+
   private stateCodes(): string[] {
-    return Object.keys(this.opts.states).sort();
+    return this.listOf('states', () => Object.keys(this.opts.states).sort(), '');
   }
 
   stateBox(st: string): Box {
-    const i = this.stateCodes().indexOf(st);
+    const i = this.indexIn('states', this.stateCodes(), st);
     if (i < 0) throw new Error(`no state ${st} in the shape truth`);
     const x = ORIGIN[0] + i * STATE_W;
     return [x, ORIGIN[1], x + STATE_W, ORIGIN[1] + STATE_H];
   }
 
   countiesOf(st: string): string[] {
-    return Object.keys(this.opts.counties).filter((c) => c.startsWith(st));
+    return this.listOf(`counties:${st}`, () => Object.keys(this.opts.counties), st);
   }
 
   countyBox(geoid: string): Box {
-    const list = this.countiesOf(geoid.slice(0, 2));
-    return strip(this.stateBox(geoid.slice(0, 2)), list.indexOf(geoid), list.length, true);
+    const st = geoid.slice(0, 2);
+    const list = this.countiesOf(st);
+    return strip(this.stateBox(st), this.indexIn(`counties:${st}`, list, geoid), list.length, true);
   }
 
   tractsOf(county: string): string[] {
-    return Object.keys(this.opts.tracts).filter((t) => t.startsWith(county));
+    const st = county.slice(0, 2);
+    const inState = this.listOf(`tracts:${st}`, () => Object.keys(this.opts.tracts), st);
+    return this.listOf(`tracts:${county}`, () => inState, county);
   }
 
   tractBox(geoid: string): Box {
-    const list = this.tractsOf(geoid.slice(0, 5));
-    return strip(this.countyBox(geoid.slice(0, 5)), list.indexOf(geoid), list.length, true);
+    const county = geoid.slice(0, 5);
+    const list = this.tractsOf(county);
+    return strip(this.countyBox(county), this.indexIn(`tracts:${county}`, list, geoid), list.length, true);
+  }
+
+  private smallRing(b: Box): Array<[number, number]> {
+    const n = this.opts.vertices ?? 5;
+    return n > 5 ? denseRingOf(b, n) : ringOf(b);
   }
 
   blockGroupBox(geoid: string): Box {
@@ -106,7 +161,7 @@ export class ShapeTruth {
   private perState(level: string, st: string, scale: string): ShapeRecord[] | undefined {
     if (scale !== '500k' || !this.opts.states[st]) return undefined;
     const [stateName, usps] = this.opts.states[st];
-    const tracts = Object.keys(this.opts.tracts).filter((t) => t.startsWith(st));
+    const tracts = this.listOf(`tracts:${st}`, () => Object.keys(this.opts.tracts), st);
     const common = (geoid: string) => ({
       STATEFP: st,
       COUNTYFP: geoid.slice(2, 5),
@@ -119,7 +174,7 @@ export class ShapeTruth {
     });
     if (level === 'tract')
       return tracts.map((t) => ({
-        rings: [ringOf(this.tractBox(t))],
+        rings: [this.smallRing(this.tractBox(t))],
         attributes: {
           ...common(t),
           AFFGEOID: `1400000US${t}`,
@@ -133,7 +188,7 @@ export class ShapeTruth {
     if (level === 'bg')
       return tracts.flatMap((t) =>
         (this.opts.tracts[t] ?? []).map((b) => ({
-          rings: [ringOf(this.blockGroupBox(`${t}${b}`))],
+          rings: [this.smallRing(this.blockGroupBox(`${t}${b}`))],
           attributes: {
             ...common(t),
             BLKGRPCE: b,
