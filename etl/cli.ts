@@ -1,5 +1,6 @@
 // `npm run etl -- <command>`: compile the Census source tree into a data build.
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { build, type BuildSummary } from './build.js';
@@ -54,7 +55,15 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
     return (await online.prepareOnlineSource({ ...common, fallbackDir })).sourceDir;
   }
   const sel = online.parseSelection(o);
-  const plan = await online.planSelection(sel, (vintage, dataset) => online.fetchGroupList({ ...common, vintage, dataset }));
+  // The Data API's label documents for each dataset vintage the fallback's shells do not describe
+  // (the Summary File's shells may replace them below). Their groups.json is also --all-tables's
+  // list of groups: read once, into the cache.
+  const labels = online.planLabels(sel, (dataset, vintage) => online.fallbackDescribes(fallbackDir, dataset, vintage));
+  const labelled = (dataset: string, vintage: number) =>
+    labels.some((l) => l.dataset === dataset && l.vintage === vintage && l.doc === 'groups.json');
+  const plan = await online.planSelection(sel, (vintage, dataset) =>
+    online.fetchGroupList({ ...common, vintage, dataset, labelsCache: labelled(dataset, vintage) ? common.cacheDir : undefined }),
+  );
   // The reference files census.gov publishes, when the fallback is not a source tree (no
   // geo/state.txt: an empty directory on a machine without ../shared); otherwise the fallback's.
   // The 50 TIGER/Line district zips (full resolution, ~300 MB) are left to the mirror plan: a
@@ -83,6 +92,12 @@ async function prepareOnline(o: BuildFlags): Promise<string | undefined> {
   );
   plan.labels = labelSources.labels;
   plan.shells = labelSources.shells;
+  // A groups.json read for --all-tables's list whose vintage takes the Summary File's shells
+  // instead is not one of this build's label documents: it leaves the cache, as before.
+  const keptGroups = new Set(plan.labels.filter((l) => l.doc === 'groups.json').map(online.labelCachePath));
+  for (const l of labels)
+    if (l.doc === 'groups.json' && !keptGroups.has(online.labelCachePath(l)))
+      await rm(path.join(common.cacheDir, online.labelCachePath(l)), { force: true });
   if (o.dryRun) {
     process.stdout.write(online.describePlan(sel, plan, online.estimatePlan(plan), { apiBase: o.apiBase, cacheDir: common.cacheDir }));
     process.stdout.write(sf.describeSummaryFiles(split.summary, o.filesBase));

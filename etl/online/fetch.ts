@@ -25,7 +25,7 @@ import {
 import { REFERENCE_FILES } from './reference.js';
 import { fetchReference } from './reffile.js';
 import { cbReference } from './shapes.js';
-import { fetchLabelDocument, labelCachePath } from './labels.js';
+import { fetchLabelDocument, labelCachePath, type LabelItem } from './labels.js';
 
 /** Cache files are gzip (CRC-checked on resume, see cache.ts) of the body byte for byte. */
 const gzipped = (body: Buffer | null) => body && gzipSync(body, { level: 9 });
@@ -288,14 +288,30 @@ function progressReporter(opts: Pick<FetchOptions, 'log' | 'progressEveryMs'>, t
   };
 }
 
-/** The groups a dataset vintage publishes, from the API's `groups.json`. */
+/**
+ * The groups a dataset vintage publishes, from the API's `groups.json`. `labelsCache`: the download
+ * cache, when the selection's labels (labels.ts) include this groups.json: the document is then
+ * the labels' own, read from the cache when complete, else downloaded, checked as a label document
+ * and cached, so the labels download finds it there (--all-tables fetched it twice).
+ */
 export async function fetchGroupList(
-  opts: Omit<FetchOptions, 'cacheDir' | 'plan'> & { vintage: number; dataset: Dataset },
+  opts: Omit<FetchOptions, 'cacheDir' | 'plan'> & { vintage: number; dataset: Dataset; labelsCache?: string },
 ): Promise<string[]> {
   const ep: ApiEndpoint = { apiBase: opts.apiBase ?? DEFAULT_API_BASE, apiKey: opts.apiKey };
   const retry = retryOptions(opts);
   const url = metaUrl(ep, opts.vintage, opts.dataset, 'groups.json');
-  return parseGroupsJson(await getJson(url, retry), redact(url, retry.secrets));
+  const where = redact(url, retry.secrets);
+  if (opts.labelsCache === undefined) return parseGroupsJson(await getJson(url, retry), where);
+  const item: LabelItem = { dataset: opts.dataset, vintage: opts.vintage, doc: 'groups.json' };
+  const file = path.join(opts.labelsCache, labelCachePath(item));
+  let body: Buffer | null;
+  if (await isComplete(file)) body = gunzipSync(await fs.readFile(file));
+  else {
+    body = await fetchLabelDocument(ep, item, retry);
+    if (body === null) throw new Error(`${where}: the Data API has no groups.json for ${opts.dataset} ${opts.vintage}`);
+    await writeAtomic(file, gzipped(body)!);
+  }
+  return parseGroupsJson(JSON.parse(body.toString('utf8')), where);
 }
 
 /**

@@ -18,7 +18,8 @@ import { knownFromLoaded, listMetadataInputs, loadCodeVintages, loadKnownCodes }
 import { codesOf, readCatalogSource, type CatalogSource } from './catalog/source.js';
 
 /** Bump when this step's code changes what it writes. */
-const CODE_VERSION = 2;
+// 3: a code of a table no loaded list covers is no_data_loaded, not not_in_vintage.
+const CODE_VERSION = 3;
 
 export const REPO_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../catalog');
 

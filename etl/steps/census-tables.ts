@@ -12,7 +12,8 @@ import { compileDataset } from './census-tables/compile.js';
 export const censusTablesStep: EtlStep = {
   name: 'census-tables',
   // 2: the API's predicateType and the estimates it lists without a margin of error.
-  version: 2,
+  // 3: the tables groups.json names whose lines were not downloaded (listed_only).
+  version: 3,
   outputs: ['tables'],
   listInputs: listTableInputs,
   async run(ctx: StepContext): Promise<StepResult> {

@@ -59,12 +59,12 @@ export const ANNOTATIONS = {
   },
   not_in_vintage: {
     symbol: '',
-    meaning: 'This variable is not published in this vintage of the dataset.',
+    meaning: "The Census Bureau's variable list for this vintage of the dataset does not include this variable.",
   },
   no_data_loaded: {
     symbol: '',
     meaning:
-      'The Census Bureau publishes this figure, but this deployment has not loaded values for this dataset, vintage and geography level.',
+      'The Census Bureau publishes this figure, but this deployment has not loaded it: values of this table for this dataset, vintage and geography level.',
   },
   not_published: {
     symbol: '',

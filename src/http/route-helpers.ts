@@ -177,6 +177,23 @@ function openapiSchema(spec: DocSpec, querystring: z.ZodType | undefined) {
   };
 }
 
+/**
+ * The `format` query parameter of a route answering in several formats (null for JSON alone): the
+ * one declaration of its enum, documented in the route's querystring and read by verb routes
+ * (verb-route.ts) with this same schema.
+ */
+export function formatQuery(formats: readonly Format[]) {
+  if (formats.length < 2) return null;
+  return z.object({
+    format: z
+      .enum(formats as [Format, ...Format[]])
+      .optional()
+      .describe(
+        `Response format; csv: ${csvTerms()}.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
+      ),
+  });
+}
+
 /** A route whose JSON success body is the APIResponse envelope around `data`. */
 export function defineRoute<
   Q extends AnyObject = typeof emptyObject,
@@ -193,17 +210,8 @@ export function defineRoute<
   if (formats.includes('compact') && !spec.compact) throw new Error(`${spec.url}: formats includes compact but no compact() renderer`);
   if (!spec.handler === !spec.lifecycle) throw new Error(`${spec.url}: a route has a handler or a verb's lifecycle, one of them`);
   const base = spec.querystring ?? emptyObject;
-  const querystring =
-    formats.length > 1
-      ? base.extend({
-          format: z
-            .enum(formats as [Format, ...Format[]])
-            .optional()
-            .describe(
-              `Response format; csv: ${csvTerms()}.${formats.includes('compact') ? ' compact: the same values as a columnar table (geographies × variables arrays, annotation codes, each label once), for large answers (docs/api.md).' : ''}`,
-            ),
-        })
-      : spec.querystring;
+  const format = formatQuery(formats);
+  const querystring = format ? base.extend(format.shape) : spec.querystring;
   // The query's parameter names, read once per route (refuseAsRead checks each request against them).
   const known = knownParameters(querystring);
   app.route({

@@ -4,8 +4,10 @@
 import type { z } from 'zod';
 import type { StoreName } from '../context/stores.js';
 import type { AuthMode } from './plugins/auth.js';
+import type { VerbFormat } from '../verbs/lifecycle/verb-spec.js';
 
-export type Format = 'json' | 'csv' | 'compact';
+/** The formats a route answers in: the verbs' own list (verb-spec.ts), not a second one. */
+export type Format = VerbFormat;
 
 /** Route metadata kept in fastify's route config; the OpenAPI transform reads it too. */
 export interface RouteMeta {

@@ -17,7 +17,12 @@ export interface Topic {
 export type Resolution =
   | { kind: 'direct'; code: string }
   | { kind: 'derived'; formula: string; codes: string[] }
-  | { kind: 'unavailable'; reason: 'not_in_vintage' | 'not_comparable' };
+  /**
+   * not_in_vintage: the Bureau's variable list of that vintage lacks a code; not_comparable: a code
+   * changed meaning; no_data_loaded: no list this build read covers a code's table in that vintage
+   * (an online selection of other tables or vintages), so it may exist and is not loaded.
+   */
+  | { kind: 'unavailable'; reason: 'not_in_vintage' | 'not_comparable' | 'no_data_loaded' };
 
 export interface CatalogVariable {
   api_name: string;

@@ -90,6 +90,11 @@ class DatasetTables {
     return this.columns.has(code);
   }
 
+  /** groups.json names the table in this vintage, and this build has not loaded its lines. */
+  listedOnly(tableId: string, vintage: number): boolean {
+    return ((this.file.listed_only?.[tableId] ?? 0) & this.bit(vintage)) !== 0;
+  }
+
   vintagesOf(code: string): number[] {
     const c = this.columns.get(code);
     return c ? this.vintagesOfMask(c[2].reduce((m, v) => m | v[0], 0)) : [];
@@ -256,6 +261,19 @@ export class CensusTableStore {
   /** Whether the build has any table metadata for this dataset and vintage. */
   hasVintageMetadata(dataset: CensusDataset, vintage: number): boolean {
     return this.of(dataset).hasVintage(vintage);
+  }
+
+  /**
+   * The Bureau publishes the table in this vintage, and this build has not loaded it: groups.json
+   * names it, and no list of its lines was downloaded (an online selection of other tables).
+   */
+  notLoaded(dataset: CensusDataset, tableId: string, vintage: number): boolean {
+    return this.of(dataset).listedOnly(tableId, vintage);
+  }
+
+  /** notLoaded in some vintage of some dataset: a name the Bureau publishes, not an unknown one. */
+  notLoadedAnywhere(tableId: string): boolean {
+    return datasetKeys().some((d) => (this.of(d).file.listed_only?.[tableId] ?? 0) !== 0);
   }
 
   /** Whether the code was published in any vintage of either dataset. */

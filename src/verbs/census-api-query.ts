@@ -291,7 +291,7 @@ export const censusApiQuery = defineVerb({
     const { columns, header, variables } = columnsOf(
       query,
       form,
-      (table) => censusTables?.table(dataset, table, vintage) != null,
+      (table) => censusTables?.table(dataset, table, vintage) != null || (censusTables?.notLoaded(dataset, table, vintage) ?? false),
       (table) => listedCodes(censusTables?.apiColumns(dataset, table, vintage) ?? []),
       `${dataset} ${vintage} at the level '${level.name}'`,
     );

@@ -5,7 +5,7 @@ import { AppError, quoteInput } from '../domain/errors.js';
 import { expansionLimitError, requireFeature, type Plan } from '../domain/plans.js';
 import { FIPS_LENGTH, FIPS_SHAPE, type GeoType } from '../domain/geo/keys.js';
 import { resolvePlaceName, type NameTarget } from '../store/geographies/resolve-name.js';
-import { parseGeoList, type GeoSpecifier } from '../domain/geo/specifier.js';
+import { geoInputError, parseGeoList, type GeoSpecifier } from '../domain/geo/specifier.js';
 import type { GeographyRecord, GeographyStore } from '../store/geographies.js';
 
 /** The caller's plan: its wildcard gates (requireFeature) and expansion limit (plans table). */
@@ -99,6 +99,8 @@ function notFoundKey(store: GeographyStore, s: Extract<GeoSpecifier, { kind: 'ke
   const want = FIPS_LENGTH[s.type];
   const key = `${s.type}:${s.fips}`;
   const other = store.versions(key);
+  // The key as the client wrote its digits: quoted within the bound, like the raw text.
+  const shown = quoteInput(key);
   let why: string;
   if (other.length) {
     const ranges = other.map((r) => `${r.valid_from}–${r.valid_to ?? 'present'}`).join(', ');
@@ -113,11 +115,11 @@ function notFoundKey(store: GeographyStore, s: Extract<GeoSpecifier, { kind: 'ke
     const padded = s.fips.length < want ? s.fips.padStart(want, '0') : null;
     const hint =
       padded && store.get(`${s.type}:${padded}`, vintage) ? ` Did you mean ${s.type}:${padded}? FIPS codes keep their leading zeros.` : '';
-    why = `${key} matches nothing: a ${s.type} FIPS code is ${FIPS_SHAPE[s.type]}.${hint}`;
+    why = `${shown} matches nothing: a ${s.type} FIPS code is ${FIPS_SHAPE[s.type]}.${hint}`;
   } else {
-    why = `${key} matches no ${s.type} in ACS ${vintage}.`;
+    why = `${shown} matches no ${s.type} in ACS ${vintage}.`;
   }
-  return new AppError('geography-not-found', why, { extensions: { geo: s.raw } });
+  return geoInputError('geography-not-found', s.raw, () => why);
 }
 
 function viaOf(t: NameTarget): ExpansionVia {
@@ -168,10 +170,11 @@ export function resolveSpecifiers(store: GeographyStore, parsed: readonly GeoSpe
       const keys = L.keysOf(rows);
       if (keys.length === 0) {
         const needed = FIPS_LENGTH[s.type];
-        throw new AppError(
+        throw geoInputError(
           'geography-not-found',
-          `${quoteInput(s.raw)} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`,
-          { extensions: { geo: quoteInput(s.raw) } },
+          s.raw,
+          (quoted) =>
+            `${quoted} matches no ${s.type} in ACS ${opts.vintage}${s.prefix.length >= needed ? ` (a ${s.type} FIPS has ${needed} digits)` : ''}. FIPS prefixes keep their leading zeros, e.g. county:06* for California.`,
         );
       }
       rowsOf[expansions.length] = { type: s.type, rows };
@@ -199,13 +202,10 @@ export function resolveSpecifiers(store: GeographyStore, parsed: readonly GeoSpe
       }
       gate(s.type, s.raw, `place name expanded to every ${s.type} of ${targetName}`, opts);
       const m = store.members(targetKey, s.type, opts.vintage);
-      if (m.unsupported)
-        throw new AppError('validation-error', `${quoteInput(s.raw)}: ${m.unsupported}`, { extensions: { geo: quoteInput(s.raw) } });
+      if (m.unsupported) throw geoInputError('validation-error', s.raw, (quoted) => `${quoted}: ${m.unsupported}`);
       for (const n of m.notes) if (!notes.includes(n)) notes.push(n);
       if (m.keys.length === 0)
-        throw new AppError('geography-not-found', `${quoteInput(s.raw)}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`, {
-          extensions: { geo: quoteInput(s.raw) },
-        });
+        throw geoInputError('geography-not-found', s.raw, (quoted) => `${quoted}: ${targetName} has no ${s.type} in ACS ${opts.vintage}.`);
       const e: Expansion = {
         spec: s.raw,
         count: m.keys.length,

@@ -24,6 +24,7 @@ import { captureLog } from '../support/census-emulator.js';
 import { startCensusStandin, StandinTruth, type CensusStandin, type StandinGeography } from '../support/census-standin.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
+import { standinBuildArgs } from '../support/standin-build.js';
 import { tractDistrictShares } from '../support/standin/reference-lists.js';
 import { scenarioTruth, SCENARIO_TABLES } from '../support/standin/scenario.js';
 
@@ -145,31 +146,15 @@ describe('judging scenario 1: build acs5 2023 for two states at all levels with 
     standin = await startCensusStandin(scenarioTruth(), { requireKey: KEY });
     const empty = path.join(tmp, 'empty');
     await fs.mkdir(empty);
-    const args = [
-      'etl/cli.ts',
-      'build',
-      '--online',
-      '--api-base',
-      standin.apiBase,
-      '--files-base',
-      standin.filesBase,
-      '--datasets',
-      'acs5',
-      '--vintages',
-      '2023',
-      '--levels',
-      'all',
-      '--states',
-      '11,48',
-      '--tables',
-      Object.keys(SCENARIO_TABLES).join(','),
-      '--cache-dir',
-      path.join(tmp, 'cache'),
-      '--data-dir',
-      path.join(tmp, 'data'),
-      '--fallback-source',
-      empty,
-    ];
+    const args = standinBuildArgs(standin, {
+      dir: tmp,
+      fallback: empty,
+      datasets: ['acs5'],
+      vintages: [2023],
+      levels: 'all',
+      states: ['11', '48'],
+      tables: SCENARIO_TABLES,
+    });
     const env = { ...process.env, CENSUS_API_KEY: KEY, CENSUS_SOURCE_DIR: empty };
     await run(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 });
     svc = await startService({ buildDir: resolveCurrentBuild(path.join(tmp, 'data'))!, config: { CENSUS_SOURCE_DIR: empty } });

@@ -21,6 +21,7 @@ import {
 import { standinLabel, standinPath, standinTitle, standinUniverse } from '../support/standin/labels.js';
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
+import { standinBuildArgs } from '../support/standin-build.js';
 
 const run = promisify(execFile);
 const KEY = 'standin-key-0123456789';
@@ -84,31 +85,15 @@ beforeAll(async () => {
   const fallback = path.join(tmp, 'fallback');
   await fs.mkdir(fallback);
   for (const d of ['geo', 'boundaries', 'geocode']) await fs.symlink(path.join(SHARED_CENSUS, d), path.join(fallback, d));
-  const args = [
-    'etl/cli.ts',
-    'build',
-    '--online',
-    '--api-base',
-    standin.apiBase,
-    '--files-base',
-    standin.filesBase,
-    '--datasets',
-    'acs5',
-    '--vintages',
-    '2023',
-    '--levels',
-    'nation,state,county,tract,block_group',
-    '--states',
-    '06,48',
-    '--tables',
-    Object.keys(TABLES).join(','),
-    '--cache-dir',
-    path.join(tmp, 'cache'),
-    '--data-dir',
-    path.join(tmp, 'data'),
-    '--fallback-source',
+  const args = standinBuildArgs(standin, {
+    dir: tmp,
     fallback,
-  ];
+    datasets: ['acs5'],
+    vintages: [2023],
+    levels: ['nation', 'state', 'county', 'tract', 'block_group'],
+    states: ['06', '48'],
+    tables: TABLES,
+  });
   const env = { ...process.env, CENSUS_API_KEY: KEY, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') };
   const r = await run(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 });
   cliOutput = r.stderr;

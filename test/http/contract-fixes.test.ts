@@ -49,6 +49,20 @@ describe('empty means absent', () => {
   });
 });
 
+describe('geo errors repeat at most 100 characters of what was sent', () => {
+  it.each([
+    ['an unclosed region', `region(${'county:06001,'.repeat(40)}`, 400],
+    ['a region mixing levels', `region(${'county:06001,'.repeat(40)}state:06)`, 422],
+    ['a FIPS code of 300 digits', `county:${'0'.repeat(300)}`, 404],
+  ])('%s', async (_what, geo, status) => {
+    const res = await get(`/v1/data?variables=B19013_001E&geo=${encodeURIComponent(geo)}&dataset=acs5&vintage=2022`);
+    expect(res.statusCode, res.body).toBe(status);
+    const body = JSON.parse(res.body) as { detail: string; geo: string };
+    expect(body.geo.length).toBeLessThanOrEqual(100);
+    expect(body.detail).not.toContain(geo.slice(0, 120));
+  });
+});
+
 describe('framework errors are problems that do not echo the request', () => {
   it('a path segment over 100 characters: 414, rate-limit headers, no echo', async () => {
     const long = 'x'.repeat(9000);

@@ -20,6 +20,7 @@ import { readManifest, resolveCurrentBuild, type Manifest } from '../../src/stor
 import { startCensusStandin, type CensusStandin, type StandinGeography } from '../support/census-standin.js';
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 import { testBuildDir } from '../support/build.js';
+import { standinBuildArgs } from '../support/standin-build.js';
 
 const GEOS: StandinGeography[] = [
   { level: 'nation', fips: ['1'], name: 'United States' },
@@ -109,31 +110,15 @@ interface Run {
  */
 async function etlBuild(dir: string, kill?: { phase: Phase; afterMs: number }): Promise<Run> {
   const data = path.join(dir, 'data');
-  const args = [
-    'etl/cli.ts',
-    'build',
-    '--online',
-    '--api-base',
-    standin.apiBase,
-    '--files-base',
-    standin.filesBase,
-    '--datasets',
-    'acs5',
-    '--vintages',
-    '2023',
-    '--levels',
-    'tract',
-    '--states',
-    '48',
-    '--tables',
-    Object.keys(TABLES).join(','),
-    '--cache-dir',
-    path.join(dir, 'cache'),
-    '--data-dir',
-    data,
-    '--fallback-source',
-    SHARED_CENSUS,
-  ];
+  const args = standinBuildArgs(standin, {
+    dir,
+    fallback: SHARED_CENSUS,
+    datasets: ['acs5'],
+    vintages: [2023],
+    levels: ['tract'],
+    states: ['48'],
+    tables: TABLES,
+  });
   const t0 = Date.now();
   // Node itself with tsx's loader, in a process group of its own: the tsx command runs the script in
   // a child process, so a SIGKILL to it alone left the build running on as an orphan.

@@ -15,6 +15,7 @@ import { SummaryFileTruth, type SfLevel } from '../support/standin/summary-file.
 import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
 import { testBuildDir } from '../support/build.js';
+import { standinBuildArgs, type StandinSelection } from '../support/standin-build.js';
 
 const run = promisify(execFile);
 const TABLES = { B01003: 1, B19013: 1, B25003: 3 };
@@ -28,6 +29,17 @@ let standin: CensusStandin;
 let tmp: string;
 let svc: Service;
 let cliOutput: string;
+
+/** This file's selection of vintage `y`: every level of the selected states, values from the Summary File. */
+const selection = (y: number): StandinSelection => ({
+  dir: tmp,
+  fallback: path.join(tmp, 'fallback'),
+  valuesSource: 'summary-file',
+  vintages: [y],
+  levels: 'all',
+  states: SELECTED,
+  tables: TABLES,
+});
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'summary-file-'));
@@ -69,33 +81,7 @@ beforeAll(async () => {
   const fallback = path.join(tmp, 'fallback');
   await fs.mkdir(fallback);
   for (const d of ['geo', 'boundaries', 'metadata', 'geocode']) await fs.symlink(path.join(SHARED_CENSUS, d), path.join(fallback, d));
-  const args = [
-    'etl/cli.ts',
-    'build',
-    '--online',
-    '--values-source',
-    'summary-file',
-    '--api-base',
-    standin.apiBase,
-    '--files-base',
-    standin.filesBase,
-    '--datasets',
-    'acs5',
-    '--vintages',
-    '2023',
-    '--levels',
-    'all',
-    '--states',
-    SELECTED.join(','),
-    '--tables',
-    Object.keys(TABLES).join(','),
-    '--cache-dir',
-    path.join(tmp, 'cache'),
-    '--data-dir',
-    path.join(tmp, 'data'),
-    '--fallback-source',
-    fallback,
-  ];
+  const args = standinBuildArgs(standin, { ...selection(2023), datasets: ['acs5'] });
   const env = { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') };
   const r = await run(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 });
   cliOutput = r.stderr;
@@ -210,13 +196,11 @@ describe('a selection built from the stand-in Summary File', () => {
 
   it('a second run with the cache complete downloads nothing and keeps the build', async () => {
     const before = standin.requests.length;
-    const r = await run(
-      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-      ['etl/cli.ts', 'build', '--online', '--values-source', 'summary-file', '--api-base', standin.apiBase, '--files-base', standin.filesBase,
-        '--vintages', '2023', '--levels', 'all', '--states', SELECTED.join(','), '--tables', Object.keys(TABLES).join(','),
-        '--cache-dir', path.join(tmp, 'cache'), '--data-dir', path.join(tmp, 'data'), '--fallback-source', path.join(tmp, 'fallback')], // prettier-ignore
-      { cwd: REPO_ROOT, env: { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') }, maxBuffer: 1 << 24 },
-    );
+    const r = await run(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), standinBuildArgs(standin, selection(2023)), {
+      cwd: REPO_ROOT,
+      env: { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') },
+      maxBuffer: 1 << 24,
+    });
     expect(standin.requests.length).toBe(before);
     expect(r.stderr).toContain('nothing to do');
   }, 120_000);
@@ -234,13 +218,11 @@ describe('a selection built from the stand-in Summary File', () => {
     };
     const had = await files(before);
     expect(had.size).toBeGreaterThan(10);
-    const r = await run(
-      path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-      ['etl/cli.ts', 'build', '--online', '--values-source', 'summary-file', '--api-base', standin.apiBase, '--files-base', standin.filesBase,
-        '--vintages', '2022', '--levels', 'all', '--states', SELECTED.join(','), '--tables', Object.keys(TABLES).join(','),
-        '--cache-dir', path.join(tmp, 'cache'), '--data-dir', path.join(tmp, 'data'), '--fallback-source', path.join(tmp, 'fallback')], // prettier-ignore
-      { cwd: REPO_ROOT, env: { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') }, maxBuffer: 1 << 24 },
-    );
+    const r = await run(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), standinBuildArgs(standin, selection(2022)), {
+      cwd: REPO_ROOT,
+      env: { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') },
+      maxBuffer: 1 << 24,
+    });
     expect(r.stderr).toContain('summary file acs5 2022');
     expect(r.stderr).not.toContain('summary file acs5 2023');
     const after = resolveCurrentBuild(path.join(tmp, 'data'))!;

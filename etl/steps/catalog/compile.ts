@@ -4,7 +4,7 @@ import { componentCodes, formatFormula, parseFormula, type Formula } from '../..
 import { InputError } from '../../step.js';
 import type { CatalogVariable as CompiledVariable, CompiledCatalog, Resolution } from '../../../src/store/catalog.js';
 import { Comparator } from './comparability.js';
-import { SPEC_VINTAGES, tableKey, tableOf, type CatalogMetadata, type Dataset, type VintageInfo } from './metadata.js';
+import { listLacks, SPEC_VINTAGES, tableKey, tableOf, type CatalogMetadata, type Dataset, type VintageInfo } from './metadata.js';
 import { codesOf, type CatalogSource, type SourceVariable } from './source.js';
 
 // The compiled format is the store's contract (src/store/catalog.ts): one definition of it.
@@ -172,7 +172,14 @@ export function compileCatalog(source: CatalogSource, meta: CatalogMetadata): Co
         let borrowedAny = false;
         const all = [...spec.refOf.keys()];
         const found = new Map(all.map((code) => [code, labelled(meta, dataset, code, vintage)]));
-        if (all.some((code) => !found.get(code))) result = { kind: 'unavailable', reason: 'not_in_vintage' };
+        const missing = all.filter((code) => !found.get(code));
+        // Not in the Bureau's list of that vintage, or in a table whose list was not loaded (an
+        // online selection of other tables): then the figure may exist, and is not loaded.
+        if (missing.length)
+          result = {
+            kind: 'unavailable',
+            reason: missing.some((code) => listLacks(meta, dataset, vintage, code)) ? 'not_in_vintage' : 'no_data_loaded',
+          };
         else {
           for (const code of all) borrowedAny ||= found.get(code)!.borrowed || found.get(code)!.info.label === null;
           const sumOk = (codes: string[]): boolean => sumComparable(cmp, meta, dataset, vintage, codes, spec.refOf);

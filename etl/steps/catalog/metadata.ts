@@ -49,9 +49,42 @@ export type TableLabels = Map<string, Map<string, string>>;
 
 export const tableKey = (dataset: Dataset, vintage: number, table: string): string => `${dataset}:${vintage}:${table}`;
 
+/**
+ * What the lists read for one dataset vintage can vouch for, so that a code they do not name is
+ * told apart: absent from the Bureau's list (not_in_vintage), or in a table whose list this source
+ * tree does not have (not loaded: an online selection downloads the lists of its tables only).
+ */
+export interface VintageLists {
+  /** A list of every table's lines was read (Census Reporter's or the Summary File's shells, variables.json). */
+  whole: boolean;
+  /** Tables whose lines were read (groups/{T}.json, a verbatim API label list's groups). */
+  tables: Set<string>;
+  /** The tables groups.json names, when it was read: one it does not name is not published. */
+  groups: Set<string> | null;
+}
+
 export interface CatalogMetadata {
   codes: CodeVintages;
   tables: TableLabels;
+  /** `dataset:vintage` → its lists (absent: none read). Optional in fixtures: then every list is whole. */
+  lists?: Map<string, VintageLists>;
+  /**
+   * The availability file was read (a tree of ../shared): it lists every code's vintages, so the
+   * tree is the Bureau's whole list in every vintage.
+   */
+  whole?: boolean;
+}
+
+/**
+ * Whether the Bureau's list of that dataset vintage lacks `code`, for a code the metadata has no
+ * entry for: false when no list read covers its table (the code may exist; it was not loaded).
+ */
+export function listLacks(meta: CatalogMetadata, dataset: Dataset, vintage: number, code: string): boolean {
+  if (meta.whole || !meta.lists) return true;
+  const l = meta.lists.get(`${dataset}:${vintage}`);
+  if (!l) return false;
+  const table = tableOf(code);
+  return l.whole || l.tables.has(table) || (l.groups !== null && !l.groups.has(table));
 }
 
 /** acs1 vintages with verbatim API label files (README §2c). */
@@ -145,6 +178,13 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
     tableLabels.delete(key);
   };
   const universes = new Map<string, string>();
+  const lists = new Map<string, VintageLists>();
+  const listsOf = (dataset: Dataset, v: number): VintageLists => {
+    const key = `${dataset}:${v}`;
+    let l = lists.get(key);
+    if (!l) lists.set(key, (l = { whole: false, tables: new Set(), groups: null }));
+    return l;
+  };
 
   for (const dataset of ['acs1', 'acs5'] as const) {
     for (const v of SPEC_VINTAGES[dataset]) {
@@ -152,6 +192,7 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
       const colFile = `${dir}/census_column_metadata.csv.gz`;
       const tabFile = `${dir}/census_table_metadata.csv.gz`;
       if (!(await exists(path.join(sourceDir, colFile)))) continue;
+      listsOf(dataset, v).whole = true; // Census Reporter's shells list every table of the vintage
       const tabRows = await readCsv(sourceDir, tabFile);
       requireColumns(tabFile, tabRows, ['table_id', 'universe']);
       for (const r of tabRows) if (tables.has(r.table_id!)) universes.set(tableKey(dataset, v, r.table_id!), r.universe!);
@@ -187,7 +228,9 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
     universeOf: (group: string) => string | null = () => null,
   ): void => {
     const covered = new Set<string>();
+    const named = listsOf(dataset, v).tables;
     for (const r of rows) {
+      named.add(r.GROUP!);
       if (!tables.has(r.GROUP!) || !/E$/.test(r.VARIABLE!)) continue;
       if (!covered.has(r.GROUP!)) {
         covered.add(r.GROUP!);
@@ -216,6 +259,7 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
         (f): f is string => f !== null && listed.has(f),
       );
       if (sfFile) {
+        listsOf(dataset, v).whole = true; // the release's table shells list every table
         const sf = readTableShells(sfFile, await fs.readFile(path.join(sourceDir, sfFile)));
         applyApiList(
           dataset,
@@ -227,20 +271,23 @@ export async function loadCodeVintages(sourceDir: string, codes: Set<string>): P
       }
       const m = await readApiMetadata(sourceDir, dataset, v, listed);
       if (!m) continue;
+      const here = listsOf(dataset, v);
+      if (m.files.some((f) => f.endsWith('/variables.json.gz'))) here.whole = true;
+      if (m.files.some((f) => f.endsWith('/groups.json.gz'))) here.groups = new Set(m.tables.keys());
       const fileOf = (g: string) =>
         m.files.find((f) => f.endsWith(`/groups/${g}.json.gz`)) ?? m.files.find((f) => f.endsWith('/variables.json.gz')) ?? m.files[0]!;
       applyApiList(dataset, v, m.rows, fileOf, (g) => m.tables.get(g)?.universe ?? null);
     }
 
   // acs5 2009: presence only (the availability file's vintages list; no shells).
-  if (!(await exists(path.join(sourceDir, AVAILABILITY_FILE)))) return { codes: out, tables: tableLabels };
+  if (!(await exists(path.join(sourceDir, AVAILABILITY_FILE)))) return { codes: out, tables: tableLabels, lists, whole: false };
   const avail = await readCsv(sourceDir, AVAILABILITY_FILE);
   requireColumns(AVAILABILITY_FILE, avail, ['dataset', 'variable', 'vintages']);
   for (const r of avail) {
     if (r.dataset !== 'acs5' || !codes.has(r.variable!)) continue;
     if (r.vintages!.split(';').includes('2009')) put('acs5', r.variable!, 2009, { label: null, universe: null, source: AVAILABILITY_FILE });
   }
-  return { codes: out, tables: tableLabels };
+  return { codes: out, tables: tableLabels, lists, whole: true };
 }
 
 /**

@@ -48,6 +48,11 @@ export interface CollectedDataset {
   tables: Map<string, Map<number, TableVintage>>;
   /** estimate code → vintage → label/indent. */
   columns: Map<string, Map<number, ColumnVintage>>;
+  /**
+   * table → vintages in which groups.json names it but no list of its lines was read (an online
+   * selection of other tables): the Bureau publishes it there, and this build has not loaded it.
+   */
+  listedOnly?: Map<string, Set<number>>;
 }
 
 const shellDir = (dataset: Dataset, vintage: number) => `metadata/${dataset}/${vintage}`;
@@ -119,6 +124,7 @@ export function apiIndent(label: string): number {
 export async function collectDataset(sourceDir: string, dataset: Dataset, inputs: ReadonlySet<string>): Promise<CollectedDataset> {
   const tables = new Map<string, Map<number, TableVintage>>();
   const columns = new Map<string, Map<number, ColumnVintage>>();
+  const listedOnly = new Map<string, Set<number>>();
   const putTable = (id: string, v: number, t: TableVintage) => {
     let m = tables.get(id);
     if (!m) tables.set(id, (m = new Map()));
@@ -199,6 +205,7 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
         // Only groups whose lines are known (a table without lines would be listed with none);
         // the shells' title and universe, where present, stay (see the header).
         if (prev) putTable(id, v, { title: prev.title ?? t.title, universe: prev.universe ?? t.universe });
+        else if (described === fromApi?.tables) (listedOnly.get(id) ?? listedOnly.set(id, new Set()).get(id)!).add(v);
       }
     }
   }
@@ -215,5 +222,7 @@ export async function collectDataset(sourceDir: string, dataset: Dataset, inputs
       }
     }
   }
-  return { dataset, tables, columns };
+  // A group whose lines a later list gave (the Summary File's shells come first) is not "listed only".
+  for (const [id, vs] of listedOnly) for (const v of vs) if (tables.get(id)?.has(v)) vs.delete(v);
+  return { dataset, tables, columns, listedOnly };
 }

@@ -101,5 +101,11 @@ export function compileDataset(c: CollectedDataset, vintages: number[], syntheti
     }
     out.tables[tableId] = { v: versions, c: columns };
   }
+  const listedOnly: Record<string, number> = {};
+  for (const [id, vs] of [...(c.listedOnly ?? [])].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const mask = [...vs].reduce((m, v) => (vintages.includes(v) ? m | (1 << vintages.indexOf(v)) : m), 0);
+    if (mask) listedOnly[id] = mask;
+  }
+  if (Object.keys(listedOnly).length) out.listed_only = listedOnly;
   return out;
 }

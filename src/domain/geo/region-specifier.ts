@@ -5,9 +5,9 @@
 // separate members, not specifiers. This is the one reader of region syntax: a region's members
 // are parsed here (with specifier.ts's grammar) and a saved region's members are stored parsed
 // (RegionMembers), so nothing downstream reads region text again.
-import { AppError } from '../errors.js';
+import { quoteInput, type AppError } from '../errors.js';
 import type { GeoType } from './keys.js';
-import { keySpecifier, parseGeoList, type GeoSpecifier } from './specifier.js';
+import { geoInputError, keySpecifier, parseGeoList, type GeoSpecifier } from './specifier.js';
 
 export type RegionSpec =
   | { kind: 'inline'; raw: string; members: GeoSpecifier[] }
@@ -38,10 +38,11 @@ export const REGION_NAME_HELP = 'lower-case letters, digits, "-" and "_", starti
 const REGION_START = /(^|[;,])\s*region\s*([(:])/gi;
 
 function formatError(raw: string, why: string): AppError {
-  return new AppError(
+  return geoInputError(
     'invalid-geo-format',
-    `"${raw}" is not a valid region: ${why}. Write an inline region as region(county:06001,county:06013) (geographies of one level, separated by commas) or a saved region as region:<name>.`,
-    { extensions: { geo: raw } },
+    raw,
+    (quoted) =>
+      `"${quoted}" is not a valid region: ${why}. Write an inline region as region(county:06001,county:06013) (geographies of one level, separated by commas) or a saved region as region:<name>.`,
   );
 }
 
@@ -84,7 +85,7 @@ export function extractRegions(values: string | readonly string[] | undefined): 
         from = open + /^\s*/.exec(value.slice(open))![0].length + name.length;
       }
       const after = /^\s*(?:[;,]|$)/.exec(value.slice(from));
-      if (!after) throw formatError(regions.at(-1)!.raw, `unexpected "${value.slice(from).trim()}" after it`);
+      if (!after) throw formatError(regions.at(-1)!.raw, `unexpected "${quoteInput(value.slice(from).trim())}" after it`);
       starts.lastIndex = from;
     }
     kept += value.slice(from);

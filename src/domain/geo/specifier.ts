@@ -2,7 +2,7 @@
 // county, tract and block_group, `{type}:{place name}`. Several specifiers are separated by `;`,
 // or by a comma directly before the next `{type}:` (state:06,state:48); a comma anywhere else is
 // part of a name ("Austin-Round Rock-San Marcos, TX").
-import { AppError, quoteInput } from '../errors.js';
+import { AppError, quoteInput, type AppErrorOptions, type ErrorCode } from '../errors.js';
 import { FIPS_SHAPE, GEO_TYPES, NAME_RESOLVABLE_TYPES, isGeoType, type GeoType } from './keys.js';
 
 export type GeoSpecifier =
@@ -27,11 +27,23 @@ export function splitGeoParam(values: string | readonly string[] | undefined): s
     .filter((s) => s.length > 0);
 }
 
-function formatError(raw: string, why: string): AppError {
+/**
+ * A problem about the client's `geo` text: the text as an error may repeat it (quoteInput), the
+ * same in `detail` and in `extensions.geo`. Every reader of geo text (specifiers, regions) makes
+ * its errors here, so none sends a long value back whole.
+ */
+export function geoInputError(
+  code: ErrorCode,
+  raw: string,
+  detail: (quoted: string) => string,
+  options: Omit<AppErrorOptions, 'extensions'> = {},
+): AppError {
   const quoted = quoteInput(raw);
-  return new AppError('invalid-geo-format', `"${quoted}" is not a valid geography specifier: ${why}. ${FORMAT_HELP}`, {
-    extensions: { geo: quoted },
-  });
+  return new AppError(code, detail(quoted), { ...options, extensions: { geo: quoted } });
+}
+
+function formatError(raw: string, why: string): AppError {
+  return geoInputError('invalid-geo-format', raw, (quoted) => `"${quoted}" is not a valid geography specifier: ${why}. ${FORMAT_HELP}`);
 }
 
 /** Parse one specifier. Throws AppError `invalid-geo-format` when it is not of the grammar. */

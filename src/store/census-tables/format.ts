@@ -39,6 +39,11 @@ export interface CompiledCensusTables {
   vintages: number[];
   strings: string[];
   tables: Record<string, CompiledTable>;
+  /**
+   * Tables groups.json names whose lines this build did not read, with a vintage mask (an online
+   * selection of other tables): published by the Bureau, not loaded. Absent when there are none.
+   */
+  listed_only?: Record<string, number>;
   synthetic?: boolean;
 }
 

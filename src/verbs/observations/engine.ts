@@ -11,7 +11,7 @@ import type { CensusTableStore } from '../../store/census-tables.js';
 import type { GeographyRecord, GeographyStore } from '../../store/geographies.js';
 import type { ObservationStore } from '../../store/observations.js';
 import { StoredCells } from '../../store/stored-cells.js';
-import { isCensusCode, isPublished, type RequestedVariable } from './variables.js';
+import { isCensusCode, isPublished, notLoaded, type RequestedVariable } from './variables.js';
 
 /** One value as every data endpoint returns it (documented in docs/data.md). */
 export interface ObservationCell {
@@ -274,9 +274,8 @@ function resolveVariables(
   const published = { tables: stores.tables, observations: stores.observations, dataset: req.dataset };
   const resolve = (v: RequestedVariable, y: number): Resolution => {
     if (!isCensusCode(v)) return catalog.resolveForVintage(v, req.dataset, y);
-    return isPublished(published, v.census_code, y)
-      ? { kind: 'direct', code: v.census_code }
-      : { kind: 'unavailable', reason: 'not_in_vintage' };
+    if (isPublished(published, v.census_code, y)) return { kind: 'direct', code: v.census_code };
+    return { kind: 'unavailable', reason: notLoaded(published, v.census_code, y) ? 'no_data_loaded' : 'not_in_vintage' };
   };
   const resolvedByVintage = new Map<number, Resolution[]>();
   const codes = new Set<string>();

@@ -31,6 +31,8 @@ export interface FillRequest {
   /** Geo keys of the requested geographies (`tract:48453001100`). */
   geoKeys: string[];
   hasTable: (vintage: number, level: string, table: string) => boolean;
+  /** Whether the Bureau may publish the table in that vintage (false: its list lacks it, nothing to load). */
+  published?: (vintage: number, table: string) => boolean;
 }
 
 /** Levels whose geo key starts with the state FIPS, so `--states` narrows the download to them. */
@@ -51,7 +53,7 @@ export function fillCommand(dataset: DatasetKey, vintages: number[], req: FillRe
   for (const y of vintages)
     for (const [level, states] of levels)
       for (const t of req.tables)
-        if (!req.hasTable(y, level, t)) {
+        if (!req.hasTable(y, level, t) && (req.published?.(y, t) ?? true)) {
           missing.vintages.add(y);
           missing.levels.add(level);
           missing.tables.add(t);

@@ -29,6 +29,11 @@ export function observationMeta(
     ],
     geoKeys: p.geo.geographies.map((g) => g.key),
     hasTable: (y, level, t) => p.stores.observations.hasTable(p.dataset, y, level, t),
+    // A table the vintage's list lacks (not_in_vintage) has nothing to load: the command leaves it out.
+    published: (y, t) => {
+      const tables = p.stores.tables;
+      return !tables?.hasVintageMetadata(p.dataset, y) || tables.table(p.dataset, t, y) !== null || tables.notLoaded(p.dataset, t, y);
+    },
   };
   // The command that loads this answer's not-loaded cells, also on its own for pages that show it
   // to the operator once (issue 34 §5); only when some cell is null for that reason.

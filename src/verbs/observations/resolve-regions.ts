@@ -2,8 +2,7 @@
 // account, each region's members resolved with the ordinary resolver (keys, wildcards and names,
 // the plan's gates and expansion limit), and what the regions cost. prepare.ts runs this; the
 // answer for the resolved regions is computed in regions.ts.
-import { AppError } from '../../domain/errors.js';
-import type { GeoSpecifier } from '../../domain/geo/specifier.js';
+import { geoInputError, type GeoSpecifier } from '../../domain/geo/specifier.js';
 import type { GeoTerm } from '../../domain/cost.js';
 import type { GeoType } from '../../domain/geo/keys.js';
 import { memberSpecifiers, type RegionMembers, type RegionSpec } from '../../domain/geo/region-specifier.js';
@@ -59,10 +58,10 @@ export async function readSavedRegions(specs: readonly RegionSpec[], saved?: Sav
     }
     const found = saved ? await saved(spec.name) : null;
     if (!found) {
-      throw new AppError(
+      throw geoInputError(
         'geography-not-found',
-        `${spec.raw}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
-        { extensions: { geo: spec.raw } },
+        spec.raw,
+        (quoted) => `${quoted}: your account has no saved region named "${spec.name}" (GET /v1/account/regions lists them).`,
       );
     }
     out.push({ ...spec, members: memberSpecifiers(found.members) });
@@ -83,10 +82,12 @@ export async function resolveRegions(
     const resolution = resolveSpecifiers(store, read!.members, opts);
     const levels = [...new Set(resolution.geographies.map((g) => g.type))];
     if (levels.length !== 1) {
-      throw new AppError(
+      throw geoInputError(
         'unprocessable-request',
-        `${spec.raw} mixes geography levels (${levels.join(', ')}): a region's members are of one level, e.g. region(county:06001,county:06013).`,
-        { errors: [{ field: 'geo', message: 'A region has members of one level', type: 'value_error' }], extensions: { geo: spec.raw } },
+        spec.raw,
+        (quoted) =>
+          `${quoted} mixes geography levels (${levels.join(', ')}): a region's members are of one level, e.g. region(county:06001,county:06013).`,
+        { errors: [{ field: 'geo', message: 'A region has members of one level', type: 'value_error' }] },
       );
     }
     const level = levels[0]!;

@@ -74,9 +74,11 @@ export function parseVariableNames(
     const table = CENSUS_TABLE_WILDCARD.exec(n.trim().toUpperCase())?.[1];
     // A code is a code even when a catalog variable has it as census_code: asked by code, it means
     // the code as published (no catalog comparability rules).
-    if (code && (tables?.known(code) || observations.hasTableAnywhere(tableOf(code)))) items.push({ kind: 'code', code, raw: n });
+    // A table the Bureau publishes that this build has not loaded is known too (bindVariables).
+    const named = (t: string) => observations.hasTableAnywhere(t) || (tables?.notLoadedAnywhere(t) ?? false);
+    if (code && (tables?.known(code) || named(tableOf(code)))) items.push({ kind: 'code', code, raw: n });
     else if (byName && !code) items.push({ kind: 'catalog', v: byName });
-    else if (table && (tables?.hasTable(table) || observations.hasTableAnywhere(table))) items.push({ kind: 'table', table, raw: n });
+    else if (table && (tables?.hasTable(table) || named(table))) items.push({ kind: 'table', table, raw: n });
     else unknown.push(n);
   }
   if (unknown.length > 0) {
@@ -144,7 +146,9 @@ export function bindVariables(
       continue;
     }
     if (item.kind === 'code') {
-      const published = ctx.vintages.some((y) => isPublished(ctx, item.code, y));
+      // A code of a table the Bureau publishes and this build has not loaded is asked for: its
+      // cells are null no_data_loaded, with the command that loads them (meta.fill_command).
+      const published = ctx.vintages.some((y) => isPublished(ctx, item.code, y) || notLoaded(ctx, item.code, y));
       if (!published)
         missing.push(
           `${quoteInput(item.raw)} was not published in ${span}. ${ctx.tables ? whereElse(ctx.tables, ctx.dataset, item.code) : ''}`.trim(),
@@ -156,8 +160,11 @@ export function bindVariables(
     for (const y of ctx.vintages) for (const c of ctx.tables?.table(ctx.dataset, item.table, y)?.columns ?? []) codes.add(c.code);
     if (codes.size === 0) {
       const ys = ctx.tables?.tableVintages(item.table)[ctx.dataset] ?? [];
+      const unloaded = ctx.vintages.filter((y) => ctx.tables?.notLoaded(ctx.dataset, item.table, y));
       missing.push(
-        `Table ${item.table} was not published in ${span}.${ys.length ? ` It was published in ${ctx.dataset} ${listYears(ys)}.` : ''}`,
+        unloaded.length
+          ? `Table ${item.table} is published in ${ctx.dataset} ${listYears(unloaded)}, but this deployment has not loaded it (its operator loads it with: npm run etl -- build --online --datasets ${ctx.dataset} --vintages ${unloaded.join(',')} --tables ${item.table}).`
+          : `Table ${item.table} was not published in ${span}.${ys.length ? ` It was published in ${ctx.dataset} ${listYears(ys)}.` : ''}`,
       );
       continue;
     }
@@ -192,6 +199,15 @@ export function bindVariables(
     );
   }
   return out;
+}
+
+/**
+ * Whether the Bureau publishes `code`'s table in this vintage and this build has not loaded it:
+ * groups.json names the table, and its lines were not downloaded (an online selection of other
+ * tables). Its codes are then not loaded rather than unknown (not_in_vintage, "unknown variable").
+ */
+export function notLoaded(ctx: { tables: CensusTableStore | undefined; dataset: DatasetKey }, code: string, vintage: number): boolean {
+  return ctx.tables?.notLoaded(ctx.dataset, tableOf(code), vintage) ?? false;
 }
 
 /**

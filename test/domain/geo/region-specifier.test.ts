@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../src/domain/errors.js';
+import { AppError, MAX_QUOTED_INPUT } from '../../../src/domain/errors.js';
 import { extractRegions } from '../../../src/domain/geo/region-specifier.js';
 import { parseGeoList, splitGeoParam } from '../../../src/domain/geo/specifier.js';
 
@@ -60,5 +60,23 @@ describe('extractRegions', () => {
     } catch (e) {
       expect((e as AppError).code).toBe('invalid-geo-format');
     }
+  });
+
+  it.each([
+    ['an unclosed region', `region(${'county:06001,'.repeat(40)}`],
+    ['a saved name too long', `region:${'a'.repeat(300)}`],
+    ['text after it', `region(county:06001) ${'x'.repeat(300)}`],
+    ['a nested region', `region(${'county:06001,'.repeat(40)}region:bay)`],
+  ])('bounds the client text it repeats (%s) as specifier.ts does, in detail and extensions.geo', (_what, geo) => {
+    let error: AppError | undefined;
+    try {
+      extractRegions(geo);
+    } catch (e) {
+      error = e as AppError;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect(String(error!.extensions.geo).length).toBeLessThanOrEqual(MAX_QUOTED_INPUT);
+    expect(error!.detail).not.toContain('x'.repeat(MAX_QUOTED_INPUT + 1));
+    expect(error!.detail.length).toBeLessThan(2 * MAX_QUOTED_INPUT + 300);
   });
 });
