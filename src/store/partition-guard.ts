@@ -194,10 +194,15 @@ export class PartitionGuard {
     return out;
   }
 
-  private async verify(partition: string, hash = true): Promise<void> {
+  private async verify(partition: string, hash = true, attempt = 1): Promise<void> {
     const st = this.states.get(partition)!;
     const id = this.identityNow(st);
-    const fail = (reason: string, file?: string) => {
+    // A file replaced while it was checked (renamed over, swapped back): the verdict would be about
+    // other bytes than the identity it is kept with, and a fault kept with the old identity would
+    // outlive the repair. So it is checked again, as FileIntegrity re-reads a file that changed.
+    const changed = () => this.identityNow(st) !== id;
+    const fail = (reason: string, file?: string): Promise<void> | void => {
+      if (changed() && attempt < 3) return this.verify(partition, hash, attempt + 1);
       if (!st.fault || st.fault.reason !== reason || st.fault.file !== file)
         st.fault = { reason, since: new Date().toISOString(), identity: id, ...(file ? { file } : {}) };
       else st.fault.identity = id;
@@ -228,6 +233,7 @@ export class PartitionGuard {
         return fail('Parquet footer unreadable');
       }
     }
+    if (changed() && attempt < 3) return this.verify(partition, hash, attempt + 1);
     st.fault = undefined;
     st.verified = id;
     st.hashed = hash;

@@ -72,3 +72,33 @@ describe('PartitionGuard polled by /health', () => {
     await g.require(KEY);
   });
 });
+
+describe('PartitionGuard while a file is replaced under a check', () => {
+  it('a partition swapped with another during its check and swapped back is served again, not kept faulted', async () => {
+    // Another partition's file (120 rows) renamed over this one's path while the guard reads the
+    // footer, then renamed back: the fault found on the other file must not be kept with the
+    // identity of this one, or /health and every request would report it until a restart.
+    const other = path.join(dir, 'other.parquet');
+    await pool.rows(`COPY (SELECT range AS x FROM range(120)) TO ${sqlString(other)} (FORMAT parquet)`);
+    const swap = () => {
+      fs.renameSync(file, `${file}.swap`);
+      fs.renameSync(other, file);
+      fs.renameSync(`${file}.swap`, other);
+    };
+    const g = new PartitionGuard(pool, new Map([[KEY, { file, rels: ['part.parquet'], rows: 100 }]]));
+    const columns = pool.columns.bind(pool);
+    const spy = vi.spyOn(pool, 'columns').mockImplementationOnce(async (sql: string) => {
+      swap(); // the footer read below sees the other partition's file
+      return columns(sql);
+    });
+    try {
+      expect(await rejection(g.require(KEY))).toBeInstanceOf(PartitionUnavailable);
+    } finally {
+      spy.mockRestore();
+      swap();
+    }
+    expect(await g.faults()).toEqual([]);
+    await g.require(KEY);
+    fs.rmSync(other);
+  });
+});
