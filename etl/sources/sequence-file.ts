@@ -33,7 +33,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Unzip, UnzipInflate } from 'fflate';
 import { InputError } from '../step.js';
-import { summaryCell, SUMLEVEL, type SummaryCell, type SummaryGeo, type SummaryLevel } from './summary-file.js';
+import { summaryCell, summaryKey, SUMLEVEL, type SummaryCell, type SummaryGeo, type SummaryLevel } from './summary-file.js';
 
 /** The 50 states, DC and Puerto Rico: FIPS → USPS code and the Bureau's folder name. */
 export const SEQUENCE_STATES: Record<string, [usps: string, folder: string]> = {
@@ -265,9 +265,6 @@ export function readLookup(file: string): SequenceLookup {
   return { tables, widths };
 }
 
-/** Digits after `US` in a GEOID of each level. */
-const CODE_WIDTH: Record<SummaryLevel, number> = { nation: 0, state: 2, county: 5, metro: 5, cd: 4, tract: 11, block_group: 12 };
-
 /** A geography of a geography file, with the Data API's GEO_ID when it can be told (null: metros, districts). */
 export interface SequenceGeo extends SummaryGeo {
   geoId: string | null;
@@ -295,17 +292,9 @@ export function readGeographyCsv(file: string, levels: ReadonlySet<SummaryLevel>
       const level = SUMLEVEL[f[2]!];
       if (!level || !levels.has(level) || f[3] !== '00') continue;
       const geoid = f[48]!;
-      const at = geoid.indexOf('US');
-      const code = at < 0 ? '' : geoid.slice(at + 2);
-      if (at < 0 || code.length !== CODE_WIDTH[level])
-        throw new InputError(
-          file,
-          `GEOID ${JSON.stringify(geoid)} is not a ${level} GEOID (${CODE_WIDTH[level]} characters after US)`,
-          r.n,
-        );
-      if (!/^\d*$/.test(code)) continue; // a `ZZ` district: no code of its own
-      const state = level === 'nation' || level === 'metro' ? '' : code.slice(0, 2);
-      const key = level === 'nation' ? 'nation:1' : `${level}:${code}`;
+      const got = summaryKey(level, geoid, (why) => new InputError(file, `GEOID ${JSON.stringify(geoid)} ${why}`, r.n));
+      if (!got) continue; // a `ZZ` district: no code of its own
+      const { key, state, code } = got;
       // The Data API's GEO_ID has seven characters before US: summary level, component, and two
       // more that are 00 except where they name a delineation or a Congress (metros, districts),
       // which the geography file does not say.

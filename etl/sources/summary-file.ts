@@ -18,23 +18,34 @@
 import fs from 'node:fs';
 import { cellValues, plainNumber, type VariableColumns } from './api-body.js';
 import type { AnnotationCode } from '../../src/domain/annotations.js';
+import { SUMMARY_LEVELS } from '../../src/domain/census-api/levels.js';
+import { FIPS_LENGTH, type GeoType } from '../../src/domain/geo/keys.js';
 import { InputError } from '../step.js';
 
-export type SummaryLevel = 'nation' | 'state' | 'county' | 'metro' | 'cd' | 'tract' | 'block_group';
+export type SummaryLevel = GeoType;
 
 /** Summary level codes (the Geos file's SUMLEVEL, the GEO_ID's first three digits) of our seven levels. */
-export const SUMLEVEL: Record<string, SummaryLevel> = {
-  '010': 'nation',
-  '040': 'state',
-  '050': 'county',
-  '310': 'metro',
-  '500': 'cd',
-  '140': 'tract',
-  '150': 'block_group',
-};
+export const SUMLEVEL: Readonly<Record<string, SummaryLevel>> = SUMMARY_LEVELS;
 
-/** Digits after `US` in a GEO_ID of each level: state, county, CBSA, state + district, tract, block group. */
-const CODE_WIDTH: Record<SummaryLevel, number> = { nation: 0, state: 2, county: 5, metro: 5, cd: 4, tract: 11, block_group: 12 };
+/**
+ * Our key and state of a Summary File GEO_ID of `level` (both formats: the table-based Geos file's
+ * GEO_ID, the sequence-based geography file's GEOID); undefined for an area without a code of its
+ * own (a state's `ZZ` district: "not defined"). `bad` makes the error for a GEO_ID of the wrong shape.
+ */
+export function summaryKey(
+  level: SummaryLevel,
+  geoId: string,
+  bad: (why: string) => Error,
+): { key: string; state: string; code: string } | undefined {
+  const at = geoId.indexOf('US');
+  const code = at < 0 ? '' : geoId.slice(at + 2);
+  // Digits after `US`: state, county, CBSA, state + district, tract, block group; none for the nation.
+  const width = level === 'nation' ? 0 : FIPS_LENGTH[level];
+  if (at < 0 || code.length !== width) throw bad(`is not of a ${level} (${width} characters after US)`);
+  if (!/^\d*$/.test(code)) return undefined;
+  const state = level === 'nation' || level === 'metro' ? '' : code.slice(0, 2);
+  return { key: level === 'nation' ? 'nation:1' : `${level}:${code}`, state, code };
+}
 
 /** A geography of the Geos file that the selection keeps. */
 export interface SummaryGeo {
@@ -98,16 +109,10 @@ export function readGeos(file: string, filter: GeoFilter): Map<string, SummaryGe
     const level = SUMLEVEL[f[col.SUMLEVEL!]!];
     if (!level || !filter.levels.has(level) || f[col.COMPONENT!] !== '00') return;
     const geoId = f[col.GEO_ID!]!;
-    const at = geoId.indexOf('US');
-    const code = at < 0 ? '' : geoId.slice(at + 2);
-    if (at < 0 || code.length !== CODE_WIDTH[level])
-      throw new InputError(file, `GEO_ID ${JSON.stringify(geoId)} is not a ${level} GEO_ID (${CODE_WIDTH[level]} characters after US)`, n);
-    // Areas without a code of their own (a state's `ZZ` district: "not defined") have no key here.
-    if (!/^\d*$/.test(code)) return;
-    const state = level === 'nation' || level === 'metro' ? '' : code.slice(0, 2);
-    if (filter.states && state !== '' && !filter.states.has(state)) return;
-    const key = level === 'nation' ? 'nation:1' : `${level}:${code}`;
-    out.set(geoId, { level, key, state, name: f[col.NAME!]!.trim() });
+    const got = summaryKey(level, geoId, (why) => new InputError(file, `GEO_ID ${JSON.stringify(geoId)} ${why}`, n));
+    if (!got) return;
+    if (filter.states && got.state !== '' && !filter.states.has(got.state)) return;
+    out.set(geoId, { level, key: got.key, state: got.state, name: f[col.NAME!]!.trim() });
   });
   return out;
 }

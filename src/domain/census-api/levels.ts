@@ -90,8 +90,8 @@ export function geoIdOf(level: CensusApiLevel, fips: string): string | null {
   return level.type === 'nation' ? level.geoIdPrefix : level.geoIdPrefix + fips;
 }
 
-/** Summary levels of the GEO_IDs a `ucgid=` may list, and the level each means. */
-const SUMMARY_LEVELS: Record<string, GeoType> = {
+/** Summary levels of the GEO_IDs a `ucgid=` may list (and the Summary File's SUMLEVEL), and the level each means. */
+export const SUMMARY_LEVELS: Record<string, GeoType> = {
   '010': 'nation',
   '040': 'state',
   '050': 'county',
