@@ -26,6 +26,8 @@ import { nowMs } from './lib/stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DATA_DIR = path.resolve(process.env.BENCH_BUILD_DIR ?? path.join(REPO_ROOT, '.cache', 'test-data'));
+/** BENCH_WHEN=start or warm: only that case (WARM_UP_BYTES=0 never warms up: \`start\` only). */
+const WHEN = (['at start', 'warm'] as const).filter((w) => !process.env.BENCH_WHEN || w.startsWith(process.env.BENCH_WHEN === 'start' ? 'at' : 'warm'));
 const WARM_UP_DONE = 'warm-up: observation partitions ready';
 
 interface Server {
@@ -79,28 +81,54 @@ async function startServer(dbPath: string, key: string, cwd: string): Promise<Se
 }
 
 /** Milliseconds from the key's submission to each marker of the page, and the API requests' own times. */
+/** What each page's load is timed to: a selector's first appearance. */
+const MARKS = {
+  explore: { map: 'svg.map path.shape', series: '[data-testid="series-table"]' },
+  profile: { figures: '[data-testid="estimate"]', series: '[data-testid="trends-loaded"]' },
+} as const;
+
+/**
+ * Milliseconds from the key's submission to each marker of the page, and the API requests' own
+ * times. Both ends are taken in the page (the form's submit event, a MutationObserver seeing the
+ * marker's element), not by polling from here: Playwright's waitFor polls at growing intervals
+ * (to 500 ms and more), which had quantised every figure to its schedule.
+ */
 async function timePage(browser: Browser, base: string, key: string, which: 'explore' | 'profile') {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   try {
     await page.goto(which === 'explore' ? `${base}/explore` : `${base}/profile/state:48`);
     await page.getByLabel('Your API key').fill(key);
-    const t0 = nowMs();
+    const selectors = MARKS[which];
+    await page.evaluate((sels: Record<string, string>) => {
+      const w = window as unknown as { __bench: { t0?: number; seen: Record<string, number> } };
+      w.__bench = { seen: {} };
+      addEventListener('submit', () => (w.__bench.t0 = performance.now()), { capture: true, once: true });
+      new MutationObserver(() => {
+        for (const [name, sel] of Object.entries(sels))
+          if (w.__bench.seen[name] === undefined && document.querySelector(sel)) w.__bench.seen[name] = performance.now();
+      }).observe(document, { subtree: true, childList: true, attributes: true });
+    }, selectors);
     await page.getByRole('button', { name: which === 'explore' ? 'Explore' : 'Show profile' }).click();
-    const at = async (selector: string) => {
-      await page.locator(selector).first().waitFor({ timeout: 60_000 });
-      return nowMs() - t0;
+    for (const sel of Object.values(selectors)) await page.locator(sel).first().waitFor({ timeout: 60_000 });
+    const { t0, seen } = (await page.evaluate(() => (window as unknown as { __bench: { t0: number; seen: Record<string, number> } }).__bench)) as {
+      t0: number;
+      seen: Record<string, number>;
     };
-    const marks =
-      which === 'explore'
-        ? { map: await at('svg.map path.shape'), series: await at('[data-testid="series-table"]') }
-        : { figures: await at('[data-testid="estimate"]'), series: await at('[data-testid="trends-loaded"]') };
-    const api = (await page.evaluate(() =>
+    const marks = Object.fromEntries(Object.keys(selectors).map((name) => [name, seen[name]! - t0]));
+    const entries = (await page.evaluate(() =>
       performance
         .getEntriesByType('resource')
-        .filter((e) => e.name.includes('/v1/timeseries'))
-        .map((e) => Math.round((e as PerformanceResourceTiming).responseEnd - e.startTime)),
-    )) as number[];
+        .map((e) => ({ name: e.name, start: e.startTime, end: (e as PerformanceResourceTiming).responseEnd })),
+    )) as { name: string; start: number; end: number }[];
+    if (process.env.BENCH_TRACE) {
+      // Every request's start and end, from the submission (ms): where a first load's time goes.
+      for (const e of entries) {
+        const u = new URL(e.name);
+        console.log(`  ${String(Math.round(e.start - t0)).padStart(5)} → ${String(Math.round(e.end - t0)).padStart(5)}  ${u.pathname}${u.search.slice(0, 90)}`);
+      }
+    }
+    const api = entries.filter((e) => e.name.includes('/v1/timeseries')).map((e) => Math.round(e.end - e.start));
     return { ...marks, timeseries_ms: api };
   } finally {
     await context.close();
@@ -115,7 +143,7 @@ async function main() {
   try {
     for (let run = 1; run <= RUNS; run++) {
       for (const which of ['explore', 'profile'] as const) {
-        for (const when of ['at start', 'warm'] as const) {
+        for (const when of WHEN) {
           const codes = COMPARE_DIR ? (run % 2 ? [REPO_ROOT, COMPARE_DIR] : [COMPARE_DIR, REPO_ROOT]) : [REPO_ROOT];
           for (const code of codes) {
             const label = code === REPO_ROOT ? 'this' : 'compare';
