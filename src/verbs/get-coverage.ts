@@ -190,7 +190,8 @@ export const getCoverage = defineVerb({
     for (const d of resolved) {
       const counted = d.variables.length + d.unpublished.length;
       const loaded = new Set(stores.observations.loadedVintages(d.dataset, d.place.type));
-      const withValues = new Map<number, number>();
+      // Every vintage is counted by the engine (none defaults to 0), unless nothing is asked of this dataset.
+      const withValues = new Map<number, number>(d.variables.length ? [] : d.vintages.map((v) => [v, 0]));
       if (d.variables.length) {
         for (const vintages of ranges(d.vintages)) {
           const grid = await computeGrid(stores, catalog, { dataset: d.dataset, vintages, variables: d.variables, geographies: [d.place] });
@@ -198,13 +199,9 @@ export const getCoverage = defineVerb({
         }
       }
       for (const vintage of d.vintages) {
-        rows.push({
-          dataset: d.dataset,
-          vintage,
-          with_values: withValues.get(vintage) ?? 0,
-          variables: counted,
-          loaded: loaded.has(vintage),
-        });
+        const count = withValues.get(vintage);
+        if (count === undefined) throw new Error(`coverage: ${d.dataset} ${vintage} was not counted`);
+        rows.push({ dataset: d.dataset, vintage, with_values: count, variables: counted, loaded: loaded.has(vintage) });
       }
     }
     const first = resolved[0]!;

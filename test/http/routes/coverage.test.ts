@@ -108,6 +108,20 @@ describe('GET /v1/coverage', () => {
     const byName = await coverage(`variables=B01003_001E&geo=${encodeURIComponent('county:Travis County, TX')}&dataset=acs1`);
     expect(byName.statusCode, byName.body.slice(0, 300)).toBe(200);
     expect(byName.json().meta).toMatchObject({ geo_key: 'county:48453' });
+    // B02003 is published in acs1 only (/v1/tables): asked of every dataset, it counts in acs5 without values.
+    const tables = (await svc.app.inject({ url: '/v1/tables/B02003', headers: as('free') })).json() as {
+      data: { published: Record<string, number[]> };
+    };
+    expect(tables.data.published.acs5).toEqual([]);
+    const both = (await coverage('variables=B01003_001E,B02003_001E&geo=state:48')).json() as {
+      data: Row[];
+      meta: Record<string, unknown>;
+    };
+    const alone = (await coverage('variables=B01003_001E&geo=state:48&dataset=acs5')).json() as { data: Row[] };
+    expect(both.meta.not_published).toEqual({ acs5: ['B02003_001E'] });
+    const acs5 = both.data.filter((r) => r.dataset === 'acs5');
+    expect(acs5.map((r) => r.variables)).toEqual(acs5.map(() => 2));
+    expect(acs5.map((r) => r.with_values)).toEqual(alone.data.map((r) => r.with_values));
   });
 
   it('costs a Free key exactly 1 unit per request, whatever the variables and years', async () => {
