@@ -4,15 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import { COVERAGE_COUNTED, getCoverage } from '../../verbs/get-coverage.js';
 import { MAX_VARIABLES } from '../../verbs/observations/variables.js';
 import { defineVerbRoute } from '../verb-route.js';
+import { lookupCostTerms } from '../../verbs/describe-plans.js';
 
 export function coverageRoutes(app: FastifyInstance) {
   defineVerbRoute(app, {
     url: '/v1/coverage',
-    summary: 'In which surveys and years one place has values for some variables (1 unit)',
+    summary: 'In which surveys and years one place has values for some variables',
     description:
       `One row per dataset (every dataset, or \`dataset\`) and per vintage it publishes, in the registry's order then ascending: \`{dataset, vintage, with_values, variables, loaded}\`. ${COVERAGE_COUNTED} ` +
       `\`meta.geo_key\` and \`meta.name\` name the place. \`geo\` is ONE geography (a key such as \`county:48453\`, or a name of that level such as \`county:Travis County, TX\`); wildcards, several places and regions are 400. \`variables\` as in /v1/data (at most ${MAX_VARIABLES}). ` +
-      'Costs 1 unit whatever the number of variables and years, on every plan (a /v1/timeseries of the same variables costs per variable and per 4 vintages).',
+      `Costs ${lookupCostTerms().replace(/\.$/, '')} whatever the number of variables and years, on every plan (a /v1/timeseries of the same variables costs per variable and per 4 vintages).`,
     tags: ['data'],
     auth: 'api-key',
     needs: ['catalog', 'geographies', 'observations'],
