@@ -1,5 +1,5 @@
 // GET /v1/coverage: the get-coverage verb over REST. The query schema is derived from the verb's
-// input; the wording below is REST's own, the rules (one place, 1 unit) are the verb's.
+// input; the wording below is REST's own, the rules (one place, its price) are the verb's.
 import type { FastifyInstance } from 'fastify';
 import { COVERAGE_COUNTED, getCoverage } from '../../verbs/get-coverage.js';
 import { MAX_VARIABLES } from '../../verbs/observations/variables.js';
