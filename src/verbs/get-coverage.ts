@@ -36,14 +36,16 @@ export const coverageInput = z.object({
 
 export const coverageRowSchema = z.object({
   dataset: z.string().describe('Dataset key (acs5, acs1).'),
-  vintage: z.number().int().describe('Survey year: every vintage the dataset publishes, ascending.'),
+  vintage: z.number().int().positive().describe('Survey year: every vintage the dataset publishes, ascending.'),
   with_values: z
     .number()
     .int()
+    .nonnegative()
     .describe('How many of the asked variables have a non-null estimate for the place in this dataset and vintage.'),
   variables: z
     .number()
     .int()
+    .nonnegative()
     .describe(
       'How many variables were counted: the distinct variables asked (a whole table, B19013*, as its codes published in this dataset).',
     ),
