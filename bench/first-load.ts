@@ -7,9 +7,11 @@
 //   * warm     — the page opened once the warm-up logged that it finished.
 //
 // Every run starts its own server (nothing cached from an earlier run but the page cache), so a
-// run is a first load. Timed from the click that submits the key to: the explorer's series table
-// (its /v1/timeseries over the 13 ACS 1-year vintages) and map; the Texas profile's figures and
-// its series ("Over time"). BENCH_RUNS (3) runs of each; the load average is printed with them.
+// run is a first load. Timed in the page from the key's submission to the frame that paints: the
+// explorer's series table (its /v1/timeseries over the 13 ACS 1-year vintages) and map; the Texas
+// profile's figures and its series ("Over time"). BENCH_RUNS (3) runs of each; the load average is
+// printed with them. BENCH_TRACE=1 prints every request's start and end; BENCH_WHEN=start|warm
+// runs one case only.
 // BENCH_COMPARE_DIR=<a checkout of another commit, with node_modules and dist linked>: each case
 // is also run on that code, alternating with this one, for a comparison under the same load.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,7 +29,9 @@ import { nowMs } from './lib/stats.js';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DATA_DIR = path.resolve(process.env.BENCH_BUILD_DIR ?? path.join(REPO_ROOT, '.cache', 'test-data'));
 /** BENCH_WHEN=start or warm: only that case (WARM_UP_BYTES=0 never warms up: \`start\` only). */
-const WHEN = (['at start', 'warm'] as const).filter((w) => !process.env.BENCH_WHEN || w.startsWith(process.env.BENCH_WHEN === 'start' ? 'at' : 'warm'));
+const WHEN = (['at start', 'warm'] as const).filter(
+  (w) => !process.env.BENCH_WHEN || w.startsWith(process.env.BENCH_WHEN === 'start' ? 'at' : 'warm'),
+);
 const WARM_UP_DONE = 'warm-up: observation partitions ready';
 
 interface Server {
@@ -89,8 +93,8 @@ const MARKS = {
 
 /**
  * Milliseconds from the key's submission to each marker of the page, and the API requests' own
- * times. Both ends are taken in the page (the form's submit event, a MutationObserver seeing the
- * marker's element), not by polling from here: Playwright's waitFor polls at growing intervals
+ * times. Both ends are taken in the page (the form's submit event; the frame after a
+ * MutationObserver saw the marker's element), not by polling from here: Playwright's waitFor polls at growing intervals
  * (to 500 ms and more), which had quantised every figure to its schedule.
  */
 async function timePage(browser: Browser, base: string, key: string, which: 'explore' | 'profile') {
@@ -104,14 +108,21 @@ async function timePage(browser: Browser, base: string, key: string, which: 'exp
       const w = window as unknown as { __bench: { t0?: number; seen: Record<string, number> } };
       w.__bench = { seen: {} };
       addEventListener('submit', () => (w.__bench.t0 = performance.now()), { capture: true, once: true });
+      const pending = new Set<string>();
       new MutationObserver(() => {
         for (const [name, sel] of Object.entries(sels))
-          if (w.__bench.seen[name] === undefined && document.querySelector(sel)) w.__bench.seen[name] = performance.now();
+          if (w.__bench.seen[name] === undefined && !pending.has(name) && document.querySelector(sel)) {
+            // Seen when the frame that paints it starts, not when it enters the DOM.
+            pending.add(name);
+            requestAnimationFrame(() => (w.__bench.seen[name] = performance.now()));
+          }
       }).observe(document, { subtree: true, childList: true, attributes: true });
     }, selectors);
     await page.getByRole('button', { name: which === 'explore' ? 'Explore' : 'Show profile' }).click();
     for (const sel of Object.values(selectors)) await page.locator(sel).first().waitFor({ timeout: 60_000 });
-    const { t0, seen } = (await page.evaluate(() => (window as unknown as { __bench: { t0: number; seen: Record<string, number> } }).__bench)) as {
+    const { t0, seen } = (await page.evaluate(
+      () => (window as unknown as { __bench: { t0: number; seen: Record<string, number> } }).__bench,
+    )) as {
       t0: number;
       seen: Record<string, number>;
     };
@@ -125,11 +136,17 @@ async function timePage(browser: Browser, base: string, key: string, which: 'exp
       // Every request's start and end, from the submission (ms): where a first load's time goes.
       for (const e of entries) {
         const u = new URL(e.name);
-        console.log(`  ${String(Math.round(e.start - t0)).padStart(5)} → ${String(Math.round(e.end - t0)).padStart(5)}  ${u.pathname}${u.search.slice(0, 90)}`);
+        console.log(
+          `  ${String(Math.round(e.start - t0)).padStart(5)} → ${String(Math.round(e.end - t0)).padStart(5)}  ${u.pathname}${u.search.slice(0, 90)}`,
+        );
       }
     }
     const api = entries.filter((e) => e.name.includes('/v1/timeseries')).map((e) => Math.round(e.end - e.start));
-    return { ...marks, timeseries_ms: api };
+    // The page itself before the key is asked for: navigation to its load event (HTML, script, styles).
+    const loaded = (await page.evaluate(
+      () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd,
+    )) as number;
+    return { page_load: loaded, ...marks, timeseries_ms: api };
   } finally {
     await context.close();
   }

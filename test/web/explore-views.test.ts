@@ -121,7 +121,8 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await page.waitForFunction((q) => location.search.includes(q), 'within=state%3A48');
     await page.waitForFunction((q) => location.search.includes(q), 'level=county');
     await page.waitForFunction(() => document.querySelectorAll('svg.map path.shape').length === 254);
-    await expect(page.getByTestId('within-status').textContent()).resolves.toContain('Found Texas (state:48)');
+    // Said in words, not keys (issue 37 §8): the status named the key, "(state:48)", "(metro:12420)".
+    await expect(page.getByTestId('within-status').textContent()).resolves.toBe('Found Texas, a state; the map shows its counties.');
 
     // "Cook County" names three counties: the API's candidates become buttons, focus on the first.
     await within.fill('');
@@ -168,6 +169,9 @@ describe('explorer views', { timeout: 90_000 }, () => {
     await within.press('Enter');
     await page.getByRole('heading', { name: 'Map: counties of Austin-Round Rock-San Marcos, TX Metro Area, ACS 5-year 2023' }).waitFor();
     await page.waitForFunction((q) => location.search.includes(q), 'within=metro%3A12420');
+    const metroStatus = await page.getByTestId('within-status').textContent();
+    expect(metroStatus).toMatch(/^Found Austin-Round Rock-San Marcos, TX Metro Area, a metro area; the map shows its counties\. /);
+    expect(metroStatus).not.toMatch(/metro:|12420/);
     const metro = await api<{ data: { geo_key: string }[] }>(
       `/v1/data?variables=B01003_001E&geo=${encodeURIComponent('county:Austin-Round Rock-San Marcos, TX Metro Area')}&dataset=acs5&vintage=2023`,
     );

@@ -337,6 +337,15 @@ describe('place profiles', { timeout: 120_000 }, () => {
     expect(inside).toBe('income');
   });
 
+  it('a tract, a level this build holds no values for, says so in words, not by its type code', async () => {
+    const page = await newPage();
+    const tract = (await api<{ data: { geo_key: string }[] }>('/v1/geographies/county:48453/children?type=tract&limit=1')).data[0]!.geo_key;
+    await openWithKey(page, `/profile/${tract}`);
+    const notice = page.getByText(/This deployment holds no values for .* geographies in any vintage/);
+    await expect(notice.textContent()).resolves.toMatch(/no values for census tract geographies/);
+    expect(await allViolations(page)).toEqual([]);
+  });
+
   it('says why when the key is refused, never a blank page', async () => {
     const page = await newPage();
     await page.goto(`${svc.base}/profile/state:48`);

@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getJson } from './api.js';
 import { formerNameWords, type FormerName } from '../shared/former-name.js';
+import { placeTypeWords, withArticle } from '../shared/place-type.js';
 
 export interface Place {
   /** `us` for the whole country, else a geography key (`state:48`, `county:48201`). */
@@ -61,7 +62,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
     setProblem(undefined);
     setNote(p.note);
     if (!['nation', 'state', 'county', 'metro', 'cd'].includes(p.type)) {
-      const msg = `“${p.name}” (${p.key}) is a ${p.type}; a map sits in the United States, a state, a county, a metro or a congressional district.`;
+      const msg = `“${p.name}” is ${withArticle(placeTypeWords(p.type))}; a map sits in the United States, a state, a county, a metro area or a congressional district.`;
       setProblem(msg);
       setStatus(msg);
       return;
@@ -69,7 +70,7 @@ export function PlacePicker({ value, vintage, onResolve }: { value: Place; vinta
     setStatus(
       p.type === 'nation'
         ? 'Showing the United States.'
-        : `Found ${p.name} (${p.key}); the map shows its ${p.type === 'county' ? 'tracts' : 'counties'}.${p.note ? ` ${p.note}` : ''}`,
+        : `Found ${p.name}, ${withArticle(placeTypeWords(p.type))}; the map shows its ${p.type === 'county' ? 'tracts' : 'counties'}.${p.note ? ` ${p.note}` : ''}`,
     );
     onResolve(p);
   };

@@ -30,6 +30,7 @@ import {
 } from './load.js';
 import { DISTRIBUTIONS, HEADLINE_VARIABLES, SECTIONS, TREND_VARIABLES } from './layout.js';
 import { Problem } from './problem.js';
+import { placeTypeWords } from '../shared/place-type.js';
 
 declare global {
   interface Window {
@@ -360,7 +361,8 @@ function ProfileView({
       )}
       {!choice.loaded && (
         <p class="notice warning" data-testid="nothing-loaded">
-          This deployment holds no values for {place.type} geographies in any vintage: every figure below says why it is empty.
+          This deployment holds no values for {placeTypeWords(place.type)} geographies in any vintage: every figure below says why it is
+          empty.
         </p>
       )}
       <OperatorNote fill={profile.fill} />
