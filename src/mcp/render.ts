@@ -13,6 +13,7 @@ import type { DatasetSummary, VariableSearchItem } from '../verbs/catalog.js';
 import type { ComparedCell } from '../verbs/compare-geographies.js';
 import type { ObservationCell } from '../verbs/observations/engine.js';
 import type { CellChange } from '../verbs/observations/change.js';
+import type { CoverageRow } from '../verbs/get-coverage.js';
 import type { VerbResult } from '../context/verb-context.js';
 
 const datasetName = (key: string) => (isDatasetKey(key) ? `${datasetSpec(key).shortLabel} estimates` : key);
@@ -226,6 +227,27 @@ function censusApiForm(code: string, datasets: string[]): string {
   const path =
     paths.length === 1 ? paths[0] : `${paths[0]!.split('/')[0]}/{${paths.map((p) => p.split('/').slice(1).join('/')).join('|')}}`;
   return `Census API form: /data/{vintage}/${path}?get=${code}&for=…`;
+}
+
+/** get_coverage: one line per dataset and vintage, "2018: 21 of 36 variables with values". */
+export function renderCoverage(r: VerbResult<CoverageRow[]>): string {
+  const m = r.meta ?? {};
+  const head = [
+    ...(m.synthetic === true ? [SYNTHETIC_LINE] : []),
+    `${String(m.name ?? '')} (${String(m.geo_key ?? '')}). ${String(m.counted ?? '')}`,
+  ];
+  const body: string[] = [];
+  let dataset: string | null = null;
+  for (const row of r.data) {
+    if (row.dataset !== dataset) body.push(`${datasetName(row.dataset)}:`);
+    dataset = row.dataset;
+    body.push(
+      `  ${row.vintage}: ${row.with_values} of ${row.variables} variables with values${row.loaded ? '' : ' (not loaded in this deployment)'}`,
+    );
+  }
+  const unpublished = m.not_published as Record<string, string[]> | undefined;
+  const notPublished = Object.entries(unpublished ?? {}).map(([d, names]) => `Not published in ${d} in any vintage: ${names.join(', ')}.`);
+  return [...head, '', ...body, ...notPublished, ...tail(m)].join('\n');
 }
 
 export function renderVariables(r: VerbResult<VariableSearchItem[]>): string {

@@ -30,6 +30,7 @@ import { toolErrorResult } from './errors.js';
 import { originPolicy } from './origin.js';
 import { TOOLS, type ToolDef } from './tools.js';
 import { datasetParamDescription } from '../verbs/dataset-schemas.js';
+import { lookupCostTerms } from '../verbs/describe-plans.js';
 
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_INFO = {
@@ -39,7 +40,7 @@ export const MCP_SERVER_INFO = {
 };
 
 const INSTRUCTIONS = `US Census Bureau American Community Survey (ACS) estimates with margins of error.
-Typical flow: search_variables ("median household income") → search_geographies ("Travis") or geocode (an address) → get_census_data / compare_geographies / get_timeseries.
+Typical flow: search_variables ("median household income") → search_geographies ("Travis") or geocode (an address) → get_census_data / compare_geographies / get_timeseries. get_coverage (${lookupCostTerms().replace(/\.$/, '')}) says which datasets and years have values for a place before you ask for them.
 Geography keys: state:06, county:48453, metro:12420, cd:4835, tract:48453001100, block_group:484530011001. Datasets: ${datasetParamDescription()}.
 Report values with their margin of error (90% confidence). When a tool returns isError, its text says what to do next.`;
 

@@ -1,4 +1,4 @@
-// The eight MCP tools. Each is a binding of one verb (the same verb the REST route calls): its
+// The nine MCP tools. Each is a binding of one verb (the same verb the REST route calls): its
 // input schema is the verb's own (made strict, with agent-oriented wording where it differs), the
 // verb parses, gates, prices and runs, and the binding renders the result as text. The types flow
 // from the verb to the renderer, so nothing here casts and nothing here decides a business rule.
@@ -12,10 +12,12 @@ import { geocode } from '../verbs/geocode.js';
 import { geographiesList } from '../verbs/geographies-list.js';
 import { getData, longFormat } from '../verbs/get-data.js';
 import { getTimeseries, MAX_POINTS } from '../verbs/get-timeseries.js';
+import { getCoverage } from '../verbs/get-coverage.js';
 import { datasetParamDescription, pooledDatasets, thresholdDatasets } from '../verbs/dataset-schemas.js';
 import { argumentsError } from './errors.js';
 import {
   renderCompare,
+  renderCoverage,
   renderData,
   renderDatasets,
   renderGeocode,
@@ -120,6 +122,16 @@ export const TOOLS: readonly ToolDef[] = [
       `Periods of ${pooledDatasets()} overlap: compare non-overlapping periods to measure change. ` +
       `Example: variables "B01003_001E", geo "state:06", dataset "acs1", from 2016, to 2019. ${GEO_GUIDE} ${REGION_GUIDE}`,
     render: renderTimeseries,
+  }),
+  tool(getCoverage, {
+    name: 'get_coverage',
+    title: 'Which surveys and years have values',
+    description:
+      'Which surveys and years have values for these variables at this place, without the values: one row per dataset and vintage with with_values (how many of the variables have a non-null estimate there), variables (how many were counted) and loaded (whether this deployment holds that level and year). ' +
+      'Use it to choose the dataset and vintage before get_census_data or get_timeseries. ' +
+      'Example: variables ["B01003_001E", "B19013_001E"], geo "county:48453" (one place: a key or a name of that level; no wildcards, lists or regions); dataset optional (absent: every dataset). ' +
+      `Costs ${lookupCostTerms().replace(/\.$/, '')}, whatever the number of variables and years.`,
+    render: renderCoverage,
   }),
   tool(searchVariables, {
     name: 'search_variables',

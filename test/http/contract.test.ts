@@ -26,6 +26,7 @@ const SAMPLE_QUERY: Record<string, string> = {
   '/v1/data': 'variables=B19013_001E&geo=state:06&dataset=acs1&vintage=2018',
   '/v1/compare': 'variables=B19013_001E&geo=state:06;state:48&dataset=acs1&vintage=2018',
   '/v1/timeseries': 'variables=B19013_001E&geo=state:06&dataset=acs1&from=2016&to=2018',
+  '/v1/coverage': 'variables=B19013_001E&geo=state:06&dataset=acs1',
   '/v1/geocode': 'lat=38.8977&lng=-77.0365',
   '/v1/geographies': 'search=Travis',
   '/v1/geographies/:geo_key/children': 'type=county',

@@ -75,6 +75,10 @@ export async function prismRequests(ctx: RequestSetContext): Promise<void> {
   await get('/v1/timeseries', `/v1/timeseries?${ts}`, 200);
   await get('/v1/timeseries', `/v1/timeseries?${ts}&format=csv`, 200);
   await get('/v1/timeseries', `/v1/timeseries?${ts}&format=csv`, 403, free);
+  // Coverage: one place, 1 unit on every plan; several places are a 400.
+  await get('/v1/coverage', '/v1/coverage?variables=B19013_001E,B01003_001E&geo=state:48', 200, free);
+  await get('/v1/coverage', '/v1/coverage?variables=B19013_001E&geo=state:06;state:48', 400);
+  await get('/v1/coverage', '/v1/coverage?variables=B19013_001E&geo=state:99', 404);
 
   // Geographies and the geocoder.
   await get('/v1/geographies', '/v1/geographies?type=state&limit=5', 200);

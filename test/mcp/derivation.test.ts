@@ -7,6 +7,7 @@ import { TOOLS } from '../../src/mcp/tools.js';
 import { getData } from '../../src/verbs/get-data.js';
 import { getTimeseries } from '../../src/verbs/get-timeseries.js';
 import { compareGeographies } from '../../src/verbs/compare-geographies.js';
+import { getCoverage } from '../../src/verbs/get-coverage.js';
 import { searchVariables, listTopics, listDatasets } from '../../src/verbs/catalog.js';
 import { geographiesList } from '../../src/verbs/geographies-list.js';
 import { geocode } from '../../src/verbs/geocode.js';
@@ -51,6 +52,7 @@ describe('schemas derived from the verb', () => {
     { tool: 'get_census_data', path: '/v1/data', verb: getData, restOnly: ['format'] },
     { tool: 'compare_geographies', path: '/v1/compare', verb: compareGeographies, restOnly: ['format'] },
     { tool: 'get_timeseries', path: '/v1/timeseries', verb: getTimeseries, restOnly: ['format'] },
+    { tool: 'get_coverage', path: '/v1/coverage', verb: getCoverage, restOnly: [] },
     { tool: 'search_variables', path: '/v1/variables', verb: searchVariables, restOnly: [] },
     { tool: 'search_geographies', path: '/v1/geographies', verb: geographiesList, restOnly: [] },
     { tool: 'list_topics', path: '/v1/topics', verb: listTopics, restOnly: [] },
@@ -99,6 +101,12 @@ describe('the same refusal over REST and MCP', () => {
       tool: 'compare_geographies',
       args: { variables: 'B01003_001E', geo: ['state:06', 'state:48'], vintage: 1990 },
       url: '/v1/compare?variables=B01003_001E&geo=state:06&geo=state:48&vintage=1990',
+    },
+    {
+      what: 'two places asked of get_coverage (400 naming geo)',
+      tool: 'get_coverage',
+      args: { variables: 'B01003_001E', geo: 'state:06;state:48' },
+      url: '/v1/coverage?variables=B01003_001E&geo=state:06;state:48',
     },
     {
       what: 'an unknown topic (400 naming topic)',

@@ -41,6 +41,11 @@ const PAIRS: Array<{ tool: string; args: Record<string, unknown>; url: string }>
     args: { variables: 'B01003_001E', geo: 'state:06', dataset: 'acs1', from: 2016, to: 2019 },
     url: '/v1/timeseries?variables=B01003_001E&geo=state:06&dataset=acs1&from=2016&to=2019',
   },
+  {
+    tool: 'get_coverage',
+    args: { variables: 'B01003_001E,core_poverty_rate', geo: 'county:Travis County, TX' },
+    url: `/v1/coverage?variables=B01003_001E,core_poverty_rate&geo=${encodeURIComponent('county:Travis County, TX')}`,
+  },
   // Custom regions: the same geo string on both transports.
   {
     tool: 'get_census_data',

@@ -1,4 +1,4 @@
-// The eight tools over a real listening server, with the official SDK client, on the test build.
+// The nine tools over a real listening server, with the official SDK client, on the test build.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connect, startMcpService, textOf, type McpService } from './support.js';
@@ -17,12 +17,13 @@ afterAll(async () => {
 });
 
 describe('tools/list', () => {
-  it('lists exactly the eight tools, each with a description and an object input schema', async () => {
+  it('lists exactly the nine tools, each with a description and an object input schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'compare_geographies',
       'geocode',
       'get_census_data',
+      'get_coverage',
       'get_timeseries',
       'list_datasets',
       'list_topics',

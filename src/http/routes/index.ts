@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { healthRoutes } from './health.js';
 import { catalogRoutes } from './catalog/index.js';
 import { dataRoutes } from './data.js';
+import { coverageRoutes } from './coverage.js';
 import { accountRoutes } from './account/index.js';
 import { geographyRoutes } from './geographies.js';
 import { boundaryRoutes } from './boundaries.js';
@@ -15,6 +16,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   healthRoutes(app);
   catalogRoutes(app);
   dataRoutes(app);
+  coverageRoutes(app);
   accountRoutes(app);
   geographyRoutes(app);
   boundaryRoutes(app);
