@@ -11,6 +11,9 @@ import { startService, type Service } from '../support/service.js';
 import { freePort } from '../support/browser.js';
 import { buildWeb } from '../../web/build.js';
 import os from 'node:os';
+import { accountUsage } from '../../src/verbs/account-usage.js';
+import { authenticate } from '../../src/verbs/authenticate.js';
+import { verbContext } from '../support/context.js';
 
 let svc: LiveService;
 let browser: Browser;
@@ -182,6 +185,37 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await check('profile-texas-2018');
   });
 
+  it('a Free key opens a profile for a fraction of its month: the figures are counted (/v1/coverage, 1 unit), not fetched over every year', async () => {
+    await page.goto(`${svc.base}/explore`);
+    await page.context().clearCookies();
+    // The account endpoints take a dashboard sign-in: the same verb answers for the key's account.
+    const usedUnits = async () => {
+      const ctx = verbContext(svc.stores, { plan: null });
+      const caller = (await authenticate({ ctx, input: { apiKey: svc.keys.free } })).data;
+      return ((await accountUsage({ ctx: { ...ctx, caller }, input: {} })).data as { units: { used: number } }).units.used;
+    };
+    const asked: string[] = [];
+    const onRequest = (r: { url(): string }) => void (r.url().includes('/v1/') && asked.push(new URL(r.url()).pathname));
+    const before = await usedUnits();
+    page.on('request', onRequest);
+    await page.goto(`${svc.base}/profile/state:48`);
+    await page.getByLabel('Your API key').fill(svc.keys.free);
+    await page.getByRole('button', { name: 'Show profile' }).click();
+    await page.getByTestId('trends-loaded').waitFor({ timeout: 60_000 });
+    await page.getByTestId('children').waitFor({ timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    page.off('request', onRequest);
+    const spent = (await usedUnits()) - before;
+    // The selector still shows each choice's count, from the one count request.
+    expect(asked.filter((p) => p === '/v1/coverage')).toHaveLength(1);
+    const options = await page.locator('#vintage-pick option').allTextContents();
+    expect(options.filter((o) => /— \d+ of 36 figures/.test(o)).length).toBeGreaterThan(1);
+    // Counting Texas's 36 figures over ACS 1-year's 16 newest years with /v1/timeseries cost 144
+    // units alone (36 variables × 4), 262 for the whole profile; now 119 (1,000 is Free's month).
+    expect(spent).toBeLessThan(144);
+    await check('profile-free-texas');
+  });
+
   it('a percentage MOE is in pp in the explorer, as in profiles', async () => {
     await openWithKey('/explore?variable=core_poverty_rate&dataset=acs1&vintage=2018&level=state&geo=state:48', 'Explore');
     await page.getByTestId('ranked').waitFor({ timeout: 60_000 });
@@ -225,7 +259,10 @@ describe.each(WIDTHS)('pages on a $screen ($width px)', { timeout: 120_000 }, ({
     await page.getByRole('button', { name: 'Explore' }).click();
     await page.getByLabel(/^Within/).fill('Austin-Round Rock');
     await page.getByRole('button', { name: 'Show' }).click();
-    await expect.poll(() => page.getByTestId('within-status').textContent(), { timeout: 30_000 }).toContain('metro:12420');
+    await page.waitForFunction((q) => location.search.includes(q), 'within=metro%3A12420', { timeout: 30_000 });
+    await expect(page.getByTestId('within-status').textContent()).resolves.toMatch(
+      /^Found Austin-Round Rock-San Marcos, TX Metro Area, a metro area;/,
+    );
     await check('explore-within-austin');
   });
 

@@ -150,37 +150,32 @@ export interface Coverage {
 /** How long the page waits for the count of figures before opening on the latest year. */
 const COUNT_WAIT_MS = 1000;
 
-/** Points a series may have (the API's /v1/timeseries limit); the newest loaded years are counted. */
-const SERIES_POINTS = 16;
+/** One row of GET /v1/coverage (docs/api.md): how many of the variables asked have a value. */
+interface CoverageRow {
+  dataset: string;
+  vintage: number;
+  with_values: number;
+  variables: number;
+  loaded: boolean;
+}
 
 /**
- * The headline figures of the place over every loaded year of each dataset (one /v1/timeseries
- * per dataset with values at the place's level), counted per year: the profile opens where the
- * place has the most figures, and the selector shows each choice's count.
+ * The headline figures of the place counted per survey and year, in one /v1/coverage request:
+ * the profile opens where the place has the most figures, and the selector shows each choice's
+ * count. A count is a lookup (1 unit), where asking for the figures themselves over every year
+ * cost 144 units per survey, most of a Free plan's profile (1,000 units a month).
  */
 export async function loadCoverage(key: string, level: string, datasets: DatasetInfo[]): Promise<Coverage[]> {
-  const asks = datasets
-    .map((d) => ({ d, years: [...(d.loaded_vintages?.[level] ?? [])].sort((a, b) => a - b).slice(-SERIES_POINTS) }))
-    .filter((x) => x.years.length > 0);
+  const loaded = datasets.flatMap((d) => (d.loaded_vintages?.[level] ?? []).map((vintage) => ({ dataset: d.dataset, vintage })));
   // One choice only: nothing to compare, no request (its count stays unknown in the selector).
-  if (asks.length === 1 && asks[0]!.years.length === 1) return [{ dataset: asks[0]!.d.dataset, vintage: asks[0]!.years[0]!, figures: -1 }];
-  const answers = await Promise.all(
-    asks.map(({ d, years }) =>
-      get<{ data: Cell[] }>(
-        `/v1/timeseries?variables=${HEADLINE_VARIABLES.join(',')}&geo=${encodeURIComponent(key)}&dataset=${d.dataset}&from=${years[0]}&to=${years.at(-1)}`,
-      ).then(
-        (r) =>
-          years.map((vintage) => ({
-            dataset: d.dataset,
-            vintage,
-            figures: r.data.filter((c) => c.vintage === vintage && c.estimate !== null).length,
-          })),
-        // Without the count (a plan gate, a limit) the choice still stands, counted as unknown (-1).
-        () => years.map((vintage) => ({ dataset: d.dataset, vintage, figures: -1 })),
-      ),
-    ),
-  );
-  return answers.flat();
+  if (loaded.length <= 1) return loaded.map((c) => ({ ...c, figures: -1 }));
+  try {
+    const r = await get<{ data: CoverageRow[] }>(`/v1/coverage?variables=${HEADLINE_VARIABLES.join(',')}&geo=${encodeURIComponent(key)}`);
+    return r.data.filter((row) => row.loaded).map((row) => ({ dataset: row.dataset, vintage: row.vintage, figures: row.with_values }));
+  } catch {
+    // Without the count (a plan gate, a limit) every loaded choice still stands, counted as unknown (-1).
+    return loaded.map((c) => ({ ...c, figures: -1 }));
+  }
 }
 
 /**
@@ -261,6 +256,9 @@ export function distributionsPath(key: string, c: Choice): string {
   const tables = DISTRIBUTIONS.map((d) => `${d.table}*`).join(',');
   return `/v1/data?variables=${encodeURIComponent(tables)}&geo=${encodeURIComponent(key)}&dataset=${c.dataset}&vintage=${c.vintage}`;
 }
+
+/** Points a series may have (the API's /v1/timeseries limit). */
+const SERIES_POINTS = 16;
 
 /**
  * The series of a profile: from the first year this deployment holds values for at the place's
