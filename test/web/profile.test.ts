@@ -343,7 +343,12 @@ describe('place profiles', { timeout: 120_000 }, () => {
     await openWithKey(page, `/profile/${tract}`);
     const notice = page.getByText(/This deployment holds no values for .* geographies in any vintage/);
     await expect(notice.textContent()).resolves.toMatch(/no values for census tract geographies/);
+    // Its parents listed so that a name's own comma does not run them together.
+    await expect(page.locator('p.lead').textContent()).resolves.toContain(
+      'the same figure for Travis County, Texas; Texas; and United States:',
+    );
     expect(await allViolations(page)).toEqual([]);
+    await shot(page, 'profile-08-tract-no-values');
   });
 
   it('says why when the key is refused, never a blank page', async () => {

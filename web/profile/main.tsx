@@ -31,6 +31,7 @@ import {
 import { DISTRIBUTIONS, HEADLINE_VARIABLES, SECTIONS, TREND_VARIABLES } from './layout.js';
 import { Problem } from './problem.js';
 import { placeTypeWords } from '../shared/place-type.js';
+import { listOfNames } from '../shared/names-list.js';
 
 declare global {
   interface Window {
@@ -349,7 +350,7 @@ function ProfileView({
         {parents.length > 0 && (
           <>
             {' '}
-            Beside each figure, the same figure for {parents.map((p) => p.name).join(' and ')}: ▲ or ▼ marks where {place.name} is higher or
+            Beside each figure, the same figure for {listOfNames(parents.map((p) => p.name))}: ▲ or ▼ marks where {place.name} is higher or
             lower and the difference is statistically significant at 90% (the API’s /v1/compare test); ≈ where it is not.
           </>
         )}
