@@ -1,4 +1,4 @@
-# /v1/data, /v1/compare and /v1/timeseries.
+# /v1/data, /v1/compare, /v1/timeseries and /v1/coverage.
 
 cds_variables_param <- function(variables) {
   if (!length(variables)) stop("`variables` needs at least one variable name, census code or table.", call. = FALSE)
@@ -141,4 +141,55 @@ cds_timeseries <- function(variables, geo, dataset = NULL, from = NULL, to = NUL
   body <- cds_fetch("/v1/timeseries", query, base_url = base_url, key = key)
   out <- cds_cells(body$data, body$meta)
   cds_finish(out, variables, output, FALSE, base_url, key)
+}
+
+# /v1/coverage's rows with their types, also when there is none: counts as integers, vintage a
+# number as in the cells' tibbles.
+cds_coverage_rows <- function(rows, meta = NULL) {
+  col <- function(name, type) {
+    na <- type
+    is.na(na) <- 1
+    vapply(rows, function(r) r[[name]] %||% na, type)
+  }
+  out <- tibble::tibble(
+    dataset = col("dataset", character(1)),
+    vintage = as.numeric(col("vintage", numeric(1))),
+    with_values = col("with_values", integer(1)),
+    variables = col("variables", integer(1)),
+    loaded = col("loaded", logical(1))
+  )
+  attr(out, "meta") <- meta
+  out
+}
+
+#' In which surveys and years one place has values
+#'
+#' Calls `GET /v1/coverage`: for ONE place, how many of the variables have a non-null estimate in
+#' each dataset and vintage the service publishes, without the values (1 unit on every plan). One
+#' row per dataset and vintage: `dataset`, `vintage`, `with_values` (the variables with a value
+#' there), `variables` (how many were counted: a table as its codes published in that dataset)
+#' and `loaded` (whether this deployment holds values at the place's level in that vintage).
+#'
+#' @inheritParams cds_data
+#' @param variables Catalog names (`core_median_household_income`), census codes
+#'   (`B19013_001E`) or whole tables (`B19013*`), 1 to 50. Names given to them are not used: the
+#'   rows are per dataset and vintage, not per variable.
+#' @param geo ONE place: a key (`state:48`, `county:48453`) or a name of that level
+#'   (`county:Travis County, TX`). A wildcard, several places or a region is refused with a
+#'   `cds_error_validation_error` (HTTP 400).
+#' @param dataset `"acs5"` or `"acs1"`; `NULL` (the default) counts in every dataset.
+#' @return A tibble, one row per dataset and vintage (registry order, then ascending years); the
+#'   answer's `meta` (`geo_key`, `name`, `counted`: what is counted, `not_published`: codes a
+#'   dataset never published) is in `attr(x, "meta")`.
+#' @examples
+#' \dontrun{
+#' cov <- cds_coverage(c("core_total_population", "core_median_household_income"), "state:48")
+#' cov[cov$with_values > 0, ]
+#' cds_coverage("B19013*", "county:Travis County, TX", dataset = "acs1")
+#' }
+#' @export
+cds_coverage <- function(variables, geo, dataset = NULL, ..., base_url = NULL, key = NULL) {
+  query <- cds_query(variables = cds_variables_param(variables), geo = cds_geo_param(geo), dataset = dataset, ...)
+  body <- cds_fetch("/v1/coverage", query, base_url = base_url, key = key)
+  cds_coverage_rows(body$data, body$meta)
 }

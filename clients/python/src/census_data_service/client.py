@@ -126,7 +126,7 @@ class Client:
         body, _ = self._t.request("GET", path, params, auth=auth)
         return body
 
-    # -- data, compare, timeseries -------------------------------------------------------------
+    # -- data, compare, timeseries, coverage ----------------------------------------------------
 
     def data(
         self,
@@ -183,6 +183,20 @@ class Client:
         """``/v1/timeseries``: one row per geography × variable × vintage from ``from_`` to ``to``."""
         params = {"dataset": dataset, "from": from_, "to": to, "dollars": dollars, "compare_to": compare_to}
         return self._cells("/v1/timeseries", variables, geo, params, wide, geometry)
+
+    def coverage(self, variables: Variables, geo: Geo, dataset: Optional[str] = None) -> pd.DataFrame:
+        """``/v1/coverage``: for ONE place (a key such as ``state:48`` or a name of that level), how
+        many of ``variables`` (1–50) have a non-null estimate in each dataset and vintage the service
+        publishes, without the values (1 unit). One row per dataset × vintage: ``dataset``,
+        ``vintage``, ``with_values``, ``variables`` (how many were counted), ``loaded`` (whether the
+        deployment holds values at the place's level then). ``dataset`` narrows to one survey; absent,
+        every one. The place (``geo_key``, ``name``), what is counted (``counted``) and codes a dataset
+        never published (``not_published``) are in ``attrs["meta"]``. A wildcard, several places or
+        a region raises :class:`ValidationError` (400)."""
+        names_param, _ = _variables_param(variables)  # no row per variable: names asked are not kept
+        query = {"variables": names_param, "geo": _geo_param(geo), "dataset": dataset}
+        body, _ = self._t.request("GET", "/v1/coverage", query, label="/v1/coverage")
+        return frames.coverage(body.get("data") or [], body.get("meta") or {})
 
     def _cells(
         self, path: str, variables: Variables, geo: Geo, params: Dict[str, Any], wide: bool, geometry: bool

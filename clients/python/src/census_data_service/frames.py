@@ -1,4 +1,5 @@
-"""Cells of /v1/data, /v1/compare and /v1/timeseries as a tidy pandas DataFrame.
+"""Cells of /v1/data, /v1/compare and /v1/timeseries as a tidy pandas DataFrame (and the rows of
+/v1/coverage as a plain one).
 
 One row per geography × variable (× vintage), like tidycensus: ``GEOID``, ``NAME``, ``variable``,
 ``estimate``, ``moe`` first, then everything else the cell holds, nested objects flattened:
@@ -145,6 +146,18 @@ def _stem(variable: str) -> str:
     import re
 
     return variable[:-1] if re.fullmatch(r"[A-Z][0-9A-Z]*_\d{3}[EM]", variable) else variable
+
+
+# /v1/coverage's rows, in the answer's order; the columns are there even when no row is.
+COVERAGE = {"dataset": "object", "vintage": "int64", "with_values": "int64", "variables": "int64", "loaded": "bool"}
+
+
+def coverage(rows: Sequence[Mapping[str, Any]], meta: Optional[Mapping[str, Any]] = None) -> pd.DataFrame:
+    """``/v1/coverage``: one row per dataset × vintage, counts as integers, ``loaded`` as bool."""
+    df = pd.DataFrame([{k: r.get(k) for k in COVERAGE} for r in rows], columns=list(COVERAGE)).astype(COVERAGE)
+    if meta is not None:
+        df.attrs["meta"] = dict(meta)
+    return df
 
 
 def records(items: Iterable[Mapping[str, Any]], meta: Optional[Mapping[str, Any]] = None) -> pd.DataFrame:

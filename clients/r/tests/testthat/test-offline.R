@@ -131,3 +131,17 @@ test_that("burst and concurrency 429s and 503s are retried; a spent monthly quot
   expect_message(wait <- censusdataservice:::cds_retry_after(answer(429, "burst", "12")), class = "cds_retry")
   expect_identical(wait, 12)
 })
+
+test_that("coverage rows keep their columns and types, also when there are none", {
+  none <- censusdataservice:::cds_coverage_rows(list(), list(geo_key = "state:48"))
+  expect_identical(names(none), c("dataset", "vintage", "with_values", "variables", "loaded"))
+  expect_identical(vapply(none, typeof, character(1), USE.NAMES = FALSE), c("character", "double", "integer", "integer", "logical"))
+  expect_identical(attr(none, "meta")$geo_key, "state:48")
+  two <- censusdataservice:::cds_coverage_rows(list(
+    list(dataset = "acs1", vintage = 2018L, with_values = 21L, variables = 36L, loaded = TRUE),
+    list(dataset = "acs1", vintage = 2019L, with_values = 0L, variables = 36L, loaded = FALSE)
+  ))
+  expect_identical(two$vintage, c(2018, 2019))
+  expect_identical(two$with_values, c(21L, 0L))
+  expect_identical(two$loaded, c(TRUE, FALSE))
+})
