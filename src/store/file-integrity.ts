@@ -6,8 +6,8 @@
 //
 // A file is hashed in full the first time it is used, then its verdict is kept with its identity
 // (inode, size, mtime): later uses cost one stat(), and only a file that changed is hashed again,
-// so a repaired file recovers by itself. Hashing runs over a stream, a chunk per turn of the event
-// loop (about 1 ms per MiB on this machine), so other requests keep being answered meanwhile.
+// so a repaired file recovers by itself. A file is hashed on a worker thread (file-hash-thread.ts),
+// so other requests keep being answered meanwhile, on the other core.
 // Builds made before the manifest recorded checksums have none to check: `recorded` is false and
 // every check passes (the partition guard's format checks still apply; docs/operations.md). A
 // manifest that cannot be read (or whose seal differs, data-dir.ts) is the opposite: every check
@@ -18,6 +18,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../domain/errors.js';
 import { ManifestInvalid } from './data-dir.js';
+import { hashFile } from './file-hash-thread.js';
 
 /** A file's identity: `inode:size:mtime`, or '' when it is missing. */
 export type FileIdentity = string;
@@ -342,16 +343,15 @@ export class FileIntegrity {
     if (!before) reason = 'file missing';
     else {
       try {
-        const h = createHash('sha256');
-        let bytes = 0;
-        for await (const chunk of fs.createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
-          h.update(chunk as Buffer);
-          bytes += (chunk as Buffer).length;
-        }
+        // On a thread of its own (file-hash-thread.ts): the main thread goes on answering.
+        const { bytes, sha256 } = await hashFile(file);
         if (bytes !== want.bytes) reason = `size ${bytes} differs from the manifest's ${want.bytes}`;
-        else if (h.digest('hex') !== want.sha256) reason = 'checksum differs from the manifest (damaged)';
+        else if (sha256 !== want.sha256) reason = 'checksum differs from the manifest (damaged)';
       } catch (e) {
-        reason = `unreadable (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`;
+        const code = (e as NodeJS.ErrnoException).code;
+        // The hashing thread died (not the file's fault): hashed again on a new thread.
+        if (code === 'EWORKER' && attempt < 3) return this.hash(rel, attempt + 1);
+        reason = `unreadable (${code ?? 'I/O error'})`;
       }
     }
     // Changed while it was read: the bytes hashed may mix both versions, so they are read again.
