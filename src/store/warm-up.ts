@@ -10,7 +10,7 @@
 // that needs a partition the warm-up has not reached does that partition's work itself, and only
 // that: its files' verdicts and its serving index are kept (file-integrity.ts, observations.ts),
 // so neither the warm-up nor a later request does it again; one that needs the partition in
-// progress shares its hash (FileIntegrity.verify), which reads a MiB per turn of the event loop.
+// progress shares its hash (FileIntegrity.verify), which runs on a worker thread.
 import type { Logger } from 'pino';
 import type { ObservationStore } from './observations.js';
 
