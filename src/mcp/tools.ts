@@ -12,7 +12,7 @@ import { geocode } from '../verbs/geocode.js';
 import { geographiesList } from '../verbs/geographies-list.js';
 import { getData, longFormat } from '../verbs/get-data.js';
 import { getTimeseries, MAX_POINTS } from '../verbs/get-timeseries.js';
-import { getCoverage } from '../verbs/get-coverage.js';
+import { coverageCostTerms, getCoverage } from '../verbs/get-coverage.js';
 import { datasetParamDescription, pooledDatasets, thresholdDatasets } from '../verbs/dataset-schemas.js';
 import { argumentsError } from './errors.js';
 import {
@@ -130,7 +130,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Which surveys and years have values for these variables at this place, without the values: one row per dataset and vintage with with_values (how many of the variables have a non-null estimate there), variables (how many were counted) and loaded (whether this deployment holds that level and year). ' +
       'Use it to choose the dataset and vintage before get_census_data or get_timeseries. ' +
       'Example: variables ["B01003_001E", "B19013_001E"], geo "county:48453" (one place: a key or a name of that level; no wildcards, lists or regions); dataset optional (absent: every dataset). ' +
-      `Costs ${lookupCostTerms().replace(/\.$/, '')}, whatever the number of variables and years.`,
+      coverageCostTerms(),
     render: renderCoverage,
   }),
   tool(searchVariables, {

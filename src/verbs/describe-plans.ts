@@ -1,7 +1,7 @@
 // The plan and price wording every transport shows (route and tool descriptions, the OpenAPI
 // document), written from the plan table (src/domain/plans.ts) and the cost table
 // (src/domain/cost.ts), so a change of plan or price is one edit there and the docs follow.
-import { costOf, EXPANSION_PER_UNIT } from '../domain/cost.js';
+import { costOf, EXPANSION_PER_UNIT, type RequestShape } from '../domain/cost.js';
 import { isPurchasable, PLAN_IDS, PLANS, requiredPlanFor, SIGN_UP_PLAN, type Feature } from '../domain/plans.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -67,9 +67,14 @@ export function dataCostTerms(): string {
 
 const units = (n: number) => `${n} quota ${n === 1 ? 'unit' : 'units'}`;
 
+/** What a request of `shape` costs on the first plan, in words: "1 quota unit". */
+export function costTerms(shape: RequestShape): string {
+  return units(costOf(PLANS[PLAN_IDS[0]], shape));
+}
+
 /** What a lookup (catalog, geography search, geocode, datasets) costs: "1 quota unit." */
 export function lookupCostTerms(): string {
-  return `${units(costOf(PLANS[PLAN_IDS[0]], { kind: 'lookup' }))}.`;
+  return `${costTerms({ kind: 'lookup' })}.`;
 }
 
 /** The plans a checkout can buy, in the plan table's order: "pioneer, pro, business". */

@@ -14,6 +14,8 @@ import { storeIfOpen, storeOf } from '../context/stores.js';
 import { resolvePlaceName } from '../store/geographies/resolve-name.js';
 import type { GeographyRecord } from '../store/geographies.js';
 import { defineVerb } from './define-verb.js';
+import { costTerms } from './describe-plans.js';
+import type { RequestShape } from '../domain/cost.js';
 import { resolveSpecifiers, type ResolvedGeographies } from './resolve-geographies.js';
 import { computeGrid } from './observations/engine.js';
 import { SYNTHETIC_NOTE } from './observations/meta.js';
@@ -55,6 +57,14 @@ export const coverageRowSchema = z.object({
 });
 
 export type CoverageRow = z.infer<typeof coverageRowSchema>;
+
+/** Its price: a lookup, whatever the number of variables and years (the operation's `cost`). */
+const COVERAGE_COST: RequestShape = { kind: 'lookup' };
+
+/** The price in words, for every transport's description: "Costs 1 quota unit, whatever …". */
+export function coverageCostTerms(): string {
+  return `Costs ${costTerms(COVERAGE_COST)}, whatever the number of variables and years.`;
+}
 
 /** What the count is, said in every answer (meta.counted) and in the route's description. */
 export const COVERAGE_COUNTED =
@@ -180,7 +190,7 @@ export const getCoverage = defineVerb({
     place: onePlace(input.geo),
   }),
   resolve: ({ ctx, input, plan }) => resolveCoverage(ctx, plan, input),
-  cost: { kind: 'lookup' },
+  cost: COVERAGE_COST,
   run: async ({ ctx, resolved }): Promise<VerbResult<CoverageRow[]>> => {
     const stores = {
       observations: storeOf(ctx.stores, 'observations'),
