@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCurrentBuild } from '../../src/store/data-dir.js';
 import { startCensusStandin, type CensusStandin } from '../support/census-standin.js';
 import { SequenceFileTruth, type SqGeography } from '../support/standin/sequence-file.js';
-import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
+import { REPO_ROOT } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
 import { testBuildDir } from '../support/build.js';
+import { seededWorkDir, standinBuildArgs } from '../support/standin-build.js';
 
 const run = promisify(execFile);
 /** B25003's three lines span two sequences of two cells; B01003 and B19013 share one. */
@@ -48,19 +49,18 @@ beforeAll(async () => {
   standin.inject({ match: '20195dc0001000.zip', kind: 'html200' });
   standin.inject({ match: 'ACS_5yr_Seq_Table_Number_Lookup.txt', kind: 'reset' });
   // The suite's build as the previous one: only observations and geographies are built again.
-  const seed = await testBuildDir();
-  await linkTree(seed, path.join(tmp, 'data', 'builds', path.basename(seed)));
-  await fs.symlink(path.join('builds', path.basename(seed)), path.join(tmp, 'data', 'current'));
-  const fallback = path.join(tmp, 'fallback');
-  await fs.mkdir(fallback);
-  for (const d of ['geo', 'boundaries', 'metadata', 'geocode']) await fs.symlink(path.join(SHARED_CENSUS, d), path.join(fallback, d));
-  const args = [
-    'etl/cli.ts', 'build', '--online', '--values-source', 'summary-file', '--no-shapes',
-    '--api-base', standin.apiBase, '--files-base', standin.filesBase,
-    '--datasets', 'acs5', '--vintages', '2019', '--levels', LEVELS.join(','), '--states', STATES.join(','),
-    '--tables', Object.keys(TABLES).join(','),
-    '--cache-dir', path.join(tmp, 'cache'), '--data-dir', path.join(tmp, 'data'), '--fallback-source', fallback,
-  ]; // prettier-ignore
+  const fallback = await seededWorkDir(tmp, await testBuildDir());
+  const args = standinBuildArgs(standin, {
+    dir: tmp,
+    fallback,
+    valuesSource: 'summary-file',
+    datasets: ['acs5'],
+    vintages: [2019],
+    levels: [...LEVELS],
+    states: STATES,
+    tables: TABLES,
+    extra: ['--no-shapes'],
+  });
   const env = { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty'), ETL_PARSE_WORKERS: '0' };
   dryRun = (await run(tsx, [...args, '--dry-run'], { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 })).stdout;
   const r = await run(tsx, args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 });
@@ -72,15 +72,6 @@ afterAll(async () => {
   await standin?.close();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
-
-async function linkTree(from: string, to: string): Promise<void> {
-  await fs.mkdir(to, { recursive: true });
-  for (const e of await fs.readdir(from, { withFileTypes: true })) {
-    const [a, b] = [path.join(from, e.name), path.join(to, e.name)];
-    if (e.isDirectory()) await linkTree(a, b);
-    else await fs.link(a, b).catch(() => fs.copyFile(a, b));
-  }
-}
 
 type V1Cell = {
   geo_key: string;

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCurrentBuild } from '../../src/store/data-dir.js';
 import { startCensusStandin, type CensusStandin, type StandinGeography, type StandinLevel } from '../support/census-standin.js';
 import { SummaryFileTruth, type SfLevel } from '../support/standin/summary-file.js';
-import { REPO_ROOT, SHARED_CENSUS } from '../support/paths.js';
+import { REPO_ROOT } from '../support/paths.js';
 import { startService, type Service } from '../support/service.js';
 import { testBuildDir } from '../support/build.js';
-import { standinBuildArgs, type StandinSelection } from '../support/standin-build.js';
+import { seededWorkDir, standinBuildArgs, type StandinSelection } from '../support/standin-build.js';
 
 const run = promisify(execFile);
 const TABLES = { B01003: 1, B19013: 1, B25003: 3 };
@@ -75,12 +75,7 @@ beforeAll(async () => {
   // The suite's build as the previous one: its catalog, census-tables and boundaries steps have the
   // same inputs (the fallback links the same reference files), so the CLI reuses them and builds
   // only observations and geographies.
-  const seed = await testBuildDir();
-  await linkTree(seed, path.join(tmp, 'data', 'builds', path.basename(seed)));
-  await fs.symlink(path.join('builds', path.basename(seed)), path.join(tmp, 'data', 'current'));
-  const fallback = path.join(tmp, 'fallback');
-  await fs.mkdir(fallback);
-  for (const d of ['geo', 'boundaries', 'metadata', 'geocode']) await fs.symlink(path.join(SHARED_CENSUS, d), path.join(fallback, d));
+  await seededWorkDir(tmp, await testBuildDir());
   const args = standinBuildArgs(standin, { ...selection(2023), datasets: ['acs5'] });
   const env = { ...process.env, CENSUS_SOURCE_DIR: path.join(tmp, 'empty') };
   const r = await run(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 });
@@ -92,15 +87,6 @@ afterAll(async () => {
   await standin?.close();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
-
-async function linkTree(from: string, to: string): Promise<void> {
-  await fs.mkdir(to, { recursive: true });
-  for (const e of await fs.readdir(from, { withFileTypes: true })) {
-    const [a, b] = [path.join(from, e.name), path.join(to, e.name)];
-    if (e.isDirectory()) await linkTree(a, b);
-    else await fs.link(a, b).catch(() => fs.copyFile(a, b));
-  }
-}
 
 type V1Cell = {
   geo_key: string;
